@@ -1,0 +1,1 @@
+# dc-aggregate/local.mk

@@ -1,0 +1,1 @@
+# dc-collect/local.mk

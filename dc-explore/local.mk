@@ -1,0 +1,1 @@
+# dc-explore/local.mk

@@ -1,0 +1,1 @@
+# dc-gen/local.mk

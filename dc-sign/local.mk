@@ -1,0 +1,1 @@
+# dc-sign/local.mk

@@ -1,0 +1,1 @@
+# dc-wrap/local.mk

@@ -1,0 +1,1 @@
+# dc-write/local.mk

@@ -1,0 +1,96 @@
+/*
+ * event.h - the event record shared by the BPF programs, dc-collect and
+ * every stream reader.
+ *
+ * This header is included both from BPF C (after vmlinux.h) and from user
+ * space (after <linux/types.h>), so it uses only the __u* types and defines
+ * no functions.  An EVENTS frame of the stream (see dc-stream(5)) is a plain
+ * concatenation of these records, in the byte order named by the stream
+ * header; dc-collect copies ring-buffer records into frames unchanged.
+ *
+ * Records grow: a reader uses `size` to step to the next record, so later
+ * versions may append fields after the argument slots without breaking old
+ * readers, and new `type` values are skipped by readers that do not know
+ * them.
+ */
+#ifndef DC_EVENT_H
+#define DC_EVENT_H
+
+/* Record types. */
+enum dc_event_type {
+	DC_EV_CALL = 1,     /* a complete call: entry time, duration, args, ret */
+	DC_EV_ENTER = 2,    /* an entry not yet paired (pairing left to readers) */
+	DC_EV_EXIT = 3,     /* an exit not yet paired */
+	DC_EV_INSTANT = 4,  /* a point event (page fault, block completion...) */
+	DC_EV_EXEC = 5,     /* a process called exec; string = new exe path */
+	DC_EV_FORK = 6,     /* a selected process forked; args[0] = child pid */
+	DC_EV_EXIT_PROC = 7,/* a selected process exited; ret = exit code */
+};
+
+/* Flags (dc_event.flags). */
+#define DC_EVF_STR_TRUNC   0x01 /* the inline string was cut at its limit */
+#define DC_EVF_FAILED      0x02 /* the call failed (ret < 0 or NULL) */
+#define DC_EVF_UNWOUND     0x04 /* exit never seen (longjmp, thread exit) */
+
+/* Argument kinds in a probe's argument plan (dc-probes(5)).  The same
+ * numbers travel in PROBE frames; they say how to read and print a slot. */
+enum dc_arg_kind {
+	DC_ARG_NONE = 0,
+	DC_ARG_FD = 1,      /* file descriptor */
+	DC_ARG_SIZE = 2,    /* byte count */
+	DC_ARG_OFFSET = 3,  /* file offset */
+	DC_ARG_FLAGS = 4,   /* open(2)-style flags */
+	DC_ARG_MODE = 5,    /* permission bits */
+	DC_ARG_PATH = 6,    /* pointer to a NUL-terminated path: copied inline */
+	DC_ARG_HANDLE = 7,  /* opaque handle (FILE *, hid_t, MPI_File) */
+	DC_ARG_WHENCE = 8,  /* lseek whence */
+	DC_ARG_INT = 9,     /* plain integer */
+	DC_ARG_PTR = 10,    /* pointer, recorded but not dereferenced */
+	DC_ARG_STR = 11,    /* pointer to a NUL-terminated non-path string */
+	DC_ARG_KIND_MAX
+};
+
+/* Return kinds. */
+enum dc_ret_kind {
+	DC_RET_NONE = 0,    /* void or not recorded */
+	DC_RET_STATUS = 1,  /* 0 / -1 style status */
+	DC_RET_SIZE = 2,    /* byte count, negative on failure */
+	DC_RET_FD = 3,      /* new file descriptor */
+	DC_RET_HANDLE = 4,  /* new handle (FILE *, hid_t): NULL/negative fails */
+	DC_RET_OFFSET = 5,  /* resulting offset */
+	DC_RET_INT = 6,
+	DC_RET_KIND_MAX
+};
+
+#define DC_MAX_ARGS 6        /* argument slots a probe may record */
+#define DC_MAX_STR 4096      /* inline string limit (PATH_MAX) */
+
+struct dc_event {
+	__u16 size;      /* bytes of this record, header + args + string,
+	                    a multiple of 8 */
+	__u8 type;       /* enum dc_event_type */
+	__u8 flags;      /* DC_EVF_* */
+	__u32 probe_id;  /* which probe (PROBE frame) produced it */
+	__u32 pid;       /* process id (tgid) */
+	__u32 tid;       /* thread id */
+	__u64 ts;        /* CLOCK_MONOTONIC ns at entry (or at the instant) */
+	__u64 dur;       /* ns from entry to exit; 0 for instants */
+	__s64 ret;       /* return value; syscalls: -errno on failure */
+	__u16 depth;     /* nesting on this thread: 0 is outermost */
+	__u16 str_len;   /* bytes of the inline string, without its NUL */
+	__u8 nargs;      /* 64-bit argument slots after the header */
+	__u8 reserved0;
+	__u16 reserved1;
+	__u32 file_id;   /* STRING frame id of the file this call works on;
+	                    0 if unknown (filled in by dc-aggregate) */
+	__u32 reserved2;
+	/* __u64 args[nargs]; then str_len bytes + NUL, padded to 8 */
+};
+
+#define DC_EVENT_HDR_SIZE 56
+
+#define DC_EVENT_ARGS(ev) ((__u64 *)((char *)(ev) + DC_EVENT_HDR_SIZE))
+#define DC_EVENT_STR(ev) \
+	((char *)(ev) + DC_EVENT_HDR_SIZE + 8 * (ev)->nargs)
+
+#endif /* DC_EVENT_H */

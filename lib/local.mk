@@ -1,0 +1,12 @@
+# lib/: the small library every tool links: messages, the stream codec,
+# the probe spec model.  Helpers add their shared pieces here (ELF symbol
+# reader for dc-explore and dc-gen, signature checks for dc-sign and
+# dc-collect).
+noinst_LTLIBRARIES += lib/libdc.la
+lib_libdc_la_SOURCES = \
+	lib/event.h \
+	lib/messages.c lib/messages.h \
+	lib/spec.c lib/spec.h \
+	lib/stream.c lib/stream.h
+lib_libdc_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(JANSSON_CFLAGS)
+lib_libdc_la_LIBADD = $(ZLIB_LIBS) $(JANSSON_LIBS)

@@ -1,0 +1,311 @@
+/*
+ * spec.c - the probe spec model and its JSON form (dc-probes(5)).
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec.h"
+
+static const char *const arg_names[DC_ARG_KIND_MAX] = {
+	[DC_ARG_NONE] = "none",   [DC_ARG_FD] = "fd",
+	[DC_ARG_SIZE] = "size",   [DC_ARG_OFFSET] = "offset",
+	[DC_ARG_FLAGS] = "flags", [DC_ARG_MODE] = "mode",
+	[DC_ARG_PATH] = "path",   [DC_ARG_HANDLE] = "handle",
+	[DC_ARG_WHENCE] = "whence", [DC_ARG_INT] = "int",
+	[DC_ARG_PTR] = "ptr",     [DC_ARG_STR] = "str",
+};
+
+static const char *const ret_names[DC_RET_KIND_MAX] = {
+	[DC_RET_NONE] = "none",     [DC_RET_STATUS] = "status",
+	[DC_RET_SIZE] = "size",     [DC_RET_FD] = "fd",
+	[DC_RET_HANDLE] = "handle", [DC_RET_OFFSET] = "offset",
+	[DC_RET_INT] = "int",
+};
+
+static const char *const probe_kind_names[] = {
+	[DC_PROBE_UPROBE] = "uprobe",         [DC_PROBE_USDT] = "usdt",
+	[DC_PROBE_SYSCALL] = "syscall",       [DC_PROBE_TRACEPOINT] = "tracepoint",
+	[DC_PROBE_KFUNC] = "kfunc",           [DC_PROBE_INTERNAL] = "internal",
+};
+#define NPROBE_KINDS (sizeof(probe_kind_names) / sizeof(probe_kind_names[0]))
+
+static int lookup(const char *const *names, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] != NULL && strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+const char *dc_arg_kind_name(int kind)
+{
+	return kind >= 0 && kind < DC_ARG_KIND_MAX ? arg_names[kind] : "unknown";
+}
+
+int dc_arg_kind_parse(const char *name)
+{
+	return lookup(arg_names, DC_ARG_KIND_MAX, name);
+}
+
+const char *dc_ret_kind_name(int kind)
+{
+	return kind >= 0 && kind < DC_RET_KIND_MAX ? ret_names[kind] : "unknown";
+}
+
+int dc_ret_kind_parse(const char *name)
+{
+	return lookup(ret_names, DC_RET_KIND_MAX, name);
+}
+
+const char *dc_probe_kind_name(int kind)
+{
+	if (kind > 0 && (size_t)kind < NPROBE_KINDS && probe_kind_names[kind])
+		return probe_kind_names[kind];
+	return "unknown";
+}
+
+int dc_probe_kind_parse(const char *name)
+{
+	return lookup(probe_kind_names, (int)NPROBE_KINDS, name);
+}
+
+static void seterr(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+void dc_spec_free(struct dc_spec *spec)
+{
+	size_t i;
+
+	if (spec == NULL)
+		return;
+	for (i = 0; i < spec->nprobes; i++) {
+		free(spec->probes[i].layer);
+		free(spec->probes[i].target);
+		free(spec->probes[i].function);
+	}
+	free(spec->probes);
+	free(spec);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
+			   char *err, size_t errlen)
+{
+	const char *layer, *kind, *function, *target, *ret;
+	json_t *args, *v;
+	size_t i;
+	int k;
+
+	if (!json_is_object(p)) {
+		seterr(err, errlen, "probe %zu: not an object", idx);
+		return -1;
+	}
+	layer = json_string_value(json_object_get(p, "layer"));
+	kind = json_string_value(json_object_get(p, "kind"));
+	function = json_string_value(json_object_get(p, "function"));
+	target = json_string_value(json_object_get(p, "target"));
+	if (layer == NULL || kind == NULL || function == NULL) {
+		seterr(err, errlen,
+		       "probe %zu: needs string \"layer\", \"kind\" and \"function\"",
+		       idx);
+		return -1;
+	}
+	k = dc_probe_kind_parse(kind);
+	if (k <= 0) {
+		seterr(err, errlen, "probe %zu (%s): unknown kind \"%s\"", idx,
+		       function, kind);
+		return -1;
+	}
+	out->kind = (enum dc_probe_kind)k;
+	out->nr = -1;
+	if ((v = json_object_get(p, "nr")) != NULL) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0) {
+			seterr(err, errlen, "probe %zu (%s): bad \"nr\"", idx,
+			       function);
+			return -1;
+		}
+		out->nr = json_integer_value(v);
+	}
+	if ((v = json_object_get(p, "offset")) != NULL) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0) {
+			seterr(err, errlen, "probe %zu (%s): bad \"offset\"", idx,
+			       function);
+			return -1;
+		}
+		out->offset = (uint64_t)json_integer_value(v);
+	}
+	if (out->kind == DC_PROBE_SYSCALL && out->nr < 0) {
+		seterr(err, errlen, "probe %zu (%s): syscall without \"nr\"", idx,
+		       function);
+		return -1;
+	}
+	if ((out->kind == DC_PROBE_UPROBE || out->kind == DC_PROBE_USDT) &&
+	    target == NULL) {
+		seterr(err, errlen, "probe %zu (%s): %s without \"target\"", idx,
+		       function, kind);
+		return -1;
+	}
+	args = json_object_get(p, "args");
+	if (args != NULL) {
+		if (!json_is_array(args) || json_array_size(args) > DC_MAX_ARGS) {
+			seterr(err, errlen,
+			       "probe %zu (%s): \"args\" must be an array of at most %d names",
+			       idx, function, DC_MAX_ARGS);
+			return -1;
+		}
+		json_array_foreach(args, i, v) {
+			const char *a = json_string_value(v);
+			int ak = a ? dc_arg_kind_parse(a) : -1;
+
+			if (ak < 0) {
+				seterr(err, errlen,
+				       "probe %zu (%s): unknown argument kind \"%s\"",
+				       idx, function, a ? a : "(not a string)");
+				return -1;
+			}
+			out->arg_kinds[i] = (uint8_t)ak;
+		}
+		out->nargs = (int)json_array_size(args);
+	}
+	ret = json_string_value(json_object_get(p, "ret"));
+	if (ret != NULL) {
+		k = dc_ret_kind_parse(ret);
+		if (k < 0) {
+			seterr(err, errlen, "probe %zu (%s): unknown return kind \"%s\"",
+			       idx, function, ret);
+			return -1;
+		}
+		out->ret_kind = (uint8_t)k;
+	}
+	out->optional = json_is_true(json_object_get(p, "optional"));
+	out->layer = strdup(layer);
+	out->function = strdup(function);
+	out->target = dup_or_null(target);
+	return 0;
+}
+
+struct dc_spec *dc_spec_from_json(json_t *root, char *err, size_t errlen)
+{
+	struct dc_spec *spec;
+	json_t *probes, *v;
+	const char *mode;
+	size_t i;
+
+	if (!json_is_object(root)) {
+		seterr(err, errlen, "probe spec is not a JSON object");
+		return NULL;
+	}
+	v = json_object_get(root, "datacrumbs_probes");
+	if (!json_is_integer(v)) {
+		seterr(err, errlen, "not a probe spec (no \"datacrumbs_probes\")");
+		return NULL;
+	}
+	if (json_integer_value(v) != DC_SPEC_VERSION) {
+		seterr(err, errlen, "unsupported probe spec version %lld",
+		       (long long)json_integer_value(v));
+		return NULL;
+	}
+	probes = json_object_get(root, "probes");
+	if (!json_is_array(probes)) {
+		seterr(err, errlen, "probe spec has no \"probes\" array");
+		return NULL;
+	}
+	if (json_array_size(probes) > DC_SPEC_MAX_PROBES) {
+		seterr(err, errlen, "probe spec has %zu probes, more than %d",
+		       json_array_size(probes), DC_SPEC_MAX_PROBES);
+		return NULL;
+	}
+	spec = calloc(1, sizeof(*spec));
+	if (spec == NULL) {
+		seterr(err, errlen, "out of memory");
+		return NULL;
+	}
+	spec->interval_ms = 1000;
+	mode = json_string_value(json_object_get(root, "mode"));
+	if (mode == NULL || strcmp(mode, "trace") == 0)
+		spec->mode = DC_MODE_TRACE;
+	else if (strcmp(mode, "profile") == 0)
+		spec->mode = DC_MODE_PROFILE;
+	else {
+		seterr(err, errlen, "unknown mode \"%s\"", mode);
+		free(spec);
+		return NULL;
+	}
+	v = json_object_get(root, "interval_ms");
+	if (v != NULL) {
+		if (!json_is_integer(v) || json_integer_value(v) <= 0) {
+			seterr(err, errlen, "\"interval_ms\" must be a positive integer");
+			free(spec);
+			return NULL;
+		}
+		spec->interval_ms = (unsigned)json_integer_value(v);
+	}
+	spec->probes = calloc(json_array_size(probes) + 1, sizeof(*spec->probes));
+	if (spec->probes == NULL) {
+		seterr(err, errlen, "out of memory");
+		free(spec);
+		return NULL;
+	}
+	json_array_foreach(probes, i, v) {
+		if (probe_from_json(v, i, &spec->probes[i], err, errlen) != 0) {
+			dc_spec_free(spec);
+			return NULL;
+		}
+		spec->nprobes = i + 1;
+	}
+	return spec;
+}
+
+json_t *dc_spec_to_json(const struct dc_spec *spec)
+{
+	json_t *root = json_object(), *probes = json_array();
+	size_t i;
+	int a;
+
+	json_object_set_new(root, "datacrumbs_probes", json_integer(DC_SPEC_VERSION));
+	json_object_set_new(root, "mode", json_string(spec->mode == DC_MODE_PROFILE
+							   ? "profile" : "trace"));
+	json_object_set_new(root, "interval_ms", json_integer(spec->interval_ms));
+	for (i = 0; i < spec->nprobes; i++) {
+		const struct dc_probe *p = &spec->probes[i];
+		json_t *o = json_object(), *args = json_array();
+
+		json_object_set_new(o, "layer", json_string(p->layer));
+		json_object_set_new(o, "kind", json_string(dc_probe_kind_name(p->kind)));
+		if (p->target)
+			json_object_set_new(o, "target", json_string(p->target));
+		json_object_set_new(o, "function", json_string(p->function));
+		if (p->kind == DC_PROBE_UPROBE || p->offset != 0)
+			json_object_set_new(o, "offset", json_integer((json_int_t)p->offset));
+		if (p->nr >= 0)
+			json_object_set_new(o, "nr", json_integer(p->nr));
+		for (a = 0; a < p->nargs; a++)
+			json_array_append_new(args, json_string(dc_arg_kind_name(p->arg_kinds[a])));
+		json_object_set_new(o, "args", args);
+		json_object_set_new(o, "ret", json_string(dc_ret_kind_name(p->ret_kind)));
+		if (p->optional)
+			json_object_set_new(o, "optional", json_true());
+		json_array_append_new(probes, o);
+	}
+	json_object_set_new(root, "probes", probes);
+	return root;
+}

@@ -1,0 +1,12 @@
+# t/: TAP test scripts, run with prove by `make check`.
+EXTRA_DIST += t/test-lib.sh $(wildcard $(srcdir)/t/*.t)
+
+check-local: all $(check_PROGRAMS)
+	cd $(top_builddir) && DC_SRC_DIR=$(abs_top_srcdir) \
+	DC_BUILD_DIR=$(abs_top_builddir) \
+	prove $(PROVE_FLAGS) $(abs_top_srcdir)/t/*.t
+
+clean-local: clean-local-trash
+clean-local-trash:
+	rm -rf t/trash
+.PHONY: clean-local-trash

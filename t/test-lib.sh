@@ -1,0 +1,169 @@
+# t/test-lib.sh - the shared library of the datacrumbs test scripts.
+#
+# A test script sources this file, declares tests and ends with test_done:
+#
+#   . "$(dirname "$0")/test-lib.sh"
+#   test_expect_success 'dc-gen prints help' '
+#       dc-gen --help >out && grep -q Usage out
+#   '
+#   test_expect_success BPF,ROOT 'trace dd' '...'
+#   test_done
+#
+# Output is TAP for prove.  Every test runs in a subshell inside a scratch
+# directory of its own (t/trash/SCRIPT/N), with `set -e` off: a test passes
+# when its body's last command, joined with &&, succeeds.  Prerequisites
+# are lazy: the first test that needs BPF runs the check that really loads
+# a program; a test whose prerequisite is missing is skipped with the
+# reason printed.  DC_TEST_VERBOSE=1 shows each body's output.
+
+TEST_NAME=$(basename "$0" .t)
+TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
+: "${DC_SRC_DIR:=$(cd "$TEST_DIRECTORY/.." && pwd)}"
+: "${DC_BUILD_DIR:=$DC_SRC_DIR}"
+export DC_SRC_DIR DC_BUILD_DIR
+for _d in dc-explore dc-gen dc-sign dc-collect dc-aggregate dc-write dc-wrap; do
+	PATH="$DC_BUILD_DIR/$_d:$PATH"
+done
+PATH="$DC_BUILD_DIR/t/helpers:$DC_SRC_DIR/t/helpers:$PATH"
+export PATH
+# Tools find their data (configs, client library) in the build tree.
+export DC_DATA_DIR="$DC_SRC_DIR/configs"
+export DC_CLIENT_LIB="$DC_BUILD_DIR/dc-wrap/.libs/libdcclient.so"
+SHARED_DIR="$DC_SRC_DIR/../shared"
+TRASH_DIRECTORY="$DC_BUILD_DIR/t/trash/$TEST_NAME"
+rm -rf "$TRASH_DIRECTORY"
+mkdir -p "$TRASH_DIRECTORY" || exit 1
+
+test_count=0
+test_failed=0
+test_skipped=0
+_prereq_ok=" "
+_prereq_missing=" "
+_prereq_reason=""
+
+# test_lazy_prereq NAME 'script': NAME holds when script succeeds; the
+# script's last line of output, if any, becomes the skip reason.
+test_lazy_prereq() {
+	eval "_lazy_$1=\$2"
+}
+
+test_have_prereq() {
+	_all=$1
+	_IFS=$IFS; IFS=,; set -- $_all; IFS=$_IFS
+	for _p in "$@"; do
+		case "$_prereq_ok" in *" $_p "*) continue ;; esac
+		case "$_prereq_missing" in *" $_p "*) return 1 ;; esac
+		eval "_script=\${_lazy_$_p:-}"
+		if [ -z "$_script" ]; then
+			echo "# unknown prerequisite $_p" >&2
+			return 1
+		fi
+		_dir="$TRASH_DIRECTORY/prereq-$_p"
+		mkdir -p "$_dir"
+		if (cd "$_dir" && eval "$_script") >"$_dir.log" 2>&1; then
+			_prereq_ok="$_prereq_ok$_p "
+		else
+			_prereq_missing="$_prereq_missing$_p "
+			_prereq_reason="$_p: $(tail -n 1 "$_dir.log")"
+			return 1
+		fi
+	done
+	return 0
+}
+
+# test_expect_success [PREREQS] 'description' 'body'
+test_expect_success() {
+	_prereqs=
+	if [ $# -eq 3 ]; then
+		_prereqs=$1
+		shift
+	fi
+	test_count=$((test_count + 1))
+	if [ -n "$_prereqs" ] && ! test_have_prereq "$_prereqs"; then
+		test_skipped=$((test_skipped + 1))
+		echo "ok $test_count # skip $1 (missing $_prereq_reason)"
+		return 0
+	fi
+	_dir="$TRASH_DIRECTORY/$test_count"
+	mkdir -p "$_dir"
+	_log="$_dir.log"
+	(cd "$_dir" && eval "$2") >"$_log" 2>&1
+	_rc=$?
+	if [ -n "${DC_TEST_VERBOSE:-}" ]; then
+		sed 's/^/# /' "$_log"
+	fi
+	if [ $_rc -eq 0 ]; then
+		echo "ok $test_count - $1"
+	else
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - $1"
+		echo "#	failed body (exit $_rc):"
+		printf '%s\n' "$2" | sed 's/^/#	/'
+		echo "#	output:"
+		tail -n 40 "$_log" | sed 's/^/#	/'
+	fi
+}
+
+# test_skip_all 'reason': the whole script needs something absent.
+test_skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+
+test_done() {
+	echo "1..$test_count"
+	if [ $test_failed -gt 0 ]; then
+		echo "# failed $test_failed of $test_count"
+		exit 1
+	fi
+	rm -rf "$TRASH_DIRECTORY"
+	exit 0
+}
+
+# ---- helpers for test bodies ----
+
+# test_must_fail_with STATUS CMD...: CMD exits with exactly STATUS.
+test_must_fail_with() {
+	_want=$1
+	shift
+	"$@"
+	_got=$?
+	if [ "$_got" -ne "$_want" ]; then
+		echo "expected exit $_want from '$*', got $_got" >&2
+		return 1
+	fi
+	return 0
+}
+
+# test_line_count FILE N: FILE has exactly N lines.
+test_line_count() {
+	_n=$(wc -l <"$1")
+	if [ "$_n" -ne "$2" ]; then
+		echo "expected $2 lines in $1, found $_n" >&2
+		cat "$1" >&2
+		return 1
+	fi
+}
+
+# test_one_line FILE: stderr-style file has exactly one line.
+test_one_line() {
+	test_line_count "$1" 1
+}
+
+test_cmp() {
+	diff -u "$1" "$2"
+}
+
+# ---- common prerequisites ----
+
+test_lazy_prereq ROOT '
+	test "$(id -u)" = 0 || { echo "not running as root"; false; }
+'
+test_lazy_prereq PYTHON3 '
+	command -v python3 >/dev/null || { echo "python3 not installed"; false; }
+'
+# BPF: really load and attach a program, not just check for a file.
+test_lazy_prereq BPF '
+	test "$(id -u)" = 0 || { echo "BPF needs root"; false; }
+	dc-collect --check-kernel
+'
