@@ -1,1 +1,33 @@
-# dc-collect/local.mk
+# dc-collect/: the collector.  collect.bpf.c is compiled CO-RE against a
+# vmlinux.h dumped from the build host's BTF and embedded in the binary
+# through a bpftool skeleton, so nothing is compiled at run time.
+sbin_PROGRAMS += dc-collect/dc-collect
+dc_collect_dc_collect_SOURCES = \
+	dc-collect/collect.c dc-collect/collect.h \
+	dc-collect/kfeatures.c dc-collect/kfeatures.h \
+	dc-collect/proc.c dc-collect/proc.h
+nodist_dc_collect_dc_collect_SOURCES = dc-collect/collect.skel.h
+dc_collect_dc_collect_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/dc-collect \
+	-I$(top_srcdir)/dc-collect $(LIBBPF_CFLAGS) $(JANSSON_CFLAGS)
+dc_collect_dc_collect_LDADD = lib/libdc.la $(LIBBPF_LIBS) $(LIBELF_LIBS) \
+	$(ZLIB_LIBS) $(JANSSON_LIBS) $(LIBCRYPTO_LIBS)
+BUILT_SOURCES += dc-collect/collect.skel.h
+CLEANFILES += dc-collect/collect.skel.h dc-collect/collect.bpf.o \
+	dc-collect/vmlinux.h
+EXTRA_DIST += dc-collect/collect.bpf.c dc-collect/README.md
+
+BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
+	-I$(top_builddir)/dc-collect -I$(top_srcdir)/dc-collect \
+	-I$(top_srcdir)/lib $(LIBBPF_CFLAGS) -Wall -Wno-unused-function
+
+dc-collect/vmlinux.h:
+	@$(MKDIR_P) dc-collect
+	$(AM_V_GEN)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+dc-collect/collect.bpf.o: $(srcdir)/dc-collect/collect.bpf.c \
+		$(srcdir)/dc-collect/collect.h $(srcdir)/lib/event.h \
+		dc-collect/vmlinux.h
+	$(AM_V_GEN)$(CLANG) $(BPF_CFLAGS) -c $(srcdir)/dc-collect/collect.bpf.c -o $@
+
+dc-collect/collect.skel.h: dc-collect/collect.bpf.o
+	$(AM_V_GEN)$(BPFTOOL) gen skeleton $< name collect_bpf > $@.tmp && mv $@.tmp $@

@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * collect.bpf.c - dc-collect's kernel half.
+ *
+ * One generic program pair serves every user-level function: the uprobe's
+ * BPF cookie is the probe id, and a per-probe configuration says which
+ * arguments to keep.  System calls go through the raw sys_enter/sys_exit
+ * tracepoints and a syscall-number table, so two programs cover all of
+ * them.  Entries push a frame on a per-thread call stack and exits pop it,
+ * so nested and recursive calls pair exactly and a syscall made inside a
+ * traced library call sits one level deeper than it.  Each completed call
+ * becomes one struct dc_event in the ring buffer.
+ *
+ * Only selected processes are traced: the `selected` map holds their
+ * tgids; forks of a selected process are added here, in the kernel, so no
+ * child escapes, and exits remove them.
+ *
+ * Nothing is lost silently: a full ring buffer, a stack deeper than
+ * DC_MAX_DEPTH or a missing stack slot each bump a per-CPU counter that
+ * user space reports.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "event.h"
+#include "collect.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space before loading. */
+const volatile bool trace_all = false;   /* --all: every process */
+const volatile __u32 self_tgid = 0;      /* never trace dc-collect */
+const volatile __u32 internal_base = 0;  /* first internal probe id */
+const volatile __u64 wakeup_bytes = 1 << 20; /* wake the reader past this */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 20); /* resized by user space */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DC_MAX_SELECTED);
+	__type(key, __u32);   /* tgid */
+	__type(value, __u32); /* reserved */
+} selected SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DC_MAX_PROBES);
+	__type(key, __u32);
+	__type(value, struct dc_probe_cfg);
+} probe_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DC_MAX_SYSCALLS);
+	__type(key, __u32);   /* syscall number */
+	__type(value, __u32); /* probe id + 1; 0: not traced */
+} syscall_probe SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DC_MAX_THREADS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);   /* tid */
+	__type(value, struct dc_stack);
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, DC_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, DC_MAX_PROBES);
+	__type(key, __u32);
+	__type(value, __u64);
+} probe_drops SEC(".maps");
+
+/* Scratch space: a zeroed stack to insert, and a record with a string. */
+struct scratch {
+	struct dc_stack zero_stack;
+	__u8 rec[DC_EVENT_FIXED_SIZE + DC_MAX_STR + 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch_map SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline void count_drop(__u32 probe_id)
+{
+	__u64 *c = bpf_map_lookup_elem(&probe_drops, &probe_id);
+
+	if (c)
+		*c += 1;
+	count(DC_CNT_DROPPED);
+}
+
+static __always_inline bool is_selected(__u32 tgid)
+{
+	if (tgid == self_tgid)
+		return false;
+	if (trace_all)
+		return true;
+	return bpf_map_lookup_elem(&selected, &tgid) != NULL;
+}
+
+/* Wake the reader only when enough data waits; otherwise it polls on a
+ * short timer.  One wakeup per event would cost more than the event. */
+static __always_inline __u64 rb_flags(void)
+{
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
+static __always_inline struct dc_stack *get_stack(__u32 tid, bool create)
+{
+	struct dc_stack *st = bpf_map_lookup_elem(&stacks, &tid);
+	struct scratch *s;
+	__u32 zero = 0;
+
+	if (st || !create)
+		return st;
+	s = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!s)
+		return NULL;
+	bpf_map_update_elem(&stacks, &tid, &s->zero_stack, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&stacks, &tid);
+}
+
+static __always_inline void push(__u32 tid, __u32 probe_id, __u32 is_syscall,
+				 const __u64 *args)
+{
+	struct dc_stack *st = get_stack(tid, true);
+	struct dc_call_frame *f;
+	__u32 d;
+
+	if (!st) {
+		count(DC_CNT_NOSTACK);
+		count_drop(probe_id);
+		return;
+	}
+	d = st->depth;
+	if (d >= DC_MAX_DEPTH) {
+		/* A user-level call still counts towards depth so its exit
+		 * pops the right level; a syscall is a leaf and never does. */
+		if (!is_syscall)
+			st->depth = d + 1;
+		count(DC_CNT_DEPTH);
+		count_drop(probe_id);
+		return;
+	}
+	st->depth = d + 1;
+	f = &st->frames[d];
+	f->probe_id = probe_id;
+	f->is_syscall = is_syscall;
+	f->args[0] = args[0];
+	f->args[1] = args[1];
+	f->args[2] = args[2];
+	f->args[3] = args[3];
+	f->args[4] = args[4];
+	f->args[5] = args[5];
+	/* Take the time last so the frame's own bookkeeping is not in it. */
+	f->ts = bpf_ktime_get_ns();
+}
+
+static __always_inline void fill_header(struct dc_event *ev, __u8 type,
+					__u32 probe_id, __u64 pid_tgid,
+					__u64 ts, __u64 dur, __s64 ret,
+					__u16 depth)
+{
+	ev->type = type;
+	ev->flags = 0;
+	ev->probe_id = probe_id;
+	ev->pid = pid_tgid >> 32;
+	ev->tid = (__u32)pid_tgid;
+	ev->ts = ts;
+	ev->dur = dur;
+	ev->ret = ret;
+	ev->depth = depth;
+	ev->str_len = 0;
+	ev->reserved0 = 0;
+	ev->reserved1 = 0;
+	ev->file_id = 0;
+	ev->reserved2 = 0;
+}
+
+static __always_inline bool failed(__u8 ret_kind, __s64 ret)
+{
+	if (ret_kind == DC_RET_HANDLE)
+		return ret == 0;
+	if (ret_kind == DC_RET_NONE)
+		return false;
+	return ret < 0;
+}
+
+/* Emit a completed call.  A probe with a string argument goes through the
+ * per-CPU scratch record (its length varies); the rest reserve a fixed
+ * record in place. */
+static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 ret,
+				      __u32 depth)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 probe_id = f->probe_id;
+	struct dc_probe_cfg *cfg = bpf_map_lookup_elem(&probe_cfg, &probe_id);
+	struct dc_event *ev;
+	__u8 nargs, str_arg;
+	__u64 *args;
+	int i;
+
+	if (!cfg)
+		return;
+	nargs = cfg->nargs;
+	if (nargs > DC_MAX_ARGS)
+		nargs = DC_MAX_ARGS;
+	str_arg = cfg->str_arg;
+
+	if (str_arg < DC_MAX_ARGS) {
+		struct scratch *s;
+		__u32 zero = 0;
+		long len;
+		__u64 size;
+
+		s = bpf_map_lookup_elem(&scratch_map, &zero);
+		if (!s)
+			return;
+		ev = (struct dc_event *)s->rec;
+		fill_header(ev, DC_EV_CALL, probe_id, pid_tgid, f->ts,
+			    now - f->ts, ret, depth);
+		ev->nargs = DC_MAX_ARGS; /* fixed, so the string's offset is */
+		args = (__u64 *)(s->rec + DC_EVENT_HDR_SIZE);
+		for (i = 0; i < DC_MAX_ARGS; i++)
+			args[i] = f->args[i];
+		len = bpf_probe_read_user_str(s->rec + DC_EVENT_FIXED_SIZE,
+					      DC_MAX_STR,
+					      (const void *)f->args[str_arg & 7]);
+		if (len < 1) {
+			len = 1;
+			s->rec[DC_EVENT_FIXED_SIZE] = 0;
+		}
+		if (len >= DC_MAX_STR)
+			ev->flags |= DC_EVF_STR_TRUNC;
+		ev->str_len = (__u16)(len - 1);
+		if (failed(cfg->ret_kind, ret))
+			ev->flags |= DC_EVF_FAILED;
+		size = (DC_EVENT_FIXED_SIZE + len + 7) & ~7ULL;
+		if (size > sizeof(s->rec))
+			size = sizeof(s->rec);
+		ev->size = (__u16)size;
+		if (bpf_ringbuf_output(&events, s->rec, size, rb_flags()) != 0) {
+			count_drop(probe_id);
+			return;
+		}
+		count(DC_CNT_EMITTED);
+		return;
+	}
+
+	ev = bpf_ringbuf_reserve(&events, DC_EVENT_FIXED_SIZE, 0);
+	if (!ev) {
+		count_drop(probe_id);
+		return;
+	}
+	fill_header(ev, DC_EV_CALL, probe_id, pid_tgid, f->ts, now - f->ts,
+		    ret, depth);
+	ev->nargs = nargs;
+	ev->size = DC_EVENT_HDR_SIZE + 8 * nargs;
+	if (failed(cfg->ret_kind, ret))
+		ev->flags |= DC_EVF_FAILED;
+	args = (__u64 *)((__u8 *)ev + DC_EVENT_HDR_SIZE);
+	for (i = 0; i < DC_MAX_ARGS; i++)
+		args[i] = f->args[i];
+	bpf_ringbuf_submit(ev, rb_flags());
+	count(DC_CNT_EMITTED);
+}
+
+/* Pop the frame matching probe_id and emit it.  If the top frame is
+ * another probe, calls were abandoned (longjmp, exceptions): search a few
+ * frames down and count what is skipped. */
+static __always_inline void pop(__u32 tid, __u32 probe_id, bool syscall,
+				__s64 ret)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct dc_stack *st = get_stack(tid, false);
+	struct dc_call_frame *f;
+	__u32 d;
+	int i;
+
+	if (!st || st->depth == 0) {
+		if (!syscall)
+			count(DC_CNT_UNPAIRED);
+		return;
+	}
+	d = st->depth - 1;
+	if (d >= DC_MAX_DEPTH) {
+		/* Its entry was counted as lost when it was pushed; syscalls
+		 * pushed nothing at this depth. */
+		if (!syscall)
+			st->depth = d;
+		return;
+	}
+	f = &st->frames[d];
+	if (syscall) {
+		/* Untraced syscalls never pushed a frame. */
+		if (!f->is_syscall)
+			return;
+		st->depth = d;
+		emit_call(f, now, ret, d);
+		return;
+	}
+	if (f->probe_id != probe_id || f->is_syscall) {
+		for (i = 1; i < 8; i++) {
+			if (d < (__u32)i)
+				break;
+			f = &st->frames[(d - i) & (DC_MAX_DEPTH - 1)];
+			if (f->probe_id == probe_id && !f->is_syscall) {
+				st->depth = d - i;
+				count(DC_CNT_UNWOUND);
+				emit_call(f, now, ret, d - i);
+				return;
+			}
+		}
+		count(DC_CNT_UNPAIRED);
+		return;
+	}
+	st->depth = d;
+	emit_call(f, now, ret, d);
+}
+
+/* This libbpf has no PT_REGS_PARM6; the sixth argument register by arch. */
+static __always_inline __u64 param6(struct pt_regs *ctx)
+{
+#if defined(__TARGET_ARCH_x86)
+	return ctx->r9;
+#elif defined(__TARGET_ARCH_arm64)
+	return ((struct user_pt_regs *)ctx)->regs[5];
+#else
+	return 0;
+#endif
+}
+
+static __always_inline __u64 syscall_param6(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return BPF_CORE_READ(regs, r9);
+#elif defined(__TARGET_ARCH_arm64)
+	return BPF_CORE_READ((struct user_pt_regs *)regs, regs[5]);
+#else
+	return 0;
+#endif
+}
+
+SEC("uprobe")
+int BPF_KPROBE(dc_uprobe_entry)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 args[DC_MAX_ARGS];
+
+	if (!is_selected(pid_tgid >> 32))
+		return 0;
+	args[0] = PT_REGS_PARM1(ctx);
+	args[1] = PT_REGS_PARM2(ctx);
+	args[2] = PT_REGS_PARM3(ctx);
+	args[3] = PT_REGS_PARM4(ctx);
+	args[4] = PT_REGS_PARM5(ctx);
+	args[5] = param6(ctx);
+	push((__u32)pid_tgid, (__u32)bpf_get_attach_cookie(ctx), 0, args);
+	return 0;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(dc_uprobe_exit)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (!is_selected(pid_tgid >> 32))
+		return 0;
+	pop((__u32)pid_tgid, (__u32)bpf_get_attach_cookie(ctx), false,
+	    (__s64)PT_REGS_RC(ctx));
+	return 0;
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 nr = (__u32)id, *pid1;
+	__u64 args[DC_MAX_ARGS];
+
+	if (nr >= DC_MAX_SYSCALLS)
+		return 0;
+	pid1 = bpf_map_lookup_elem(&syscall_probe, &nr);
+	if (!pid1 || *pid1 == 0)
+		return 0;
+	if (!is_selected(pid_tgid >> 32))
+		return 0;
+	args[0] = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	args[1] = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	args[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	args[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
+	args[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
+	args[5] = syscall_param6(regs);
+	push((__u32)pid_tgid, *pid1 - 1, 1, args);
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(dc_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (!is_selected(pid_tgid >> 32))
+		return 0;
+	pop((__u32)pid_tgid, 0, true, ret);
+	return 0;
+}
+
+/* A process-level record: fork, exec, exit, registration. */
+static __always_inline void emit_proc(__u8 type, __u32 which, __u32 tgid,
+				      __u32 tid, __u64 arg, __s64 ret,
+				      const char *kstr)
+{
+	struct scratch *s;
+	struct dc_event *ev;
+	__u32 zero = 0, probe_id = internal_base + which;
+	long len = 0;
+	__u64 size;
+
+	s = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!s)
+		return;
+	ev = (struct dc_event *)s->rec;
+	fill_header(ev, type, probe_id, ((__u64)tgid << 32) | tid,
+		    bpf_ktime_get_ns(), 0, ret, 0);
+	ev->nargs = DC_MAX_ARGS;
+	__builtin_memset(s->rec + DC_EVENT_HDR_SIZE, 0, 8 * DC_MAX_ARGS);
+	*(__u64 *)(s->rec + DC_EVENT_HDR_SIZE) = arg;
+	if (kstr) {
+		len = bpf_probe_read_kernel_str(s->rec + DC_EVENT_FIXED_SIZE,
+						DC_MAX_STR, kstr);
+		if (len < 1)
+			len = 1;
+		ev->str_len = (__u16)(len - 1);
+	} else {
+		len = 1;
+		s->rec[DC_EVENT_FIXED_SIZE] = 0;
+	}
+	size = (DC_EVENT_FIXED_SIZE + len + 7) & ~7ULL;
+	if (size > sizeof(s->rec))
+		size = sizeof(s->rec);
+	ev->size = (__u16)size;
+	/* Process changes are rare and user space acts on them: wake it. */
+	if (bpf_ringbuf_output(&events, s->rec, size, 0) != 0) {
+		count_drop(probe_id);
+		return;
+	}
+	count(DC_CNT_EMITTED);
+}
+
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(dc_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	__u32 cpid = BPF_CORE_READ(child, pid);
+	__u32 val = 0;
+
+	/* New threads share the tgid and so are already selected. */
+	if (ctgid == ptgid || !is_selected(ptgid))
+		return 0;
+	if (!trace_all)
+		bpf_map_update_elem(&selected, &ctgid, &val, BPF_ANY);
+	emit_proc(DC_EV_FORK, DC_IPROBE_FORK, ptgid, BPF_CORE_READ(parent, pid),
+		  cpid, 0, NULL);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(dc_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+
+	if (!is_selected(tgid))
+		return 0;
+	emit_proc(DC_EV_EXEC, DC_IPROBE_EXEC, tgid, BPF_CORE_READ(p, pid),
+		  old_pid, 0, BPF_CORE_READ(bprm, filename));
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(dc_exit, struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	__u32 tid = BPF_CORE_READ(p, pid);
+	int live;
+
+	bpf_map_delete_elem(&stacks, &tid);
+	if (!is_selected(tgid))
+		return 0;
+	/* The process is gone when its last thread exits. */
+	live = BPF_CORE_READ(p, signal, live.counter);
+	if (live != 0)
+		return 0;
+	emit_proc(DC_EV_EXIT_PROC, DC_IPROBE_EXIT, tgid, tid, 0,
+		  BPF_CORE_READ(p, exit_code) >> 8, NULL);
+	if (!trace_all)
+		bpf_map_delete_elem(&selected, &tgid);
+	return 0;
+}
+
+/* The client library's dc_client_register(): select the whole process. */
+SEC("uprobe")
+int BPF_KPROBE(dc_client_register)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, val = 0;
+
+	if (tgid == self_tgid)
+		return 0;
+	if (bpf_map_lookup_elem(&selected, &tgid) == NULL) {
+		bpf_map_update_elem(&selected, &tgid, &val, BPF_ANY);
+		emit_proc(DC_EV_INSTANT, DC_IPROBE_REGISTER, tgid,
+			  (__u32)pid_tgid, 0, 0, NULL);
+	}
+	return 0;
+}

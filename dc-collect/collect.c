@@ -1,0 +1,1033 @@
+/*
+ * dc-collect - load the datacrumbs BPF programs for a signed probe spec,
+ * trace the selected processes and stream raw events to stdout.
+ *
+ * Flow, as in libbpf-tools: verify the spec's signature; detect kernel
+ * features; open the skeleton, set read-only data and switch off programs
+ * that are not needed; load; fill the probe tables; attach; start or adopt
+ * the processes to trace; then drain the ring buffer into EVENTS frames
+ * until the command exits or a signal arrives, and end the stream with the
+ * drop counts and an END frame.  dc-collect(8) is the manual.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <jansson.h>
+
+#include "event.h"
+#include "collect.h"
+#include "collect.skel.h"
+#include "kfeatures.h"
+#include "messages.h"
+#include "proc.h"
+#include "sign.h"
+#include "spec.h"
+#include "stream.h"
+
+#define BATCH_BYTES (256u << 10)  /* EVENTS frame payload limit */
+#define DEFAULT_RING (64u << 20)
+#define DEFAULT_POLL_MS 100
+#define MAX_PIDS 4096
+
+static const char usage_text[] =
+	"Usage: dc-collect [OPTIONS] PROBES.sig [-- COMMAND [ARGS...]]\n"
+	"       dc-collect --check-kernel\n"
+	"Trace the processes selected by the options with the probes of a\n"
+	"signed spec, and write the raw event stream to standard output.\n"
+	"\n"
+	"Selection (one of):\n"
+	"  -- COMMAND ARGS     run COMMAND and trace it and its children\n"
+	"  -p, --pid PID       trace a running process (repeatable)\n"
+	"  -c, --clients       trace processes registered by the client\n"
+	"                      library (see dc-wrap(1))\n"
+	"  -a, --all           trace every process on the host\n"
+	"\n"
+	"Options:\n"
+	"  -k, --key FILE      key to verify the spec (default $DC_KEY or\n"
+	"                      " SYSCONFDIR "/datacrumbs/signing.key)\n"
+	"  -o, --output FILE   write the stream to FILE (created, never\n"
+	"                      overwritten) instead of standard output\n"
+	"  -r, --run-id ID     run id recorded in the stream\n"
+	"  -R, --ready-file F  create F once every probe is attached\n"
+	"      --client-lib P  client library to watch (default $DC_CLIENT_LIB\n"
+	"                      or " LIBDIR "/libdcclient.so)\n"
+	"  -b, --ring-size N   ring buffer bytes, a power of two (default 64M)\n"
+	"      --wakeup N      wake the reader when N bytes wait (default\n"
+	"                      ring size / 16)\n"
+	"      --poll-ms MS    drain at least this often (default 100)\n"
+	"      --check-kernel  load and attach a test program, report the\n"
+	"                      kernel's features, and exit\n"
+	"  -v, --verbose       say more on standard error\n"
+	"  -h, --help          show this help and exit\n"
+	"  -V, --version       show the version and exit\n";
+
+enum select_mode { SEL_NONE, SEL_COMMAND, SEL_PIDS, SEL_CLIENTS, SEL_ALL };
+
+struct options {
+	const char *spec_path;
+	const char *key_path;
+	const char *output;
+	const char *run_id;
+	const char *ready_file;
+	const char *client_lib;
+	unsigned long long ring_size;
+	unsigned long long wakeup;
+	int poll_ms;
+	bool check_kernel;
+	enum select_mode mode;
+	pid_t pids[MAX_PIDS];
+	int npids;
+	char **command;
+};
+
+/* State of one collection run. */
+struct collector {
+	struct options opt;
+	struct dc_spec *spec;
+	struct collect_bpf *skel;
+	struct ring_buffer *rb;
+	struct dc_writer *out;
+	struct dc_stream_info info;
+	unsigned char *batch;
+	size_t batch_used;
+	unsigned long long events;
+	unsigned int internal_base;
+	pid_t child;
+	int child_status;
+	bool child_done;
+	int out_errno;        /* set when the reader went away */
+	unsigned attached, failed;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static unsigned long long parse_size(const char *s, const char *what)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || end == s)
+		dc_usage_error("bad %s '%s'", what, s);
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	}
+	if (*end != '\0')
+		dc_usage_error("bad %s '%s'", what, s);
+	return v;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "clients", no_argument, NULL, 'c' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "run-id", required_argument, NULL, 'r' },
+		{ "ready-file", required_argument, NULL, 'R' },
+		{ "client-lib", required_argument, NULL, 'L' },
+		{ "ring-size", required_argument, NULL, 'b' },
+		{ "wakeup", required_argument, NULL, 'W' },
+		{ "poll-ms", required_argument, NULL, 'P' },
+		{ "check-kernel", no_argument, NULL, 'K' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->ring_size = DEFAULT_RING;
+	o->poll_ms = DEFAULT_POLL_MS;
+	/* '+': stop at the first non-option, so COMMAND's options stay its. */
+	while ((c = getopt_long(argc, argv, "+p:cak:o:r:R:b:vhV", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'p': {
+			char *end;
+			long pid = strtol(optarg, &end, 10);
+
+			if (*end != '\0' || pid <= 0 || pid > INT_MAX)
+				dc_usage_error("bad process id '%s'", optarg);
+			if (o->npids == MAX_PIDS)
+				dc_usage_error("too many --pid options (at most %d)",
+					       MAX_PIDS);
+			o->pids[o->npids++] = (pid_t)pid;
+			break;
+		}
+		case 'c': o->mode = SEL_CLIENTS; break;
+		case 'a': o->mode = SEL_ALL; break;
+		case 'k': o->key_path = optarg; break;
+		case 'o': o->output = optarg; break;
+		case 'r': o->run_id = optarg; break;
+		case 'R': o->ready_file = optarg; break;
+		case 'L': o->client_lib = optarg; break;
+		case 'b': o->ring_size = parse_size(optarg, "ring size"); break;
+		case 'W': o->wakeup = parse_size(optarg, "wakeup size"); break;
+		case 'P':
+			o->poll_ms = (int)parse_size(optarg, "poll interval");
+			if (o->poll_ms <= 0 || o->poll_ms > 60000)
+				dc_usage_error("--poll-ms must be 1..60000");
+			break;
+		case 'K': o->check_kernel = true; break;
+		case 'v': dc_verbose++; break;
+		case 'h':
+			fputs(usage_text, stdout);
+			xfclose_stdout();
+			exit(0);
+		case 'V': dc_print_version();
+		default:
+			fprintf(stderr, "Try 'dc-collect --help' for more information.\n");
+			exit(DC_EXIT_USAGE);
+		}
+	}
+	if (o->check_kernel)
+		return;
+	if (optind >= argc)
+		dc_usage_error("missing the signed probe spec");
+	o->spec_path = argv[optind++];
+	/* With '+', getopt stops at PROBES.sig and leaves any "--" after it. */
+	if (optind < argc && strcmp(argv[optind], "--") == 0)
+		optind++;
+	if (optind < argc)
+		o->command = argv + optind;
+	if (o->npids > 0) {
+		if (o->mode != SEL_NONE)
+			dc_usage_error("--pid cannot be combined with --clients or --all");
+		o->mode = SEL_PIDS;
+	}
+	if (o->command != NULL) {
+		if (o->mode != SEL_NONE)
+			dc_usage_error("a COMMAND cannot be combined with --pid, --clients or --all");
+		o->mode = SEL_COMMAND;
+	}
+	if (o->mode == SEL_NONE)
+		dc_usage_error("say what to trace: -- COMMAND, --pid, --clients or --all");
+	if (o->ring_size < 4096 || (o->ring_size & (o->ring_size - 1)) != 0)
+		dc_usage_error("--ring-size must be a power of two of at least 4096");
+	if (o->run_id != NULL) {
+		const char *s;
+
+		/* The run id ends up in file names downstream. */
+		if (*o->run_id == '\0' || strlen(o->run_id) > DC_NAME_MAX ||
+		    strcmp(o->run_id, ".") == 0 || strcmp(o->run_id, "..") == 0)
+			dc_usage_error("bad run id '%s'", o->run_id);
+		for (s = o->run_id; *s; s++)
+			if (!(*s == '-' || *s == '_' || *s == '.' ||
+			      (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') ||
+			      (*s >= 'A' && *s <= 'Z')))
+				dc_usage_error("bad run id '%s': use letters, digits, '.', '-' and '_'",
+					       o->run_id);
+	}
+}
+
+/* ---- output ---- */
+
+static bool out_ok(struct collector *c)
+{
+	return c->out_errno == 0;
+}
+
+static void out_frame(struct collector *c, uint16_t type, const void *data,
+		      uint32_t len)
+{
+	if (!out_ok(c))
+		return;
+	if (dc_writer_frame(c->out, type, data, len) != 0)
+		c->out_errno = errno;
+}
+
+static void flush_batch(struct collector *c)
+{
+	if (c->batch_used == 0)
+		return;
+	out_frame(c, DC_FRAME_EVENTS, c->batch, (uint32_t)c->batch_used);
+	c->batch_used = 0;
+}
+
+static void flush_out(struct collector *c)
+{
+	flush_batch(c);
+	if (out_ok(c) && dc_writer_flush(c->out) != 0)
+		c->out_errno = errno;
+}
+
+static void emit_process(struct collector *c, pid_t pid)
+{
+	unsigned char buf[80000];
+	size_t n = dc_proc_record(pid, 0, buf, sizeof(buf));
+
+	if (n == 0) {
+		debug("process %d is gone before it could be described", (int)pid);
+		return;
+	}
+	flush_batch(c);
+	out_frame(c, DC_FRAME_PROCESS, buf, (uint32_t)n);
+}
+
+static void emit_probe(struct collector *c, uint32_t id, int kind,
+		       const char *layer, const char *name, const char *target,
+		       const struct dc_probe *p)
+{
+	unsigned char buf[8192];
+	struct dc_probe_rec rec;
+	size_t pos;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.id = id;
+	rec.kind = (uint16_t)kind;
+	if (p != NULL) {
+		rec.nargs = (uint8_t)p->nargs;
+		rec.ret_kind = p->ret_kind;
+		memcpy(rec.arg_kinds, p->arg_kinds, (size_t)p->nargs);
+		rec.offset = p->kind == DC_PROBE_SYSCALL ? (uint64_t)p->nr : p->offset;
+	}
+	memcpy(buf, &rec, sizeof(rec));
+	pos = dc_put_str(buf, sizeof(buf), sizeof(rec), layer, strlen(layer));
+	if (pos)
+		pos = dc_put_str(buf, sizeof(buf), pos, name, strlen(name));
+	if (pos)
+		pos = dc_put_str(buf, sizeof(buf), pos, target ? target : "",
+				 target ? strlen(target) : 0);
+	if (pos == 0)
+		die("probe %u: names too long for a PROBE frame", id);
+	out_frame(c, DC_FRAME_PROBE, buf, (uint32_t)pos);
+}
+
+static void emit_probes(struct collector *c)
+{
+	static const char *const internal[DC_IPROBE_COUNT] = {
+		[DC_IPROBE_FORK] = "fork", [DC_IPROBE_EXEC] = "exec",
+		[DC_IPROBE_EXIT] = "exit", [DC_IPROBE_REGISTER] = "register",
+	};
+	size_t i;
+
+	for (i = 0; i < c->spec->nprobes; i++) {
+		const struct dc_probe *p = &c->spec->probes[i];
+
+		emit_probe(c, (uint32_t)i, p->kind, p->layer, p->function,
+			   p->target, p);
+	}
+	for (i = 0; i < DC_IPROBE_COUNT; i++)
+		emit_probe(c, c->internal_base + (uint32_t)i, DC_PROBE_INTERNAL,
+			   "datacrumbs", internal[i], NULL, NULL);
+}
+
+/* ---- ring buffer ---- */
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct collector *c = ctx;
+	const struct dc_event *ev = data;
+
+	if (size < DC_EVENT_HDR_SIZE || ev->size < DC_EVENT_HDR_SIZE ||
+	    ev->size > size) {
+		warn("ignoring a malformed ring-buffer record (%zu bytes)", size);
+		return 0;
+	}
+	if (c->batch_used + ev->size > BATCH_BYTES)
+		flush_batch(c);
+	memcpy(c->batch + c->batch_used, ev, ev->size);
+	c->batch_used += ev->size;
+	c->events++;
+
+	/* Describe processes as they appear, right after the record that
+	 * introduced them and before anything they do. */
+	switch (ev->type) {
+	case DC_EV_FORK:
+		emit_process(c, (pid_t)DC_EVENT_ARGS(ev)[0]);
+		break;
+	case DC_EV_EXEC:
+		emit_process(c, (pid_t)ev->pid);
+		break;
+	case DC_EV_INSTANT:
+		if (ev->probe_id == c->internal_base + DC_IPROBE_REGISTER)
+			emit_process(c, (pid_t)ev->pid);
+		break;
+	}
+	return 0;
+}
+
+static void drain(struct collector *c)
+{
+	int n;
+
+	/* consume, not poll: records submitted without a wakeup are only
+	 * found by looking. */
+	n = ring_buffer__consume(c->rb);
+	if (n < 0 && n != -EINTR)
+		warn("reading the ring buffer failed: %s", strerror(-n));
+	flush_out(c);
+}
+
+/* ---- counters ---- */
+
+static void sum_percpu(int map_fd, __u32 key, int ncpu, __u64 *per_cpu,
+		       __u64 *total)
+{
+	int i;
+
+	*total = 0;
+	memset(per_cpu, 0, sizeof(__u64) * (size_t)ncpu);
+	if (bpf_map_lookup_elem(map_fd, &key, per_cpu) != 0)
+		return;
+	for (i = 0; i < ncpu; i++)
+		*total += per_cpu[i];
+}
+
+/* Write DROPS frames (per CPU and per probe) and return the total. */
+static unsigned long long report_drops(struct collector *c, bool verbose)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	int cfd = bpf_map__fd(c->skel->maps.counters);
+	int pfd = bpf_map__fd(c->skel->maps.probe_drops);
+	__u64 *per_cpu, total, depth, nostack, unpaired, unwound;
+	unsigned char *buf;
+	struct dc_drops_rec rec;
+	struct dc_drops_entry e;
+	size_t pos, cap;
+	__u32 i;
+	int cpu;
+
+	if (ncpu <= 0)
+		ncpu = 1;
+	per_cpu = xcalloc((size_t)ncpu, sizeof(__u64));
+	cap = sizeof(rec) + sizeof(e) * (size_t)(ncpu > DC_MAX_PROBES ? ncpu : DC_MAX_PROBES);
+	buf = xmalloc(cap);
+
+	/* Lost records: ring buffer full, stack too deep, no stack slot. */
+	sum_percpu(cfd, DC_CNT_DROPPED, ncpu, per_cpu, &total);
+	sum_percpu(cfd, DC_CNT_DEPTH, ncpu, per_cpu + 0, &depth);
+	sum_percpu(cfd, DC_CNT_NOSTACK, ncpu, per_cpu, &nostack);
+	sum_percpu(cfd, DC_CNT_UNPAIRED, ncpu, per_cpu, &unpaired);
+	sum_percpu(cfd, DC_CNT_UNWOUND, ncpu, per_cpu, &unwound);
+
+	/* Per CPU: the ring-buffer drops. */
+	sum_percpu(cfd, DC_CNT_DROPPED, ncpu, per_cpu, &total);
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = DC_DROPS_PER_CPU;
+	rec.total = total;
+	pos = sizeof(rec);
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		if (per_cpu[cpu] == 0)
+			continue;
+		memset(&e, 0, sizeof(e));
+		e.key = (uint32_t)cpu;
+		e.dropped = per_cpu[cpu];
+		memcpy(buf + pos, &e, sizeof(e));
+		pos += sizeof(e);
+		rec.count++;
+	}
+	memcpy(buf, &rec, sizeof(rec));
+	out_frame(c, DC_FRAME_DROPS, buf, (uint32_t)pos);
+
+	/* Per probe. */
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = DC_DROPS_PER_PROBE;
+	rec.total = total;
+	pos = sizeof(rec);
+	for (i = 0; i < c->internal_base + DC_IPROBE_COUNT && i < DC_MAX_PROBES; i++) {
+		__u64 t;
+
+		sum_percpu(pfd, i, ncpu, per_cpu, &t);
+		if (t == 0)
+			continue;
+		memset(&e, 0, sizeof(e));
+		e.key = i;
+		e.dropped = t;
+		memcpy(buf + pos, &e, sizeof(e));
+		pos += sizeof(e);
+		rec.count++;
+	}
+	memcpy(buf, &rec, sizeof(rec));
+	out_frame(c, DC_FRAME_DROPS, buf, (uint32_t)pos);
+
+	if (total > 0)
+		warn("%llu events dropped (ring buffer full: %llu, stack deeper "
+		     "than %d: %llu, no stack slot: %llu); raise --ring-size",
+		     (unsigned long long)total,
+		     (unsigned long long)(total - depth - nostack), DC_MAX_DEPTH,
+		     (unsigned long long)depth, (unsigned long long)nostack);
+	if (verbose || unpaired || unwound)
+		debug("%llu exits without entry, %llu abandoned calls",
+		      (unsigned long long)unpaired, (unsigned long long)unwound);
+	free(per_cpu);
+	free(buf);
+	return total;
+}
+
+/* ---- BPF setup ---- */
+
+static struct dc_spec *load_spec(const struct options *o)
+{
+	char err[512];
+	int status = DC_EXIT_FAILURE;
+	json_t *spec_json;
+	struct dc_spec *spec;
+
+	spec_json = dc_verify_file(o->spec_path, o->key_path, NULL, err,
+				   sizeof(err), &status);
+	if (spec_json == NULL)
+		die_status(status, "%s", err);
+	spec = dc_spec_from_json(spec_json, err, sizeof(err));
+	json_decref(spec_json);
+	if (spec == NULL)
+		die_status(DC_EXIT_BADINPUT, "%s: %s", o->spec_path, err);
+	if (spec->nprobes + DC_IPROBE_COUNT > DC_MAX_PROBES)
+		die_status(DC_EXIT_BADINPUT, "%s: %zu probes, more than the %d this collector holds",
+			   o->spec_path, spec->nprobes, DC_MAX_PROBES - DC_IPROBE_COUNT);
+	return spec;
+}
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt,
+		      va_list ap)
+{
+	if (level == LIBBPF_DEBUG && dc_verbose < 2)
+		return 0;
+	if (level == LIBBPF_INFO && dc_verbose < 1)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static const char *client_lib_path(const struct options *o)
+{
+	const char *env = getenv("DC_CLIENT_LIB");
+
+	if (o->client_lib)
+		return o->client_lib;
+	if (env && *env)
+		return env;
+	return LIBDIR "/libdcclient.so";
+}
+
+static bool spec_has_kind(const struct dc_spec *spec, enum dc_probe_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < spec->nprobes; i++)
+		if (spec->probes[i].kind == kind)
+			return true;
+	return false;
+}
+
+static void open_and_load(struct collector *c)
+{
+	struct collect_bpf *skel;
+	bool syscalls = spec_has_kind(c->spec, DC_PROBE_SYSCALL);
+	int err;
+
+	skel = collect_bpf__open();
+	if (skel == NULL)
+		sysdie("cannot open the BPF object");
+	skel->rodata->self_tgid = (__u32)getpid();
+	skel->rodata->trace_all = c->opt.mode == SEL_ALL;
+	skel->rodata->internal_base = c->internal_base;
+	skel->rodata->wakeup_bytes = c->opt.wakeup ? c->opt.wakeup
+						   : c->opt.ring_size / 16;
+	err = bpf_map__set_max_entries(skel->maps.events,
+				       (__u32)c->opt.ring_size);
+	if (err)
+		die("cannot size the ring buffer: %s", strerror(-err));
+	/* Programs nobody needs are not loaded at all. */
+	if (!syscalls) {
+		bpf_program__set_autoload(skel->progs.dc_sys_enter, false);
+		bpf_program__set_autoload(skel->progs.dc_sys_exit, false);
+	}
+	if (c->opt.mode != SEL_CLIENTS)
+		bpf_program__set_autoload(skel->progs.dc_client_register, false);
+	err = collect_bpf__load(skel);
+	if (err)
+		die("cannot load the BPF programs: %s (run with -vv for the "
+		    "verifier's log)", strerror(-err));
+	c->skel = skel;
+}
+
+static void fill_tables(struct collector *c)
+{
+	int cfg_fd = bpf_map__fd(c->skel->maps.probe_cfg);
+	int sys_fd = bpf_map__fd(c->skel->maps.syscall_probe);
+	size_t i;
+	int a;
+
+	for (i = 0; i < c->spec->nprobes; i++) {
+		const struct dc_probe *p = &c->spec->probes[i];
+		struct dc_probe_cfg cfg;
+		__u32 key = (__u32)i;
+
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.nargs = (__u8)p->nargs;
+		cfg.ret_kind = p->ret_kind;
+		cfg.str_arg = DC_NO_STR_ARG;
+		cfg.flags = DC_PCFG_ENABLED;
+		for (a = 0; a < p->nargs; a++) {
+			cfg.arg_kinds[a] = p->arg_kinds[a];
+			if ((p->arg_kinds[a] == DC_ARG_PATH ||
+			     p->arg_kinds[a] == DC_ARG_STR) &&
+			    cfg.str_arg == DC_NO_STR_ARG)
+				cfg.str_arg = (__u8)a;
+		}
+		if (p->kind == DC_PROBE_SYSCALL)
+			cfg.flags |= DC_PCFG_SYSCALL;
+		if (bpf_map_update_elem(cfg_fd, &key, &cfg, BPF_ANY) != 0)
+			sysdie("cannot fill the probe table");
+		if (p->kind == DC_PROBE_SYSCALL) {
+			__u32 nr = (__u32)p->nr, val = key + 1;
+
+			if (p->nr >= DC_MAX_SYSCALLS) {
+				warn("syscall %s: number %lld out of range, skipped",
+				     p->function, (long long)p->nr);
+				continue;
+			}
+			if (bpf_map_update_elem(sys_fd, &nr, &val, BPF_ANY) != 0)
+				sysdie("cannot fill the syscall table");
+		}
+	}
+}
+
+static void attach_uprobe(struct collector *c, size_t i)
+{
+	const struct dc_probe *p = &c->spec->probes[i];
+	LIBBPF_OPTS(bpf_uprobe_opts, opts);
+	struct bpf_link *entry, *exit_link;
+
+	opts.bpf_cookie = (__u64)i;
+	opts.retprobe = false;
+	entry = bpf_program__attach_uprobe_opts(c->skel->progs.dc_uprobe_entry,
+						-1, p->target, p->offset, &opts);
+	if (entry == NULL) {
+		int err = errno;
+
+		c->failed++;
+		if (p->optional)
+			debug("%s:%s not attached: %s", p->target, p->function,
+			      strerror(err));
+		else
+			warn("cannot attach %s in %s: %s", p->function, p->target,
+			     strerror(err));
+		return;
+	}
+	opts.retprobe = true;
+	exit_link = bpf_program__attach_uprobe_opts(c->skel->progs.dc_uprobe_exit,
+						    -1, p->target, p->offset, &opts);
+	if (exit_link == NULL) {
+		warn("cannot attach the return of %s in %s: %s", p->function,
+		     p->target, strerror(errno));
+		bpf_link__destroy(entry);
+		c->failed++;
+		return;
+	}
+	/* The links live until exit; the kernel detaches them then. */
+	c->attached++;
+}
+
+static void attach_all(struct collector *c)
+{
+	struct collect_bpf *skel = c->skel;
+	size_t i;
+	int err;
+
+	/* Process tracking first, so no fork escapes while probes attach. */
+	if (!bpf_program__attach(skel->progs.dc_fork) ||
+	    !bpf_program__attach(skel->progs.dc_exec) ||
+	    !bpf_program__attach(skel->progs.dc_exit))
+		sysdie("cannot attach the process-tracking tracepoints");
+	if (bpf_program__autoload(skel->progs.dc_sys_enter)) {
+		if (!bpf_program__attach(skel->progs.dc_sys_enter) ||
+		    !bpf_program__attach(skel->progs.dc_sys_exit))
+			sysdie("cannot attach the syscall tracepoints");
+	}
+	if (c->opt.mode == SEL_CLIENTS) {
+		LIBBPF_OPTS(bpf_uprobe_opts, opts);
+		const char *lib = client_lib_path(&c->opt);
+
+		opts.func_name = "dc_client_register";
+		if (access(lib, R_OK) != 0)
+			sysdie("client library %s", lib);
+		if (!bpf_program__attach_uprobe_opts(skel->progs.dc_client_register,
+						     -1, lib, 0, &opts))
+			sysdie("cannot watch dc_client_register in %s", lib);
+	}
+	for (i = 0; i < c->spec->nprobes; i++) {
+		const struct dc_probe *p = &c->spec->probes[i];
+
+		switch (p->kind) {
+		case DC_PROBE_UPROBE:
+			attach_uprobe(c, i);
+			break;
+		case DC_PROBE_SYSCALL:
+			c->attached++;
+			break;
+		default:
+			warn("probe %s (%s): kind not supported by this collector yet, skipped",
+			     p->function, dc_probe_kind_name(p->kind));
+			c->failed++;
+			break;
+		}
+	}
+	if (c->attached == 0 && c->spec->nprobes > 0)
+		die("no probe could be attached");
+	err = 0;
+	(void)err;
+	notice("attached %u of %zu probes%s", c->attached, c->spec->nprobes,
+	       c->failed ? " (see warnings above)" : "");
+}
+
+/* ---- selection ---- */
+
+static void select_pid(struct collector *c, pid_t pid)
+{
+	int fd = bpf_map__fd(c->skel->maps.selected);
+	__u32 key = (__u32)pid, val = 0;
+
+	if (bpf_map_update_elem(fd, &key, &val, BPF_ANY) != 0)
+		sysdie("cannot select process %d", (int)pid);
+}
+
+/* Start COMMAND stopped, select it, then let it exec: the child does all
+ * its own set-up before it stops, so the trace holds nothing of ours and
+ * nothing of COMMAND's is missed. */
+static void start_command(struct collector *c)
+{
+	int report[2], status, err = 0;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(report, O_CLOEXEC) != 0)
+		sysdie("cannot create a pipe");
+	pid = fork();
+	if (pid < 0)
+		sysdie("cannot fork");
+	if (pid == 0) {
+		close(report[0]);
+		/* The collector's stdout is the stream: the command's
+		 * output goes to standard error instead. */
+		if (c->opt.output == NULL)
+			dup2(STDERR_FILENO, STDOUT_FILENO);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		raise(SIGSTOP);
+		execvp(c->opt.command[0], c->opt.command);
+		err = errno;
+		if (write(report[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(err == ENOENT ? 127 : 126);
+	}
+	close(report[1]);
+	if (waitpid(pid, &status, WUNTRACED) != pid || !WIFSTOPPED(status))
+		die("the command's process did not start");
+	c->child = pid;
+	select_pid(c, pid);
+	emit_process(c, pid);
+	if (kill(pid, SIGCONT) != 0)
+		sysdie("cannot start the command");
+	n = read(report[0], &err, sizeof(err));
+	close(report[0]);
+	if (n == (ssize_t)sizeof(err)) {
+		waitpid(pid, NULL, 0);
+		c->child_done = true;
+		/* Nothing was traced: leave no stream file behind. */
+		if (c->opt.output != NULL)
+			unlink(c->opt.output);
+		die_status(err == ENOENT ? 127 : 126, "cannot run %s: %s",
+			   c->opt.command[0], strerror(err));
+	}
+}
+
+static void select_pids(struct collector *c)
+{
+	int i;
+
+	for (i = 0; i < c->opt.npids; i++) {
+		if (kill(c->opt.pids[i], 0) != 0 && errno == ESRCH)
+			die("no process %d", (int)c->opt.pids[i]);
+		select_pid(c, c->opt.pids[i]);
+		emit_process(c, c->opt.pids[i]);
+	}
+}
+
+static bool any_selected(struct collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.selected);
+	__u32 key;
+
+	return bpf_map_get_next_key(fd, NULL, &key) == 0;
+}
+
+/* ---- ready file ---- */
+
+static void write_ready_file(const char *path)
+{
+	char tmp[PATH_MAX];
+	int fd;
+
+	/* Create it complete under a temporary name and link it into place:
+	 * a watcher never sees a half-written file, and an existing file or
+	 * symlink at path is an error, never followed or clobbered. */
+	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
+		die("ready file name too long");
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		sysdie("cannot create ready file %s", tmp);
+	dprintf(fd, "%d\n", (int)getpid());
+	if (close(fd) != 0)
+		sysdie("cannot write ready file %s", tmp);
+	if (link(tmp, path) != 0) {
+		int err = errno;
+
+		unlink(tmp);
+		errno = err;
+		sysdie("cannot create ready file %s", path);
+	}
+	unlink(tmp);
+}
+
+/* ---- main loop ---- */
+
+static bool reap_child(struct collector *c)
+{
+	int status;
+	pid_t r;
+
+	if (c->child <= 0 || c->child_done)
+		return c->child_done;
+	r = waitpid(c->child, &status, WNOHANG);
+	if (r == c->child) {
+		c->child_done = true;
+		c->child_status = status;
+	}
+	return c->child_done;
+}
+
+static void run(struct collector *c)
+{
+	int err;
+
+	for (;;) {
+		if (stop_signal)
+			break;
+		err = ring_buffer__poll(c->rb, c->opt.poll_ms);
+		if (err < 0 && err != -EINTR) {
+			warn("polling the ring buffer failed: %s", strerror(-err));
+			break;
+		}
+		drain(c);
+		if (!out_ok(c))
+			break;
+		if (c->opt.mode == SEL_COMMAND && reap_child(c))
+			break;
+		if (c->opt.mode == SEL_PIDS && !any_selected(c))
+			break;
+	}
+	/* Whatever the kernel wrote before we stopped is still ours. */
+	drain(c);
+}
+
+static int command_exit_status(const struct collector *c)
+{
+	if (!c->child_done)
+		return 0;
+	if (WIFEXITED(c->child_status))
+		return WEXITSTATUS(c->child_status);
+	if (WIFSIGNALED(c->child_status))
+		return 128 + WTERMSIG(c->child_status);
+	return 1;
+}
+
+static int check_kernel(void)
+{
+	struct dc_features f;
+	const char *missing;
+	struct collect_bpf *skel;
+
+	dc_features_detect(&f);
+	printf("%s\n", dc_features_line(&f));
+	missing = dc_features_missing(&f);
+	if (missing != NULL) {
+		printf("cannot collect: %s\n", missing);
+		xfclose_stdout();
+		return DC_EXIT_FAILURE;
+	}
+	/* Really load and attach, as a run would. */
+	skel = collect_bpf__open();
+	if (skel == NULL) {
+		printf("cannot collect: cannot open the BPF object: %s\n", strerror(errno));
+		xfclose_stdout();
+		return DC_EXIT_FAILURE;
+	}
+	bpf_program__set_autoload(skel->progs.dc_client_register, false);
+	bpf_map__set_max_entries(skel->maps.events, 1 << 16);
+	if (collect_bpf__load(skel) != 0 ||
+	    !bpf_program__attach(skel->progs.dc_fork) ||
+	    !bpf_program__attach(skel->progs.dc_sys_enter)) {
+		printf("cannot collect: loading or attaching BPF programs failed: %s\n",
+		       strerror(errno));
+		collect_bpf__destroy(skel);
+		xfclose_stdout();
+		return DC_EXIT_FAILURE;
+	}
+	collect_bpf__destroy(skel);
+	printf("BPF programs load and attach: ok\n");
+	xfclose_stdout();
+	return DC_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct collector c;
+	struct dc_features feat;
+	struct sigaction sa;
+	const char *missing;
+	unsigned long long dropped;
+	struct dc_end_rec end;
+	struct timespec now;
+	int out_fd = STDOUT_FILENO;
+	int status;
+
+	dc_messages_init(argv[0]);
+	memset(&c, 0, sizeof(c));
+	parse_options(argc, argv, &c.opt);
+	libbpf_set_print(libbpf_log);
+	if (c.opt.check_kernel)
+		return check_kernel();
+
+	c.spec = load_spec(&c.opt);
+	c.internal_base = (unsigned)c.spec->nprobes;
+
+	dc_features_detect(&feat);
+	notice("%s", dc_features_line(&feat));
+	missing = dc_features_missing(&feat);
+	if (missing != NULL)
+		die("cannot collect: %s", missing);
+
+	if (c.opt.output != NULL) {
+		out_fd = open(c.opt.output, O_WRONLY | O_CREAT | O_EXCL |
+			      O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (out_fd < 0)
+			sysdie("cannot create %s", c.opt.output);
+	} else if (isatty(STDOUT_FILENO)) {
+		dc_usage_error("standard output is a terminal: pipe it into "
+			       "dc-aggregate or dc-write, or use --output");
+	}
+
+	open_and_load(&c);
+	fill_tables(&c);
+	c.rb = ring_buffer__new(bpf_map__fd(c.skel->maps.events), on_record,
+				&c, NULL);
+	if (c.rb == NULL)
+		sysdie("cannot open the ring buffer");
+	c.batch = xmalloc(BATCH_BYTES);
+
+	dc_stream_info_init(&c.info, c.opt.run_id);
+	c.out = dc_writer_open(out_fd, &c.info);
+	if (c.out == NULL)
+		sysdie("cannot write the stream header");
+	emit_probes(&c);
+	{
+		unsigned char *buf = xmalloc(1 << 20);
+		size_t n = dc_sysinfo_record(buf, 1 << 20);
+
+		if (n > 0)
+			out_frame(&c, DC_FRAME_SYSINFO, buf, (uint32_t)n);
+		free(buf);
+	}
+
+	/* Signals: stop cleanly, drain, end the stream.  A reader that goes
+	 * away shows up as EPIPE on write, not as a fatal SIGPIPE. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	attach_all(&c);
+	switch (c.opt.mode) {
+	case SEL_PIDS:
+		select_pids(&c);
+		break;
+	case SEL_COMMAND:
+		break; /* started after the ready file */
+	default:
+		break;
+	}
+	if (c.opt.ready_file)
+		write_ready_file(c.opt.ready_file);
+	if (c.opt.mode == SEL_COMMAND)
+		start_command(&c);
+	flush_out(&c);
+
+	run(&c);
+
+	if (!out_ok(&c)) {
+		errno = c.out_errno;
+		syswarn("the stream's reader went away; stopping");
+		if (c.child > 0 && !c.child_done) {
+			/* The command is the user's job: let it finish. */
+			waitpid(c.child, &c.child_status, 0);
+			c.child_done = true;
+		}
+		collect_bpf__destroy(c.skel);
+		return DC_EXIT_FAILURE;
+	}
+
+	dropped = report_drops(&c, dc_verbose > 0);
+	memset(&end, 0, sizeof(end));
+	end.events = c.events;
+	end.dropped = dropped;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	end.end_mono_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
+	if (stop_signal)
+		end.flags |= DC_END_INTERRUPTED;
+	out_frame(&c, DC_FRAME_END, &end, sizeof(end));
+	if (out_ok(&c) && dc_writer_close(c.out) != 0)
+		c.out_errno = errno;
+	if (!out_ok(&c)) {
+		errno = c.out_errno;
+		syswarn("cannot write the end of the stream");
+		status = DC_EXIT_FAILURE;
+	} else {
+		notice("%llu events, %llu dropped", c.events, dropped);
+		status = DC_EXIT_OK;
+	}
+	if (out_fd != STDOUT_FILENO && close(out_fd) != 0) {
+		syswarn("cannot close %s", c.opt.output);
+		status = DC_EXIT_FAILURE;
+	}
+	ring_buffer__free(c.rb);
+	collect_bpf__destroy(c.skel);
+	dc_spec_free(c.spec);
+	free(c.batch);
+	if (status == DC_EXIT_OK && c.opt.mode == SEL_COMMAND)
+		return command_exit_status(&c);
+	return status;
+}

@@ -1,0 +1,72 @@
+/*
+ * collect.h - what dc-collect's BPF programs and its user-space half share:
+ * map sizes and the per-probe configuration the programs read.
+ *
+ * Included from BPF (after vmlinux.h) and from user space (after
+ * <linux/types.h>), like lib/event.h.
+ */
+#ifndef DC_COLLECT_H
+#define DC_COLLECT_H
+
+#define DC_MAX_PROBES 16384     /* probe ids the maps can hold */
+#define DC_MAX_SYSCALLS 1024    /* syscall numbers the table covers */
+#define DC_MAX_DEPTH 32         /* stored frames per thread; deeper calls
+                                   are counted as dropped */
+#define DC_MAX_THREADS 32768    /* threads with a live call stack */
+#define DC_MAX_SELECTED 65536   /* selected processes */
+
+/* Size of a record without an inline string: header + all arg slots. */
+#define DC_EVENT_FIXED_SIZE (DC_EVENT_HDR_SIZE + 8 * DC_MAX_ARGS)
+
+/* Per-probe configuration, indexed by probe id (the uprobe's cookie, or
+ * the value of the syscall table). */
+struct dc_probe_cfg {
+	__u8 nargs;
+	__u8 ret_kind;
+	__u8 str_arg;            /* index of the path/string argument, or
+	                            DC_NO_STR_ARG */
+	__u8 flags;              /* DC_PCFG_* */
+	__u8 arg_kinds[DC_MAX_ARGS];
+	__u16 reserved;
+};
+
+#define DC_NO_STR_ARG 0xff
+#define DC_PCFG_ENABLED 0x01
+#define DC_PCFG_SYSCALL 0x02
+#define DC_PCFG_REGISTER 0x04    /* the client library's register call */
+
+/* One pending call on a thread's stack. */
+struct dc_call_frame {
+	__u32 probe_id;
+	__u32 is_syscall;
+	__u64 ts;
+	__u64 args[DC_MAX_ARGS];
+};
+
+struct dc_stack {
+	__u32 depth;             /* calls pending, may exceed DC_MAX_DEPTH */
+	__u32 reserved;
+	struct dc_call_frame frames[DC_MAX_DEPTH];
+};
+
+/* Counters kept per CPU (index into the `counters` per-CPU array). */
+enum dc_counter {
+	DC_CNT_EMITTED = 0,      /* records written to the ring buffer */
+	DC_CNT_DROPPED = 1,      /* records lost: ring buffer full */
+	DC_CNT_DEPTH = 2,        /* calls lost: stack deeper than stored */
+	DC_CNT_UNPAIRED = 3,     /* exits whose entry was never seen */
+	DC_CNT_UNWOUND = 4,      /* entries whose exit was never seen */
+	DC_CNT_NOSTACK = 5,      /* calls lost: no stack slot for thread */
+	DC_CNT_MAX
+};
+
+/* Internal probe ids follow the spec's probes. */
+enum dc_internal_probe {
+	DC_IPROBE_FORK = 0,
+	DC_IPROBE_EXEC = 1,
+	DC_IPROBE_EXIT = 2,
+	DC_IPROBE_REGISTER = 3,
+	DC_IPROBE_COUNT
+};
+
+#endif /* DC_COLLECT_H */

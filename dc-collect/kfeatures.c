@@ -1,0 +1,112 @@
+/*
+ * kfeatures.c - detect the kernel's tracing features by trying them.
+ *
+ * Version numbers lie (distributions backport), so each feature is probed
+ * by loading or looking up the real thing.  Kernel-function probes
+ * (kprobe, fentry) are optional: where neither works, kernel layers use
+ * tracepoints, and the start-up line says so.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "kfeatures.h"
+
+static bool exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* Load a two-instruction fentry program on vfs_read: the kernel refuses
+ * BPF_PROG_TYPE_TRACING where it is not built or not allowed. */
+static bool probe_fentry(int *err)
+{
+	struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
+		{ .code = 0x95 },                         /* exit */
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts);
+	struct btf *vmlinux;
+	int id, fd;
+
+	vmlinux = btf__load_vmlinux_btf();
+	if (vmlinux == NULL) {
+		*err = errno;
+		return false;
+	}
+	id = btf__find_by_name_kind(vmlinux, "vfs_read", BTF_KIND_FUNC);
+	btf__free(vmlinux);
+	if (id < 0) {
+		*err = ENOENT;
+		return false;
+	}
+	opts.expected_attach_type = BPF_TRACE_FENTRY;
+	opts.attach_btf_id = (__u32)id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "dc_probe_fentry", "GPL",
+			   insns, 2, &opts);
+	if (fd < 0) {
+		*err = errno;
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+void dc_features_detect(struct dc_features *f)
+{
+	struct utsname u;
+
+	memset(f, 0, sizeof(*f));
+	if (uname(&u) == 0)
+		snprintf(f->release, sizeof(f->release), "%s", u.release);
+	f->btf = exists("/sys/kernel/btf/vmlinux");
+	f->ringbuf = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) > 0;
+	f->cookie = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
+					    BPF_FUNC_get_attach_cookie, NULL) > 0;
+	f->uprobes = exists("/sys/bus/event_source/devices/uprobe/type");
+	f->kprobes = exists("/sys/bus/event_source/devices/kprobe/type");
+	f->fentry = f->btf && probe_fentry(&f->fentry_errno);
+}
+
+const char *dc_features_missing(const struct dc_features *f)
+{
+	if (!f->btf)
+		return "the kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load";
+	if (!f->ringbuf)
+		return "the kernel has no BPF ring buffer (needs 5.8 or a backport)";
+	if (!f->cookie)
+		return "the kernel has no BPF cookies for uprobes (needs 5.15 or a backport)";
+	if (!f->uprobes)
+		return "the kernel has no uprobe support (CONFIG_UPROBE_EVENTS)";
+	return NULL;
+}
+
+const char *dc_features_line(const struct dc_features *f)
+{
+	static char line[512];
+	char fentry[96];
+
+	if (f->fentry)
+		snprintf(fentry, sizeof(fentry), "fentry yes");
+	else
+		snprintf(fentry, sizeof(fentry), "fentry refused (%s)",
+			 strerror(f->fentry_errno));
+	snprintf(line, sizeof(line),
+		 "kernel %s: uprobes %s, ring buffer %s, cookies %s; "
+		 "kernel functions: kprobes %s, %s: %s",
+		 f->release, f->uprobes ? "yes" : "no",
+		 f->ringbuf ? "yes" : "no", f->cookie ? "yes" : "no",
+		 f->kprobes ? "yes" : "unavailable", fentry,
+		 f->fentry ? "kernel-function probes use fentry"
+		 : f->kprobes ? "kernel-function probes use kprobes"
+			      : "kernel layers fall back to tracepoints");
+	return line;
+}

@@ -1,0 +1,30 @@
+/*
+ * kfeatures.h - what this kernel offers dc-collect, found once at start.
+ *
+ * The one place that decides kernel features: collect.c switches programs
+ * off (bpf_program__set_autoload) from what is recorded here, and prints
+ * dc_features_line() so users see in one line what is used and why.
+ */
+#ifndef DC_FEATURES_H
+#define DC_FEATURES_H
+
+#include <stdbool.h>
+
+struct dc_features {
+	bool btf;          /* /sys/kernel/btf/vmlinux: CO-RE works */
+	bool ringbuf;      /* BPF ring buffer map */
+	bool cookie;       /* bpf_get_attach_cookie() for kprobe-type progs */
+	bool uprobes;      /* the uprobe perf PMU */
+	bool kprobes;      /* the kprobe perf PMU */
+	bool fentry;       /* BPF_PROG_TYPE_TRACING loads */
+	int fentry_errno;  /* why fentry failed to load */
+	char release[128]; /* uname -r */
+};
+
+void dc_features_detect(struct dc_features *f);
+/* One line, no newline, describing f and the fallback in force. */
+const char *dc_features_line(const struct dc_features *f);
+/* The reason BPF collection cannot run at all, or NULL if it can. */
+const char *dc_features_missing(const struct dc_features *f);
+
+#endif /* DC_FEATURES_H */

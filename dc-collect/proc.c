@@ -1,0 +1,197 @@
+/*
+ * proc.c - snapshots of processes and of the system, for the stream.
+ *
+ * Each traced process gets a PROCESS frame (dc-stream(5)) when it is
+ * selected, forks or execs, so readers can name tracks and files without
+ * asking the machine later.  The MPI rank comes from the launcher's
+ * environment variables.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "stream.h"
+
+/* Read a whole small /proc file; returns bytes read or -1. */
+static ssize_t read_file(const char *path, char *buf, size_t cap)
+{
+	ssize_t n, total = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	while ((size_t)total < cap) {
+		n = read(fd, buf + total, cap - (size_t)total);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += n;
+	}
+	close(fd);
+	return total;
+}
+
+static ssize_t read_link(const char *path, char *buf, size_t cap)
+{
+	ssize_t n = readlink(path, buf, cap - 1);
+
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/* The launchers' rank variables, most specific first. */
+static const char *const rank_vars[] = {
+	"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK",
+	"SLURM_PROCID", "FLUX_TASK_RANK", NULL,
+};
+
+static int find_rank(const char *env, size_t len)
+{
+	size_t pos = 0;
+	int i;
+
+	for (i = 0; rank_vars[i] != NULL; i++) {
+		size_t vl = strlen(rank_vars[i]);
+
+		for (pos = 0; pos < len;) {
+			const char *e = env + pos;
+			size_t el = strnlen(e, len - pos);
+
+			if (el > vl && memcmp(e, rank_vars[i], vl) == 0 &&
+			    e[vl] == '=')
+				return atoi(e + vl + 1);
+			pos += el + 1;
+		}
+	}
+	return -1;
+}
+
+size_t dc_proc_record(pid_t pid, unsigned long long start_mono_ns,
+		      unsigned char *buf, size_t cap)
+{
+	struct dc_process_rec rec;
+	char path[64], text[8192], exe[4096], cwd[4096];
+	char *big;
+	ssize_t n, cmdlen;
+	size_t pos;
+	char *p;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.pid = (uint32_t)pid;
+	rec.rank = -1;
+	rec.start_mono_ns = start_mono_ns;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	n = read_file(path, text, sizeof(text) - 1);
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	if ((p = strstr(text, "\nPPid:")) != NULL)
+		rec.ppid = (uint32_t)strtoul(p + 6, NULL, 10);
+	if ((p = strstr(text, "\nUid:")) != NULL)
+		rec.uid = (uint32_t)strtoul(p + 5, NULL, 10);
+	if ((p = strstr(text, "\nGid:")) != NULL)
+		rec.gid = (uint32_t)strtoul(p + 5, NULL, 10);
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (read_link(path, exe, sizeof(exe)) < 0)
+		exe[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)pid);
+	if (read_link(path, cwd, sizeof(cwd)) < 0)
+		cwd[0] = '\0';
+
+	big = malloc(65536);
+	if (big == NULL)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	n = read_file(path, big, 65536);
+	if (n > 0)
+		rec.rank = find_rank(big, (size_t)n);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	cmdlen = read_file(path, big, 65535);
+	if (cmdlen < 0)
+		cmdlen = 0;
+	/* Drop the final NUL: arguments are NUL-separated. */
+	if (cmdlen > 0 && big[cmdlen - 1] == '\0')
+		cmdlen--;
+
+	if (cap < sizeof(rec)) {
+		free(big);
+		return 0;
+	}
+	memcpy(buf, &rec, sizeof(rec));
+	pos = sizeof(rec);
+	pos = dc_put_str(buf, cap, pos, exe, strlen(exe));
+	if (pos)
+		pos = dc_put_str(buf, cap, pos, big, (size_t)cmdlen);
+	if (pos)
+		pos = dc_put_str(buf, cap, pos, cwd, strlen(cwd));
+	free(big);
+	return pos;
+}
+
+static size_t put_pair(unsigned char *buf, size_t cap, size_t pos,
+		       const char *key, const char *value)
+{
+	if (pos == 0)
+		return 0;
+	pos = dc_put_str(buf, cap, pos, key, strlen(key));
+	if (pos == 0)
+		return 0;
+	return dc_put_str(buf, cap, pos, value, strlen(value));
+}
+
+size_t dc_sysinfo_record(unsigned char *buf, size_t cap)
+{
+	struct utsname u;
+	struct sysinfo si;
+	char value[256];
+	char *text;
+	ssize_t n;
+	size_t pos = 0;
+
+	/* pos 0 doubles as the error value of dc_put_str, so start with a
+	 * first pair written by hand. */
+	if (uname(&u) != 0)
+		memset(&u, 0, sizeof(u));
+	pos = dc_put_str(buf, cap, 0, "kernel", 6);
+	if (pos == 0)
+		return 0;
+	snprintf(value, sizeof(value), "%s %s %s", u.sysname, u.release,
+		 u.machine);
+	pos = dc_put_str(buf, cap, pos, value, strlen(value));
+	snprintf(value, sizeof(value), "%ld", sysconf(_SC_NPROCESSORS_ONLN));
+	pos = put_pair(buf, cap, pos, "cpus", value);
+	if (sysinfo(&si) == 0) {
+		snprintf(value, sizeof(value), "%llu",
+			 (unsigned long long)si.totalram * si.mem_unit);
+		pos = put_pair(buf, cap, pos, "memory_bytes", value);
+	}
+	text = malloc(65536);
+	if (text == NULL)
+		return pos;
+	n = read_file("/proc/partitions", text, 65535);
+	if (n > 0) {
+		text[n] = '\0';
+		pos = put_pair(buf, cap, pos, "partitions", text);
+	}
+	n = read_file("/proc/self/mounts", text, 65535);
+	if (n > 0) {
+		text[n] = '\0';
+		pos = put_pair(buf, cap, pos, "mounts", text);
+	}
+	free(text);
+	return pos;
+}
