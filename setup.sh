@@ -1,0 +1,94 @@
+#!/bin/sh
+# setup.sh - set up datacrumbs on a fresh Debian 12 / Ubuntu machine, build
+# it, and run the demo or the test suite.
+#
+#   ./setup.sh demo     install, build, trace a demo workload end to end
+#   ./setup.sh test     install, build, run the whole test suite
+#   ./setup.sh deps     only install the Debian packages
+#   ./setup.sh build    only install and build (in ./build)
+#
+# Run as root: the packages need apt-get and the collector loads BPF.
+set -eu
+
+top=$(cd "$(dirname "$0")" && pwd)
+build="$top/build"
+
+# Build tools and libraries, the test suite's needs (python3 reads the
+# traces, HDF5/MPI/SDT give real libraries to probe), nothing else.
+packages="autoconf automake libtool pkg-config make gcc clang llvm bpftool
+libbpf-dev libelf-dev zlib1g-dev libjansson-dev libyaml-dev libssl-dev
+python3 libhdf5-dev libopenmpi-dev openmpi-bin systemtap-sdt-dev passwd
+procps"
+
+say() { printf 'setup.sh: %s\n' "$*" >&2; }
+
+need_root() {
+	if [ "$(id -u)" != 0 ]; then
+		say "run this as root (it installs packages and loads BPF programs)"
+		exit 1
+	fi
+}
+
+deps() {
+	missing=
+	for p in $packages; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+			missing="$missing $p"
+	done
+	if [ -n "$missing" ]; then
+		say "installing:$missing"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		# shellcheck disable=SC2086
+		apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	fi
+	# Tracepoints are found through tracefs.
+	if [ ! -d /sys/kernel/tracing/events ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+	fi
+}
+
+build() {
+	cd "$top"
+	if [ ! -x configure ] || [ configure.ac -nt configure ]; then
+		say "generating the build system"
+		autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
+	fi
+	mkdir -p "$build"
+	cd "$build"
+	if [ ! -f Makefile ]; then
+		say "configuring"
+		"$top/configure" -q
+	fi
+	say "building"
+	make -j"$(nproc)" >/dev/null
+}
+
+case "${1:-}" in
+deps)
+	need_root
+	deps
+	;;
+build)
+	need_root
+	deps
+	build
+	;;
+demo)
+	need_root
+	deps
+	build
+	exec "$top/demo/run-demo.sh" "$build"
+	;;
+test)
+	need_root
+	deps
+	build
+	cd "$build"
+	exec make check
+	;;
+*)
+	echo "usage: $0 demo|test|deps|build" >&2
+	exit 2
+	;;
+esac

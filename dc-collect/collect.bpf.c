@@ -542,3 +542,272 @@ int BPF_KPROBE(dc_client_register)
 	}
 	return 0;
 }
+
+/* ---- kernel layers: tracepoints ----
+ *
+ * Classic tracepoints (their trace_event_raw_* records, read with CO-RE)
+ * rather than raw ones: their fields have stayed stable across kernels
+ * where the raw argument lists have not.  Events are attributed to the
+ * task running when the tracepoint fires and kept only for selected
+ * processes; their depth is that thread's current call depth, so they
+ * nest under the call that caused them.
+ */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DC_TP_COUNT);
+	__type(key, __u32);
+	__type(value, __u32); /* probe id + 1; 0: not traced */
+} tp_probe SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct dc_block_key);
+	__type(value, struct dc_block_start);
+} block_start SEC(".maps");
+
+static __always_inline __u32 current_depth(__u32 tid)
+{
+	struct dc_stack *st = bpf_map_lookup_elem(&stacks, &tid);
+
+	if (!st)
+		return 0;
+	return st->depth;
+}
+
+static __always_inline int tp_probe_id(__u32 tp, __u32 *probe_id)
+{
+	__u32 *v = bpf_map_lookup_elem(&tp_probe, &tp);
+
+	if (!v || *v == 0)
+		return -1;
+	*probe_id = *v - 1;
+	return 0;
+}
+
+/* Emit a kernel-layer record with up to DC_MAX_ARGS argument values. */
+static __always_inline void emit_kernel(__u32 probe_id, __u8 type,
+					__u64 pid_tgid, __u64 ts, __u64 dur,
+					__s64 ret, __u32 depth, __u8 flags,
+					__u8 nargs, __u64 a0, __u64 a1,
+					__u64 a2, __u64 a3, __u64 a4, __u64 a5)
+{
+	struct dc_event *ev;
+	__u64 *args;
+
+	ev = bpf_ringbuf_reserve(&events, DC_EVENT_FIXED_SIZE, 0);
+	if (!ev) {
+		count_drop(probe_id);
+		return;
+	}
+	fill_header(ev, type, probe_id, pid_tgid, ts, dur, ret, (__u16)depth);
+	ev->flags = flags;
+	ev->nargs = nargs;
+	ev->size = DC_EVENT_HDR_SIZE + 8 * nargs;
+	args = (__u64 *)((__u8 *)ev + DC_EVENT_HDR_SIZE);
+	args[0] = a0;
+	args[1] = a1;
+	args[2] = a2;
+	args[3] = a3;
+	args[4] = a4;
+	args[5] = a5;
+	bpf_ringbuf_submit(ev, rb_flags());
+	count(DC_CNT_EMITTED);
+}
+
+/* An instant by the current task, if it is selected and tp is traced. */
+static __always_inline void emit_instant(__u32 tp, __u8 nargs, __u64 a0,
+					 __u64 a1, __u64 a2, __u64 a3,
+					 __u64 a4, __u64 a5)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 probe_id;
+
+	if (!is_selected(pid_tgid >> 32) || tp_probe_id(tp, &probe_id))
+		return;
+	emit_kernel(probe_id, DC_EV_INSTANT, pid_tgid, bpf_ktime_get_ns(), 0,
+		    0, current_depth((__u32)pid_tgid), 0, nargs, a0, a1, a2,
+		    a3, a4, a5);
+}
+
+static __always_inline __u64 pack_op(const char *rwbs)
+{
+	__u64 op = 0;
+
+	bpf_probe_read_kernel(&op, 8, rwbs);
+	return op;
+}
+
+SEC("tp/block/block_rq_issue")
+int dc_block_issue(struct trace_event_raw_block_rq *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct dc_block_key key = {};
+	struct dc_block_start start = {};
+
+	if (!is_selected(pid_tgid >> 32))
+		return 0;
+	key.dev = BPF_CORE_READ(ctx, dev);
+	key.sector = BPF_CORE_READ(ctx, sector);
+	start.ts = bpf_ktime_get_ns();
+	start.pid_tgid = pid_tgid;
+	start.bytes = BPF_CORE_READ(ctx, bytes);
+	start.op = pack_op(ctx->rwbs);
+	start.depth = current_depth((__u32)pid_tgid);
+	bpf_map_update_elem(&block_start, &key, &start, BPF_ANY);
+	return 0;
+}
+
+/* Completion runs in whatever context the interrupt finds: the I/O is
+ * attributed to the task that issued it, from issue to completion. */
+SEC("tp/block/block_rq_complete")
+int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
+{
+	struct dc_block_key key = {};
+	struct dc_block_start *start;
+	__u32 probe_id;
+	__u64 now = bpf_ktime_get_ns();
+
+	key.dev = BPF_CORE_READ(ctx, dev);
+	key.sector = BPF_CORE_READ(ctx, sector);
+	start = bpf_map_lookup_elem(&block_start, &key);
+	if (!start)
+		return 0;
+	if (tp_probe_id(DC_TP_BLOCK_COMPLETE, &probe_id) == 0 ||
+	    tp_probe_id(DC_TP_BLOCK_ISSUE, &probe_id) == 0)
+		emit_kernel(probe_id, DC_EV_CALL, start->pid_tgid, start->ts,
+			    now - start->ts, BPF_CORE_READ(ctx, error),
+			    start->depth + 1, DC_EVF_ASYNC, 4, key.dev,
+			    key.sector, start->bytes, start->op, 0, 0);
+	bpf_map_delete_elem(&block_start, &key);
+	return 0;
+}
+
+SEC("tp/filemap/mm_filemap_add_to_page_cache")
+int dc_pc_add(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
+{
+	emit_instant(DC_TP_PC_ADD, 4, BPF_CORE_READ(ctx, s_dev),
+		     BPF_CORE_READ(ctx, i_ino), BPF_CORE_READ(ctx, index),
+		     1ULL << BPF_CORE_READ(ctx, order), 0, 0);
+	return 0;
+}
+
+SEC("tp/filemap/mm_filemap_delete_from_page_cache")
+int dc_pc_delete(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
+{
+	emit_instant(DC_TP_PC_DELETE, 4, BPF_CORE_READ(ctx, s_dev),
+		     BPF_CORE_READ(ctx, i_ino), BPF_CORE_READ(ctx, index),
+		     1ULL << BPF_CORE_READ(ctx, order), 0, 0);
+	return 0;
+}
+
+SEC("tp/filemap/mm_filemap_fault")
+int dc_fault(struct trace_event_raw_mm_filemap_fault *ctx)
+{
+	emit_instant(DC_TP_FAULT, 3, BPF_CORE_READ(ctx, s_dev),
+		     BPF_CORE_READ(ctx, i_ino), BPF_CORE_READ(ctx, index),
+		     0, 0, 0);
+	return 0;
+}
+
+SEC("tp/writeback/writeback_dirty_folio")
+int dc_dirty(struct trace_event_raw_writeback_folio_template *ctx)
+{
+	emit_instant(DC_TP_DIRTY, 2, BPF_CORE_READ(ctx, ino),
+		     BPF_CORE_READ(ctx, index), 0, 0, 0, 0);
+	return 0;
+}
+
+SEC("tp/readahead/page_cache_sync_ra")
+int dc_ra_sync(struct trace_event_raw_page_cache_ra_op *ctx)
+{
+	emit_instant(DC_TP_RA_SYNC, 4, BPF_CORE_READ(ctx, s_dev),
+		     BPF_CORE_READ(ctx, i_ino), BPF_CORE_READ(ctx, index),
+		     BPF_CORE_READ(ctx, size), 0, 0);
+	return 0;
+}
+
+SEC("tp/readahead/page_cache_async_ra")
+int dc_ra_async(struct trace_event_raw_page_cache_ra_op *ctx)
+{
+	emit_instant(DC_TP_RA_ASYNC, 4, BPF_CORE_READ(ctx, s_dev),
+		     BPF_CORE_READ(ctx, i_ino), BPF_CORE_READ(ctx, index),
+		     BPF_CORE_READ(ctx, size), 0, 0);
+	return 0;
+}
+
+static __always_inline void emit_sock_length(__u32 tp,
+					     struct trace_event_raw_sock_msg_length *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 probe_id;
+
+	if (!is_selected(pid_tgid >> 32) || tp_probe_id(tp, &probe_id))
+		return;
+	emit_kernel(probe_id, DC_EV_INSTANT, pid_tgid, bpf_ktime_get_ns(), 0,
+		    BPF_CORE_READ(ctx, ret), current_depth((__u32)pid_tgid), 0,
+		    3, BPF_CORE_READ(ctx, family), BPF_CORE_READ(ctx, protocol),
+		    BPF_CORE_READ(ctx, flags), 0, 0, 0);
+}
+
+SEC("tp/sock/sock_send_length")
+int dc_sock_send(struct trace_event_raw_sock_msg_length *ctx)
+{
+	emit_sock_length(DC_TP_SOCK_SEND, ctx);
+	return 0;
+}
+
+SEC("tp/sock/sock_recv_length")
+int dc_sock_recv(struct trace_event_raw_sock_msg_length *ctx)
+{
+	emit_sock_length(DC_TP_SOCK_RECV, ctx);
+	return 0;
+}
+
+SEC("tp/sock/inet_sock_set_state")
+int dc_sock_state(struct trace_event_raw_inet_sock_set_state *ctx)
+{
+	emit_instant(DC_TP_SOCK_STATE, 6, BPF_CORE_READ(ctx, family),
+		     BPF_CORE_READ(ctx, protocol), BPF_CORE_READ(ctx, oldstate),
+		     BPF_CORE_READ(ctx, newstate), BPF_CORE_READ(ctx, sport),
+		     BPF_CORE_READ(ctx, dport));
+	return 0;
+}
+
+SEC("tp/io_uring/io_uring_submit_req")
+int dc_uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
+{
+	emit_instant(DC_TP_URING_SUBMIT, 2, BPF_CORE_READ(ctx, opcode),
+		     BPF_CORE_READ(ctx, user_data), 0, 0, 0, 0);
+	return 0;
+}
+
+SEC("tp/io_uring/io_uring_complete")
+int dc_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 probe_id;
+
+	if (!is_selected(pid_tgid >> 32) ||
+	    tp_probe_id(DC_TP_URING_COMPLETE, &probe_id))
+		return 0;
+	emit_kernel(probe_id, DC_EV_INSTANT, pid_tgid, bpf_ktime_get_ns(), 0,
+		    BPF_CORE_READ(ctx, res), current_depth((__u32)pid_tgid), 0,
+		    1, BPF_CORE_READ(ctx, user_data), 0, 0, 0, 0, 0);
+	return 0;
+}
+
+/* Any other tracepoint: the instant alone; the cookie is the probe id. */
+SEC("tp")
+int dc_tp_generic(void *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 probe_id = (__u32)bpf_get_attach_cookie(ctx);
+
+	if (!is_selected(pid_tgid >> 32))
+		return 0;
+	emit_kernel(probe_id, DC_EV_INSTANT, pid_tgid, bpf_ktime_get_ns(), 0,
+		    0, current_depth((__u32)pid_tgid), 0, 0, 0, 0, 0, 0, 0, 0);
+	return 0;
+}

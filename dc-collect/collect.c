@@ -36,6 +36,7 @@
 #include "collect.h"
 #include "collect.skel.h"
 #include "kfeatures.h"
+#include "klayers.h"
 #include "messages.h"
 #include "proc.h"
 #include "sign.h"
@@ -115,6 +116,12 @@ struct collector {
 	bool child_done;
 	int out_errno;        /* set when the reader went away */
 	unsigned attached, failed;
+	struct dc_features feat;
+	/* The plan: what each probe needs from the kernel, decided once. */
+	bool tp_needed[DC_TP_COUNT];
+	bool generic_tp;      /* some tracepoint uses the generic program */
+	bool kfunc;           /* kernel-function probes can be attached */
+	bool *skip;           /* per probe: not attachable here */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -539,6 +546,72 @@ static bool spec_has_kind(const struct dc_spec *spec, enum dc_probe_kind kind)
 	return false;
 }
 
+/* Decide, once, what every probe needs and whether this kernel has it.
+ * Decoded tracepoints take their argument plan from klayers.c. */
+static void plan_probes(struct collector *c)
+{
+	unsigned kfuncs = 0, missing_tp = 0;
+	size_t i;
+
+	c->skip = xcalloc(c->spec->nprobes + 1, sizeof(bool));
+	c->kfunc = c->feat.kprobes;
+	if (spec_has_kind(c->spec, DC_PROBE_TRACEPOINT) && dc_tracefs_ready() != 0)
+		syswarn("cannot mount tracefs on /sys/kernel/tracing");
+	for (i = 0; i < c->spec->nprobes; i++) {
+		struct dc_probe *p = &c->spec->probes[i];
+		const struct dc_klayer *k;
+
+		switch (p->kind) {
+		case DC_PROBE_TRACEPOINT:
+			if (!dc_tracepoint_exists(p->function)) {
+				warn("tracepoint %s: not in this kernel, skipped",
+				     p->function);
+				c->skip[i] = true;
+				missing_tp++;
+				break;
+			}
+			k = dc_klayer_find(p->function);
+			if (k == NULL) {
+				c->generic_tp = true;
+				break;
+			}
+			if (k->needs != NULL && !dc_tracepoint_exists(k->needs)) {
+				warn("tracepoint %s: needs %s, which this kernel lacks; skipped",
+				     p->function, k->needs);
+				c->skip[i] = true;
+				break;
+			}
+			c->tp_needed[k->tp] = true;
+			if (k->needs != NULL)
+				c->tp_needed[dc_klayer_find(k->needs)->tp] = true;
+			p->nargs = k->nargs;
+			memcpy(p->arg_kinds, k->arg_kinds, sizeof(k->arg_kinds));
+			p->ret_kind = k->ret_kind;
+			break;
+		case DC_PROBE_KFUNC:
+			if (!c->kfunc) {
+				c->skip[i] = true;
+				kfuncs++;
+			}
+			break;
+		case DC_PROBE_USDT:
+			warn("probe %s: USDT probes are not supported by this collector yet, skipped",
+			     p->function);
+			c->skip[i] = true;
+			break;
+		default:
+			break;
+		}
+	}
+	/* One line for the fallback, not one per probe. */
+	if (kfuncs > 0)
+		warn("%u kernel-function probes skipped: kprobes unavailable and "
+		     "fentry %s here; trace kernel layers with tracepoints "
+		     "(dc-gen's kernel config)",
+		     kfuncs, c->feat.fentry ? "not used for them" : "refused");
+	(void)missing_tp;
+}
+
 static void open_and_load(struct collector *c)
 {
 	struct collect_bpf *skel;
@@ -564,6 +637,11 @@ static void open_and_load(struct collector *c)
 	}
 	if (c->opt.mode != SEL_CLIENTS)
 		bpf_program__set_autoload(skel->progs.dc_client_register, false);
+	for (int tp = 0; tp < DC_TP_COUNT; tp++)
+		if (!c->tp_needed[tp])
+			bpf_program__set_autoload(dc_klayer_prog(skel, tp), false);
+	if (!c->generic_tp)
+		bpf_program__set_autoload(skel->progs.dc_tp_generic, false);
 	err = collect_bpf__load(skel);
 	if (err)
 		die("cannot load the BPF programs: %s (run with -vv for the "
@@ -597,6 +675,17 @@ static void fill_tables(struct collector *c)
 		}
 		if (p->kind == DC_PROBE_SYSCALL)
 			cfg.flags |= DC_PCFG_SYSCALL;
+		if (p->kind == DC_PROBE_TRACEPOINT && !c->skip[i]) {
+			const struct dc_klayer *k = dc_klayer_find(p->function);
+			__u32 tp, val = key + 1;
+
+			if (k != NULL) {
+				tp = (__u32)k->tp;
+				if (bpf_map_update_elem(bpf_map__fd(c->skel->maps.tp_probe),
+							&tp, &val, BPF_ANY) != 0)
+					sysdie("cannot fill the tracepoint table");
+			}
+		}
 		if (bpf_map_update_elem(cfg_fd, &key, &cfg, BPF_ANY) != 0)
 			sysdie("cannot fill the probe table");
 		if (p->kind == DC_PROBE_SYSCALL) {
@@ -649,6 +738,63 @@ static void attach_uprobe(struct collector *c, size_t i)
 	c->attached++;
 }
 
+static void attach_tracepoint(struct collector *c, size_t i)
+{
+	const struct dc_probe *p = &c->spec->probes[i];
+	LIBBPF_OPTS(bpf_tracepoint_opts, opts);
+	char category[256];
+	const char *colon = strchr(p->function, ':');
+
+	if (dc_klayer_find(p->function) != NULL) {
+		c->attached++; /* its program is attached once, below */
+		return;
+	}
+	if (colon == NULL || (size_t)(colon - p->function) >= sizeof(category)) {
+		warn("tracepoint %s: expected CATEGORY:NAME, skipped", p->function);
+		c->failed++;
+		return;
+	}
+	memcpy(category, p->function, (size_t)(colon - p->function));
+	category[colon - p->function] = '\0';
+	opts.bpf_cookie = (__u64)i;
+	if (!bpf_program__attach_tracepoint_opts(c->skel->progs.dc_tp_generic,
+						 category, colon + 1, &opts)) {
+		warn("cannot attach tracepoint %s: %s", p->function, strerror(errno));
+		c->failed++;
+		return;
+	}
+	c->attached++;
+}
+
+/* Kernel functions through kprobes, where the kernel has them: the same
+ * generic entry/exit programs serve, the cookie is the probe id. */
+static void attach_kfunc(struct collector *c, size_t i)
+{
+	const struct dc_probe *p = &c->spec->probes[i];
+	LIBBPF_OPTS(bpf_kprobe_opts, opts);
+	struct bpf_link *entry;
+
+	opts.bpf_cookie = (__u64)i;
+	entry = bpf_program__attach_kprobe_opts(c->skel->progs.dc_uprobe_entry,
+						p->function, &opts);
+	if (entry == NULL) {
+		warn("cannot attach kernel function %s: %s", p->function,
+		     strerror(errno));
+		c->failed++;
+		return;
+	}
+	opts.retprobe = true;
+	if (!bpf_program__attach_kprobe_opts(c->skel->progs.dc_uprobe_exit,
+					     p->function, &opts)) {
+		warn("cannot attach the return of kernel function %s: %s",
+		     p->function, strerror(errno));
+		bpf_link__destroy(entry);
+		c->failed++;
+		return;
+	}
+	c->attached++;
+}
+
 static void attach_all(struct collector *c)
 {
 	struct collect_bpf *skel = c->skel;
@@ -679,6 +825,10 @@ static void attach_all(struct collector *c)
 	for (i = 0; i < c->spec->nprobes; i++) {
 		const struct dc_probe *p = &c->spec->probes[i];
 
+		if (c->skip[i]) {
+			c->failed++;
+			continue;
+		}
 		switch (p->kind) {
 		case DC_PROBE_UPROBE:
 			attach_uprobe(c, i);
@@ -686,12 +836,26 @@ static void attach_all(struct collector *c)
 		case DC_PROBE_SYSCALL:
 			c->attached++;
 			break;
+		case DC_PROBE_TRACEPOINT:
+			attach_tracepoint(c, i);
+			break;
+		case DC_PROBE_KFUNC:
+			attach_kfunc(c, i);
+			break;
 		default:
-			warn("probe %s (%s): kind not supported by this collector yet, skipped",
+			warn("probe %s (%s): kind not supported by this collector, skipped",
 			     p->function, dc_probe_kind_name(p->kind));
 			c->failed++;
 			break;
 		}
+	}
+	/* Decoded tracepoints: each program once, whatever probes share it. */
+	for (int tp = 0; tp < DC_TP_COUNT; tp++) {
+		if (!c->tp_needed[tp])
+			continue;
+		if (!bpf_program__attach(dc_klayer_prog(skel, tp)))
+			sysdie("cannot attach tracepoint %s",
+			       dc_klayer_by_tp(tp)->name);
 	}
 	if (c->attached == 0 && c->spec->nprobes > 0)
 		die("no probe could be attached");
@@ -886,6 +1050,11 @@ static int check_kernel(void)
 		return DC_EXIT_FAILURE;
 	}
 	bpf_program__set_autoload(skel->progs.dc_client_register, false);
+	/* Decoded tracepoints this kernel lacks would fail CO-RE: skip. */
+	dc_tracefs_ready();
+	for (int tp = 0; tp < DC_TP_COUNT; tp++)
+		if (!dc_tracepoint_exists(dc_klayer_by_tp(tp)->name))
+			bpf_program__set_autoload(dc_klayer_prog(skel, tp), false);
 	bpf_map__set_max_entries(skel->maps.events, 1 << 16);
 	if (collect_bpf__load(skel) != 0 ||
 	    !bpf_program__attach(skel->progs.dc_fork) ||
@@ -905,7 +1074,6 @@ static int check_kernel(void)
 int main(int argc, char **argv)
 {
 	struct collector c;
-	struct dc_features feat;
 	struct sigaction sa;
 	const char *missing;
 	unsigned long long dropped;
@@ -924,11 +1092,12 @@ int main(int argc, char **argv)
 	c.spec = load_spec(&c.opt);
 	c.internal_base = (unsigned)c.spec->nprobes;
 
-	dc_features_detect(&feat);
-	notice("%s", dc_features_line(&feat));
-	missing = dc_features_missing(&feat);
+	dc_features_detect(&c.feat);
+	notice("%s", dc_features_line(&c.feat));
+	missing = dc_features_missing(&c.feat);
 	if (missing != NULL)
 		die("cannot collect: %s", missing);
+	plan_probes(&c);
 
 	if (c.opt.output != NULL) {
 		out_fd = open(c.opt.output, O_WRONLY | O_CREAT | O_EXCL |
@@ -1026,6 +1195,7 @@ int main(int argc, char **argv)
 	ring_buffer__free(c.rb);
 	collect_bpf__destroy(c.skel);
 	dc_spec_free(c.spec);
+	free(c.skip);
 	free(c.batch);
 	if (status == DC_EXIT_OK && c.opt.mode == SEL_COMMAND)
 		return command_exit_status(&c);

@@ -60,6 +60,42 @@ enum dc_counter {
 	DC_CNT_MAX
 };
 
+/* Kernel tracepoints with a program of their own (fields decoded into
+ * arguments); any other tracepoint gets the generic program, which
+ * records the instant only.  Index of the `tp_probe` table. */
+enum dc_tracepoint {
+	DC_TP_BLOCK_ISSUE,      /* block:block_rq_issue (remembered) */
+	DC_TP_BLOCK_COMPLETE,   /* block:block_rq_complete (emits the I/O) */
+	DC_TP_PC_ADD,           /* filemap:mm_filemap_add_to_page_cache */
+	DC_TP_PC_DELETE,        /* filemap:mm_filemap_delete_from_page_cache */
+	DC_TP_FAULT,            /* filemap:mm_filemap_fault */
+	DC_TP_DIRTY,            /* writeback:writeback_dirty_folio */
+	DC_TP_RA_SYNC,          /* readahead:page_cache_sync_ra */
+	DC_TP_RA_ASYNC,         /* readahead:page_cache_async_ra */
+	DC_TP_SOCK_SEND,        /* sock:sock_send_length */
+	DC_TP_SOCK_RECV,        /* sock:sock_recv_length */
+	DC_TP_SOCK_STATE,       /* sock:inet_sock_set_state */
+	DC_TP_URING_SUBMIT,     /* io_uring:io_uring_submit_req */
+	DC_TP_URING_COMPLETE,   /* io_uring:io_uring_complete */
+	DC_TP_COUNT
+};
+
+/* Key of a block request between issue and completion. */
+struct dc_block_key {
+	__u32 dev;
+	__u32 reserved;
+	__u64 sector;
+};
+
+struct dc_block_start {
+	__u64 ts;
+	__u64 pid_tgid;
+	__u64 bytes;
+	__u64 op;
+	__u32 depth;
+	__u32 reserved;
+};
+
 /* Internal probe ids follow the spec's probes. */
 enum dc_internal_probe {
 	DC_IPROBE_FORK = 0,

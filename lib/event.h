@@ -31,6 +31,9 @@ enum dc_event_type {
 #define DC_EVF_STR_TRUNC   0x01 /* the inline string was cut at its limit */
 #define DC_EVF_FAILED      0x02 /* the call failed (ret < 0 or NULL) */
 #define DC_EVF_UNWOUND     0x04 /* exit never seen (longjmp, thread exit) */
+#define DC_EVF_ASYNC       0x08 /* kernel work that may outlive the call it
+                                   started in (block I/O): readers draw it
+                                   on a track of its own */
 
 /* Argument kinds in a probe's argument plan (dc-probes(5)).  The same
  * numbers travel in PROBE frames; they say how to read and print a slot. */
@@ -47,6 +50,21 @@ enum dc_arg_kind {
 	DC_ARG_INT = 9,     /* plain integer */
 	DC_ARG_PTR = 10,    /* pointer, recorded but not dereferenced */
 	DC_ARG_STR = 11,    /* pointer to a NUL-terminated non-path string */
+	/* Kernel-layer fields, filled by dc-collect's tracepoint programs. */
+	DC_ARG_DEV = 12,    /* device number (major << 20 | minor) */
+	DC_ARG_SECTOR = 13, /* 512-byte sector */
+	DC_ARG_INODE = 14,  /* inode number */
+	DC_ARG_INDEX = 15,  /* page index in the file */
+	DC_ARG_PAGES = 16,  /* number of pages */
+	DC_ARG_OP = 17,     /* up to 8 ASCII characters packed little-endian,
+	                       e.g. block "rwbs" ("WS", "R") */
+	DC_ARG_FAMILY = 18, /* socket address family */
+	DC_ARG_PROTOCOL = 19, /* IP protocol */
+	DC_ARG_OLDSTATE = 20, /* TCP state before */
+	DC_ARG_NEWSTATE = 21, /* TCP state after */
+	DC_ARG_SPORT = 22,  /* source port */
+	DC_ARG_DPORT = 23,  /* destination port */
+	DC_ARG_OPCODE = 24, /* io_uring opcode */
 	DC_ARG_KIND_MAX
 };
 

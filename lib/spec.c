@@ -17,6 +17,13 @@ static const char *const arg_names[DC_ARG_KIND_MAX] = {
 	[DC_ARG_PATH] = "path",   [DC_ARG_HANDLE] = "handle",
 	[DC_ARG_WHENCE] = "whence", [DC_ARG_INT] = "int",
 	[DC_ARG_PTR] = "ptr",     [DC_ARG_STR] = "str",
+	[DC_ARG_DEV] = "dev",     [DC_ARG_SECTOR] = "sector",
+	[DC_ARG_INODE] = "inode", [DC_ARG_INDEX] = "index",
+	[DC_ARG_PAGES] = "pages", [DC_ARG_OP] = "op",
+	[DC_ARG_FAMILY] = "family", [DC_ARG_PROTOCOL] = "protocol",
+	[DC_ARG_OLDSTATE] = "oldstate", [DC_ARG_NEWSTATE] = "newstate",
+	[DC_ARG_SPORT] = "sport", [DC_ARG_DPORT] = "dport",
+	[DC_ARG_OPCODE] = "opcode",
 };
 
 static const char *const ret_names[DC_RET_KIND_MAX] = {

@@ -167,3 +167,11 @@ test_lazy_prereq BPF '
 	test "$(id -u)" = 0 || { echo "BPF needs root"; false; }
 	dc-collect --check-kernel
 '
+
+# Fixtures shared by the tests of one script live in its trash root.
+SHARED="$TRASH_DIRECTORY"
+
+# Wall-clock microseconds since the epoch, as traces count them.
+now_us() {
+	date +%s%6N
+}

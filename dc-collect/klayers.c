@@ -1,0 +1,132 @@
+/*
+ * klayers.c - the table of kernel tracepoints with a decoding program.
+ *
+ * Each entry names the tracepoint, the program in collect.bpf.c that
+ * decodes it, and the arguments that program records, which replace the
+ * spec's plan for it so readers name them right ("dev", "sector",
+ * "inode"...).  Tracepoints not listed here are still traced, by the
+ * generic program, as bare instants.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "event.h"
+#include "collect.h"
+#include "collect.skel.h"
+#include "klayers.h"
+
+static const struct dc_klayer klayers[] = {
+	{ "block:block_rq_issue", DC_TP_BLOCK_ISSUE, 4,
+	  { DC_ARG_DEV, DC_ARG_SECTOR, DC_ARG_SIZE, DC_ARG_OP }, DC_RET_STATUS,
+	  "block:block_rq_complete" },
+	{ "block:block_rq_complete", DC_TP_BLOCK_COMPLETE, 4,
+	  { DC_ARG_DEV, DC_ARG_SECTOR, DC_ARG_SIZE, DC_ARG_OP }, DC_RET_STATUS,
+	  "block:block_rq_issue" },
+	{ "filemap:mm_filemap_add_to_page_cache", DC_TP_PC_ADD, 4,
+	  { DC_ARG_DEV, DC_ARG_INODE, DC_ARG_INDEX, DC_ARG_PAGES }, DC_RET_NONE,
+	  NULL },
+	{ "filemap:mm_filemap_delete_from_page_cache", DC_TP_PC_DELETE, 4,
+	  { DC_ARG_DEV, DC_ARG_INODE, DC_ARG_INDEX, DC_ARG_PAGES }, DC_RET_NONE,
+	  NULL },
+	{ "filemap:mm_filemap_fault", DC_TP_FAULT, 3,
+	  { DC_ARG_DEV, DC_ARG_INODE, DC_ARG_INDEX }, DC_RET_NONE, NULL },
+	{ "writeback:writeback_dirty_folio", DC_TP_DIRTY, 2,
+	  { DC_ARG_INODE, DC_ARG_INDEX }, DC_RET_NONE, NULL },
+	{ "readahead:page_cache_sync_ra", DC_TP_RA_SYNC, 4,
+	  { DC_ARG_DEV, DC_ARG_INODE, DC_ARG_INDEX, DC_ARG_PAGES }, DC_RET_NONE,
+	  NULL },
+	{ "readahead:page_cache_async_ra", DC_TP_RA_ASYNC, 4,
+	  { DC_ARG_DEV, DC_ARG_INODE, DC_ARG_INDEX, DC_ARG_PAGES }, DC_RET_NONE,
+	  NULL },
+	{ "sock:sock_send_length", DC_TP_SOCK_SEND, 3,
+	  { DC_ARG_FAMILY, DC_ARG_PROTOCOL, DC_ARG_FLAGS }, DC_RET_SIZE, NULL },
+	{ "sock:sock_recv_length", DC_TP_SOCK_RECV, 3,
+	  { DC_ARG_FAMILY, DC_ARG_PROTOCOL, DC_ARG_FLAGS }, DC_RET_SIZE, NULL },
+	{ "sock:inet_sock_set_state", DC_TP_SOCK_STATE, 6,
+	  { DC_ARG_FAMILY, DC_ARG_PROTOCOL, DC_ARG_OLDSTATE, DC_ARG_NEWSTATE,
+	    DC_ARG_SPORT, DC_ARG_DPORT }, DC_RET_NONE, NULL },
+	{ "io_uring:io_uring_submit_req", DC_TP_URING_SUBMIT, 2,
+	  { DC_ARG_OPCODE, DC_ARG_INT }, DC_RET_NONE, NULL },
+	{ "io_uring:io_uring_complete", DC_TP_URING_COMPLETE, 1,
+	  { DC_ARG_INT }, DC_RET_SIZE, NULL },
+};
+
+#define NKLAYERS (sizeof(klayers) / sizeof(klayers[0]))
+
+const struct dc_klayer *dc_klayer_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NKLAYERS; i++)
+		if (strcmp(klayers[i].name, name) == 0)
+			return &klayers[i];
+	return NULL;
+}
+
+const struct dc_klayer *dc_klayer_by_tp(int tp)
+{
+	size_t i;
+
+	for (i = 0; i < NKLAYERS; i++)
+		if (klayers[i].tp == tp)
+			return &klayers[i];
+	return NULL;
+}
+
+struct bpf_program *dc_klayer_prog(struct collect_bpf *skel, int tp)
+{
+	switch (tp) {
+	case DC_TP_BLOCK_ISSUE: return skel->progs.dc_block_issue;
+	case DC_TP_BLOCK_COMPLETE: return skel->progs.dc_block_complete;
+	case DC_TP_PC_ADD: return skel->progs.dc_pc_add;
+	case DC_TP_PC_DELETE: return skel->progs.dc_pc_delete;
+	case DC_TP_FAULT: return skel->progs.dc_fault;
+	case DC_TP_DIRTY: return skel->progs.dc_dirty;
+	case DC_TP_RA_SYNC: return skel->progs.dc_ra_sync;
+	case DC_TP_RA_ASYNC: return skel->progs.dc_ra_async;
+	case DC_TP_SOCK_SEND: return skel->progs.dc_sock_send;
+	case DC_TP_SOCK_RECV: return skel->progs.dc_sock_recv;
+	case DC_TP_SOCK_STATE: return skel->progs.dc_sock_state;
+	case DC_TP_URING_SUBMIT: return skel->progs.dc_uring_submit;
+	case DC_TP_URING_COMPLETE: return skel->progs.dc_uring_complete;
+	}
+	return NULL;
+}
+
+static const char *tracefs_dir(void)
+{
+	if (access("/sys/kernel/tracing/events", F_OK) == 0)
+		return "/sys/kernel/tracing";
+	if (access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+		return "/sys/kernel/debug/tracing";
+	return NULL;
+}
+
+int dc_tracefs_ready(void)
+{
+	if (tracefs_dir() != NULL)
+		return 0;
+	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) != 0)
+		return -1;
+	return tracefs_dir() != NULL ? 0 : -1;
+}
+
+bool dc_tracepoint_exists(const char *name)
+{
+	const char *dir = tracefs_dir();
+	const char *colon = strchr(name, ':');
+	char path[512];
+
+	if (dir == NULL || colon == NULL)
+		return false;
+	snprintf(path, sizeof(path), "%s/events/%.*s/%s", dir,
+		 (int)(colon - name), name, colon + 1);
+	return access(path, F_OK) == 0;
+}
