@@ -367,8 +367,7 @@ static __always_inline __u64 syscall_param6(struct pt_regs *regs)
 #endif
 }
 
-SEC("uprobe")
-int BPF_KPROBE(dc_uprobe_entry)
+static __always_inline int uprobe_entry(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u64 args[DC_MAX_ARGS];
@@ -385,8 +384,7 @@ int BPF_KPROBE(dc_uprobe_entry)
 	return 0;
 }
 
-SEC("uretprobe")
-int BPF_KRETPROBE(dc_uprobe_exit)
+static __always_inline int uprobe_exit(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
@@ -395,6 +393,34 @@ int BPF_KRETPROBE(dc_uprobe_exit)
 	pop((__u32)pid_tgid, (__u32)bpf_get_attach_cookie(ctx), false,
 	    (__s64)PT_REGS_RC(ctx));
 	return 0;
+}
+
+/* Attached one function at a time (and to kernel functions as kprobes). */
+SEC("uprobe")
+int BPF_KPROBE(dc_uprobe_entry)
+{
+	return uprobe_entry(ctx);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(dc_uprobe_exit)
+{
+	return uprobe_exit(ctx);
+}
+
+/* The same, loaded for the kernel's multi-uprobe link (6.6 and later):
+ * one link per library attaches and detaches all its functions at once.
+ * User space sets the expected attach type before loading. */
+SEC("uprobe")
+int BPF_KPROBE(dc_umulti_entry)
+{
+	return uprobe_entry(ctx);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(dc_umulti_exit)
+{
+	return uprobe_exit(ctx);
 }
 
 SEC("raw_tp/sys_enter")

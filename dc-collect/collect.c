@@ -39,6 +39,7 @@
 #include "klayers.h"
 #include "messages.h"
 #include "proc.h"
+#include "umulti.h"
 #include "sign.h"
 #include "spec.h"
 #include "stream.h"
@@ -642,6 +643,15 @@ static void open_and_load(struct collector *c)
 			bpf_program__set_autoload(dc_klayer_prog(skel, tp), false);
 	if (!c->generic_tp)
 		bpf_program__set_autoload(skel->progs.dc_tp_generic, false);
+	if (c->feat.umulti) {
+		bpf_program__set_expected_attach_type(skel->progs.dc_umulti_entry,
+						      DC_BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.dc_umulti_exit,
+						      DC_BPF_TRACE_UPROBE_MULTI);
+	} else {
+		bpf_program__set_autoload(skel->progs.dc_umulti_entry, false);
+		bpf_program__set_autoload(skel->progs.dc_umulti_exit, false);
+	}
 	err = collect_bpf__load(skel);
 	if (err)
 		die("cannot load the BPF programs: %s (run with -vv for the "
@@ -738,6 +748,80 @@ static void attach_uprobe(struct collector *c, size_t i)
 	c->attached++;
 }
 
+static const struct dc_spec *sort_spec;
+
+static int by_target(const void *a, const void *b)
+{
+	const struct dc_probe *pa = &sort_spec->probes[*(const size_t *)a];
+	const struct dc_probe *pb = &sort_spec->probes[*(const size_t *)b];
+	int r = strcmp(pa->target, pb->target);
+
+	if (r != 0)
+		return r;
+	return pa->offset < pb->offset ? -1 : pa->offset > pb->offset;
+}
+
+/* All uprobes of one library with two multi-uprobe links (entry and
+ * return); if the kernel refuses the group, attach it one by one. */
+static void attach_uprobe_group(struct collector *c, const size_t *idx,
+				size_t n)
+{
+	const char *target = c->spec->probes[idx[0]].target;
+	__u64 *offsets = xcalloc(n, sizeof(__u64));
+	__u64 *cookies = xcalloc(n, sizeof(__u64));
+	int entry, ret;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		offsets[i] = c->spec->probes[idx[i]].offset;
+		cookies[i] = idx[i];
+	}
+	entry = dc_umulti_attach(bpf_program__fd(c->skel->progs.dc_umulti_entry),
+				 target, offsets, cookies, (__u32)n, false);
+	ret = entry < 0 ? entry :
+		dc_umulti_attach(bpf_program__fd(c->skel->progs.dc_umulti_exit),
+				 target, offsets, cookies, (__u32)n, true);
+	free(offsets);
+	free(cookies);
+	if (entry >= 0 && ret >= 0) {
+		/* The link fds stay open until exit. */
+		c->attached += (unsigned)n;
+		return;
+	}
+	if (entry >= 0)
+		close(entry);
+	debug("multi-uprobe link on %s refused (%s): attaching one by one",
+	      target, strerror(-(entry < 0 ? entry : ret)));
+	for (i = 0; i < n; i++)
+		attach_uprobe(c, idx[i]);
+}
+
+static void attach_uprobes(struct collector *c)
+{
+	size_t *idx = xcalloc(c->spec->nprobes + 1, sizeof(size_t));
+	size_t n = 0, i, start;
+
+	for (i = 0; i < c->spec->nprobes; i++)
+		if (c->spec->probes[i].kind == DC_PROBE_UPROBE && !c->skip[i])
+			idx[n++] = i;
+	if (!c->feat.umulti) {
+		for (i = 0; i < n; i++)
+			attach_uprobe(c, idx[i]);
+		free(idx);
+		return;
+	}
+	sort_spec = c->spec;
+	qsort(idx, n, sizeof(size_t), by_target);
+	for (start = 0; start < n; start = i) {
+		for (i = start + 1; i < n; i++)
+			if (strcmp(c->spec->probes[idx[i]].target,
+				   c->spec->probes[idx[start]].target) != 0)
+				break;
+		attach_uprobe_group(c, idx + start, i - start);
+	}
+	free(idx);
+}
+
 static void attach_tracepoint(struct collector *c, size_t i)
 {
 	const struct dc_probe *p = &c->spec->probes[i];
@@ -831,8 +915,7 @@ static void attach_all(struct collector *c)
 		}
 		switch (p->kind) {
 		case DC_PROBE_UPROBE:
-			attach_uprobe(c, i);
-			break;
+			break; /* all together, below */
 		case DC_PROBE_SYSCALL:
 			c->attached++;
 			break;
@@ -849,6 +932,7 @@ static void attach_all(struct collector *c)
 			break;
 		}
 	}
+	attach_uprobes(c);
 	/* Decoded tracepoints: each program once, whatever probes share it. */
 	for (int tp = 0; tp < DC_TP_COUNT; tp++) {
 		if (!c->tp_needed[tp])
@@ -1188,8 +1272,11 @@ int main(int argc, char **argv)
 		notice("%llu events, %llu dropped", c.events, dropped);
 		status = DC_EXIT_OK;
 	}
-	if (out_fd != STDOUT_FILENO && close(out_fd) != 0) {
-		syswarn("cannot close %s", c.opt.output);
+	/* Close the stream before detaching: detaching uprobes one by one
+	 * can take seconds, and the reader need not wait for it. */
+	if (close(out_fd) != 0 && status == DC_EXIT_OK) {
+		syswarn("cannot close %s", c.opt.output ? c.opt.output
+						      : "standard output");
 		status = DC_EXIT_FAILURE;
 	}
 	ring_buffer__free(c.rb);

@@ -19,6 +19,7 @@
 #include <bpf/libbpf.h>
 
 #include "kfeatures.h"
+#include "umulti.h"
 
 static bool exists(const char *path)
 {
@@ -74,6 +75,7 @@ void dc_features_detect(struct dc_features *f)
 	f->uprobes = exists("/sys/bus/event_source/devices/uprobe/type");
 	f->kprobes = exists("/sys/bus/event_source/devices/kprobe/type");
 	f->fentry = f->btf && probe_fentry(&f->fentry_errno);
+	f->umulti = dc_umulti_supported();
 }
 
 const char *dc_features_missing(const struct dc_features *f)
@@ -100,9 +102,10 @@ const char *dc_features_line(const struct dc_features *f)
 		snprintf(fentry, sizeof(fentry), "fentry refused (%s)",
 			 strerror(f->fentry_errno));
 	snprintf(line, sizeof(line),
-		 "kernel %s: uprobes %s, ring buffer %s, cookies %s; "
+		 "kernel %s: uprobes %s (%s), ring buffer %s, cookies %s; "
 		 "kernel functions: kprobes %s, %s: %s",
 		 f->release, f->uprobes ? "yes" : "no",
+		 f->umulti ? "multi-link" : "one by one",
 		 f->ringbuf ? "yes" : "no", f->cookie ? "yes" : "no",
 		 f->kprobes ? "yes" : "unavailable", fentry,
 		 f->fentry ? "kernel-function probes use fentry"

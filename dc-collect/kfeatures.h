@@ -17,6 +17,7 @@ struct dc_features {
 	bool uprobes;      /* the uprobe perf PMU */
 	bool kprobes;      /* the kprobe perf PMU */
 	bool fentry;       /* BPF_PROG_TYPE_TRACING loads */
+	bool umulti;       /* the multi-uprobe link (6.6+) */
 	int fentry_errno;  /* why fentry failed to load */
 	char release[128]; /* uname -r */
 };

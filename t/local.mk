@@ -10,3 +10,9 @@ clean-local: clean-local-trash
 clean-local-trash:
 	rm -rf t/trash
 .PHONY: clean-local-trash
+
+# Exact workloads for the collector's tests.
+check_PROGRAMS += t/helpers/workload
+t_helpers_workload_SOURCES = t/helpers/workload.c
+t_helpers_workload_LDADD = -lpthread
+EXTRA_DIST += t/helpers/pfw-query

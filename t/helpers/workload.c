@@ -1,0 +1,227 @@
+/*
+ * workload - small, exact I/O workloads for the collector's tests.  Each
+ * mode issues a known number of calls so tests can assert exact counts.
+ *
+ *   workload fsync FILE N          N x (write 1 byte + fsync)
+ *   workload writes N [FILE]       N x write(fd, buf, 1) (default /dev/null)
+ *   workload read FILE             read FILE to the end in 64 KiB reads
+ *   workload tree DIR N            4 threads and 2 forked children; each
+ *                                  of the 6 writes N x 4 KiB to its own
+ *                                  file DIR/t0..t3, DIR/c0..c1
+ *   workload recurse DEPTH         dc_test_recurse(DEPTH) recursing to 0
+ *   workload tcp N                 loopback TCP: listen, connect, accept,
+ *                                  N x send/recv 1000 bytes, close
+ *   workload spin SECONDS FILE     append a line to FILE every 10 ms
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void fail(const char *what)
+{
+	fprintf(stderr, "workload: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static int do_fsync(const char *path, long n)
+{
+	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	long i;
+
+	if (fd < 0)
+		fail(path);
+	for (i = 0; i < n; i++)
+		if (write(fd, "x", 1) != 1 || fsync(fd) != 0)
+			fail("write/fsync");
+	return close(fd);
+}
+
+static int do_writes(long n, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT, 0644);
+	long i;
+
+	if (fd < 0)
+		fail(path);
+	for (i = 0; i < n; i++)
+		if (write(fd, "x", 1) != 1)
+			fail("write");
+	return close(fd);
+}
+
+static int do_read(const char *path)
+{
+	static char buf[65536];
+	int fd = open(path, O_RDONLY);
+	ssize_t r;
+
+	if (fd < 0)
+		fail(path);
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (r < 0)
+		fail("read");
+	return close(fd);
+}
+
+struct writer {
+	char path[4096];
+	long n;
+};
+
+static void write_file(const char *path, long n)
+{
+	static __thread char buf[4096];
+	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	long i;
+
+	if (fd < 0)
+		fail(path);
+	for (i = 0; i < n; i++)
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			fail("write");
+	close(fd);
+}
+
+static void *writer_thread(void *arg)
+{
+	struct writer *w = arg;
+
+	write_file(w->path, w->n);
+	return NULL;
+}
+
+static int do_tree(const char *dir, long n)
+{
+	struct writer w[4];
+	pthread_t th[4];
+	pid_t kids[2];
+	int i, status, bad = 0;
+
+	for (i = 0; i < 2; i++) {
+		kids[i] = fork();
+		if (kids[i] < 0)
+			fail("fork");
+		if (kids[i] == 0) {
+			char path[4096];
+
+			snprintf(path, sizeof(path), "%s/c%d", dir, i);
+			write_file(path, n);
+			_exit(0);
+		}
+	}
+	for (i = 0; i < 4; i++) {
+		snprintf(w[i].path, sizeof(w[i].path), "%s/t%d", dir, i);
+		w[i].n = n;
+		if (pthread_create(&th[i], NULL, writer_thread, &w[i]) != 0)
+			fail("pthread_create");
+	}
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < 2; i++)
+		if (waitpid(kids[i], &status, 0) != kids[i] || status != 0)
+			bad = 1;
+	return bad;
+}
+
+/* Not inlined, not a tail call: each level is a real call and return. */
+__attribute__((noinline)) int dc_test_recurse(int n)
+{
+	int r;
+
+	if (n <= 0)
+		return 0;
+	r = dc_test_recurse(n - 1);
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;
+}
+
+static int do_tcp(long n)
+{
+	struct sockaddr_in addr;
+	socklen_t len = sizeof(addr);
+	char buf[1000];
+	int ls, cs, as;
+	long i;
+
+	memset(buf, 'n', sizeof(buf));
+	memset(&addr, 0, sizeof(addr));
+	addr.sin_family = AF_INET;
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	if (ls < 0 || bind(ls, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
+	    listen(ls, 1) != 0 ||
+	    getsockname(ls, (struct sockaddr *)&addr, &len) != 0)
+		fail("listen");
+	cs = socket(AF_INET, SOCK_STREAM, 0);
+	if (cs < 0 || connect(cs, (struct sockaddr *)&addr, sizeof(addr)) != 0)
+		fail("connect");
+	as = accept(ls, NULL, NULL);
+	if (as < 0)
+		fail("accept");
+	for (i = 0; i < n; i++) {
+		size_t got = 0;
+
+		if (send(cs, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+			fail("send");
+		while (got < sizeof(buf)) {
+			ssize_t r = recv(as, buf + got, sizeof(buf) - got, 0);
+
+			if (r <= 0)
+				fail("recv");
+			got += (size_t)r;
+		}
+	}
+	close(cs);
+	close(as);
+	return close(ls);
+}
+
+static int do_spin(double seconds, const char *path)
+{
+	struct timespec t0, t;
+	struct timespec ten_ms = { 0, 10000000 };
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		if (fd < 0 || write(fd, "spin\n", 5) != 5)
+			fail(path);
+		close(fd);
+		nanosleep(&ten_ms, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < seconds);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+
+	if (strcmp(mode, "fsync") == 0 && argc == 4)
+		return do_fsync(argv[2], atol(argv[3]));
+	if (strcmp(mode, "writes") == 0 && (argc == 3 || argc == 4))
+		return do_writes(atol(argv[2]), argc == 4 ? argv[3] : "/dev/null");
+	if (strcmp(mode, "read") == 0 && argc == 3)
+		return do_read(argv[2]);
+	if (strcmp(mode, "tree") == 0 && argc == 4)
+		return do_tree(argv[2], atol(argv[3]));
+	if (strcmp(mode, "recurse") == 0 && argc == 3)
+		return dc_test_recurse(atoi(argv[2])) == atoi(argv[2]) ? 0 : 1;
+	if (strcmp(mode, "tcp") == 0 && argc == 3)
+		return do_tcp(atol(argv[2]));
+	if (strcmp(mode, "spin") == 0 && argc == 4)
+		return do_spin(atof(argv[2]), argv[3]);
+	fprintf(stderr, "usage: see the header of t/helpers/workload.c\n");
+	return 2;
+}
