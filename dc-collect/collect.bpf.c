@@ -586,8 +586,10 @@ struct {
 	__type(value, __u32); /* probe id + 1; 0: not traced */
 } tp_probe SEC(".maps");
 
+/* LRU: bios merged into a request are never completed by their own
+ * sector, and must not fill the map. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct dc_block_key);
 	__type(value, struct dc_block_start);
@@ -665,8 +667,13 @@ static __always_inline __u64 pack_op(const char *rwbs)
 	return op;
 }
 
-SEC("tp/block/block_rq_issue")
-int dc_block_issue(struct trace_event_raw_block_rq *ctx)
+/* Block I/O.  The request is remembered when its bio is queued, in the
+ * context of the task that asked for it (the request itself may be issued
+ * later by a kernel worker), timed from issue, and emitted at completion,
+ * attributed to that task: one CALL per request with its issue-to-
+ * completion latency, on a track of its own (DC_EVF_ASYNC). */
+SEC("tp/block/block_bio_queue")
+int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct dc_block_key key = {};
@@ -678,34 +685,52 @@ int dc_block_issue(struct trace_event_raw_block_rq *ctx)
 	key.sector = BPF_CORE_READ(ctx, sector);
 	start.ts = bpf_ktime_get_ns();
 	start.pid_tgid = pid_tgid;
-	start.bytes = BPF_CORE_READ(ctx, bytes);
 	start.op = pack_op(ctx->rwbs);
 	start.depth = current_depth((__u32)pid_tgid);
 	bpf_map_update_elem(&block_start, &key, &start, BPF_ANY);
 	return 0;
 }
 
-/* Completion runs in whatever context the interrupt finds: the I/O is
- * attributed to the task that issued it, from issue to completion. */
-SEC("tp/block/block_rq_complete")
-int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
+SEC("tp/block/block_rq_issue")
+int dc_block_issue(struct trace_event_raw_block_rq *ctx)
 {
 	struct dc_block_key key = {};
 	struct dc_block_start *start;
-	__u32 probe_id;
-	__u64 now = bpf_ktime_get_ns();
 
 	key.dev = BPF_CORE_READ(ctx, dev);
 	key.sector = BPF_CORE_READ(ctx, sector);
 	start = bpf_map_lookup_elem(&block_start, &key);
 	if (!start)
 		return 0;
+	start->ts = bpf_ktime_get_ns();
+	start->bytes = BPF_CORE_READ(ctx, bytes);
+	start->op = pack_op(ctx->rwbs);
+	return 0;
+}
+
+SEC("tp/block/block_rq_complete")
+int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
+{
+	struct dc_block_key key = {};
+	struct dc_block_start *start;
+	__u32 probe_id;
+	__u64 now = bpf_ktime_get_ns(), bytes;
+
+	key.dev = BPF_CORE_READ(ctx, dev);
+	key.sector = BPF_CORE_READ(ctx, sector);
+	start = bpf_map_lookup_elem(&block_start, &key);
+	if (!start)
+		return 0;
+	bytes = (__u64)BPF_CORE_READ(ctx, nr_sector) * 512;
+	if (bytes == 0)
+		bytes = start->bytes;
 	if (tp_probe_id(DC_TP_BLOCK_COMPLETE, &probe_id) == 0 ||
-	    tp_probe_id(DC_TP_BLOCK_ISSUE, &probe_id) == 0)
+	    tp_probe_id(DC_TP_BLOCK_ISSUE, &probe_id) == 0 ||
+	    tp_probe_id(DC_TP_BIO_QUEUE, &probe_id) == 0)
 		emit_kernel(probe_id, DC_EV_CALL, start->pid_tgid, start->ts,
 			    now - start->ts, BPF_CORE_READ(ctx, error),
 			    start->depth + 1, DC_EVF_ASYNC, 4, key.dev,
-			    key.sector, start->bytes, start->op, 0, 0);
+			    key.sector, bytes, start->op, 0, 0);
 	bpf_map_delete_elem(&block_start, &key);
 	return 0;
 }

@@ -479,12 +479,15 @@ static unsigned long long report_drops(struct collector *c, bool verbose)
 	memcpy(buf, &rec, sizeof(rec));
 	out_frame(c, DC_FRAME_DROPS, buf, (uint32_t)pos);
 
-	if (total > 0)
-		warn("%llu events dropped (ring buffer full: %llu, stack deeper "
-		     "than %d: %llu, no stack slot: %llu); raise --ring-size",
-		     (unsigned long long)total,
-		     (unsigned long long)(total - depth - nostack), DC_MAX_DEPTH,
-		     (unsigned long long)depth, (unsigned long long)nostack);
+	if (total > depth + nostack)
+		warn("%llu events dropped: the ring buffer was full; raise --ring-size",
+		     (unsigned long long)(total - depth - nostack));
+	if (depth > 0)
+		warn("%llu calls dropped: nested deeper than %d on one thread",
+		     (unsigned long long)depth, DC_MAX_DEPTH);
+	if (nostack > 0)
+		warn("%llu calls dropped: more than %d threads in calls at once",
+		     (unsigned long long)nostack, DC_MAX_THREADS);
 	if (verbose || unpaired || unwound)
 		debug("%llu exits without entry, %llu abandoned calls",
 		      (unsigned long long)unpaired, (unsigned long long)unwound);
@@ -547,6 +550,13 @@ static bool spec_has_kind(const struct dc_spec *spec, enum dc_probe_kind kind)
 	return false;
 }
 
+static bool block_group_ready(void)
+{
+	return dc_tracepoint_exists("block:block_bio_queue") &&
+	       dc_tracepoint_exists("block:block_rq_issue") &&
+	       dc_tracepoint_exists("block:block_rq_complete");
+}
+
 /* Decide, once, what every probe needs and whether this kernel has it.
  * Decoded tracepoints take their argument plan from klayers.c. */
 static void plan_probes(struct collector *c)
@@ -576,15 +586,18 @@ static void plan_probes(struct collector *c)
 				c->generic_tp = true;
 				break;
 			}
-			if (k->needs != NULL && !dc_tracepoint_exists(k->needs)) {
-				warn("tracepoint %s: needs %s, which this kernel lacks; skipped",
-				     p->function, k->needs);
+			if (k->block && !block_group_ready()) {
+				warn("tracepoint %s: this kernel lacks block:block_bio_queue, "
+				     "block_rq_issue or block_rq_complete; skipped",
+				     p->function);
 				c->skip[i] = true;
 				break;
 			}
 			c->tp_needed[k->tp] = true;
-			if (k->needs != NULL)
-				c->tp_needed[dc_klayer_find(k->needs)->tp] = true;
+			if (k->block)
+				c->tp_needed[DC_TP_BIO_QUEUE] =
+					c->tp_needed[DC_TP_BLOCK_ISSUE] =
+					c->tp_needed[DC_TP_BLOCK_COMPLETE] = true;
 			p->nargs = k->nargs;
 			memcpy(p->arg_kinds, k->arg_kinds, sizeof(k->arg_kinds));
 			p->ret_kind = k->ret_kind;

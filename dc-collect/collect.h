@@ -64,7 +64,8 @@ enum dc_counter {
  * arguments); any other tracepoint gets the generic program, which
  * records the instant only.  Index of the `tp_probe` table. */
 enum dc_tracepoint {
-	DC_TP_BLOCK_ISSUE,      /* block:block_rq_issue (remembered) */
+	DC_TP_BIO_QUEUE,        /* block:block_bio_queue (who asked) */
+	DC_TP_BLOCK_ISSUE,      /* block:block_rq_issue (when it started) */
 	DC_TP_BLOCK_COMPLETE,   /* block:block_rq_complete (emits the I/O) */
 	DC_TP_PC_ADD,           /* filemap:mm_filemap_add_to_page_cache */
 	DC_TP_PC_DELETE,        /* filemap:mm_filemap_delete_from_page_cache */
@@ -88,7 +89,7 @@ struct dc_block_key {
 };
 
 struct dc_block_start {
-	__u64 ts;
+	__u64 ts;                /* issue time, or queue time until issued */
 	__u64 pid_tgid;
 	__u64 bytes;
 	__u64 op;

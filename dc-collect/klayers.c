@@ -23,39 +23,44 @@
 #include "klayers.h"
 
 static const struct dc_klayer klayers[] = {
+	/* The three block tracepoints work as one: any of them in a spec
+	 * gives one event per request (see collect.bpf.c). */
+	{ "block:block_bio_queue", DC_TP_BIO_QUEUE, 4,
+	  { DC_ARG_DEV, DC_ARG_SECTOR, DC_ARG_SIZE, DC_ARG_OP }, DC_RET_STATUS,
+	  true },
 	{ "block:block_rq_issue", DC_TP_BLOCK_ISSUE, 4,
 	  { DC_ARG_DEV, DC_ARG_SECTOR, DC_ARG_SIZE, DC_ARG_OP }, DC_RET_STATUS,
-	  "block:block_rq_complete" },
+	  true },
 	{ "block:block_rq_complete", DC_TP_BLOCK_COMPLETE, 4,
 	  { DC_ARG_DEV, DC_ARG_SECTOR, DC_ARG_SIZE, DC_ARG_OP }, DC_RET_STATUS,
-	  "block:block_rq_issue" },
+	  true },
 	{ "filemap:mm_filemap_add_to_page_cache", DC_TP_PC_ADD, 4,
 	  { DC_ARG_DEV, DC_ARG_INODE, DC_ARG_INDEX, DC_ARG_PAGES }, DC_RET_NONE,
-	  NULL },
+	  false },
 	{ "filemap:mm_filemap_delete_from_page_cache", DC_TP_PC_DELETE, 4,
 	  { DC_ARG_DEV, DC_ARG_INODE, DC_ARG_INDEX, DC_ARG_PAGES }, DC_RET_NONE,
-	  NULL },
+	  false },
 	{ "filemap:mm_filemap_fault", DC_TP_FAULT, 3,
-	  { DC_ARG_DEV, DC_ARG_INODE, DC_ARG_INDEX }, DC_RET_NONE, NULL },
+	  { DC_ARG_DEV, DC_ARG_INODE, DC_ARG_INDEX }, DC_RET_NONE, false },
 	{ "writeback:writeback_dirty_folio", DC_TP_DIRTY, 2,
-	  { DC_ARG_INODE, DC_ARG_INDEX }, DC_RET_NONE, NULL },
+	  { DC_ARG_INODE, DC_ARG_INDEX }, DC_RET_NONE, false },
 	{ "readahead:page_cache_sync_ra", DC_TP_RA_SYNC, 4,
 	  { DC_ARG_DEV, DC_ARG_INODE, DC_ARG_INDEX, DC_ARG_PAGES }, DC_RET_NONE,
-	  NULL },
+	  false },
 	{ "readahead:page_cache_async_ra", DC_TP_RA_ASYNC, 4,
 	  { DC_ARG_DEV, DC_ARG_INODE, DC_ARG_INDEX, DC_ARG_PAGES }, DC_RET_NONE,
-	  NULL },
+	  false },
 	{ "sock:sock_send_length", DC_TP_SOCK_SEND, 3,
-	  { DC_ARG_FAMILY, DC_ARG_PROTOCOL, DC_ARG_FLAGS }, DC_RET_SIZE, NULL },
+	  { DC_ARG_FAMILY, DC_ARG_PROTOCOL, DC_ARG_FLAGS }, DC_RET_SIZE, false },
 	{ "sock:sock_recv_length", DC_TP_SOCK_RECV, 3,
-	  { DC_ARG_FAMILY, DC_ARG_PROTOCOL, DC_ARG_FLAGS }, DC_RET_SIZE, NULL },
+	  { DC_ARG_FAMILY, DC_ARG_PROTOCOL, DC_ARG_FLAGS }, DC_RET_SIZE, false },
 	{ "sock:inet_sock_set_state", DC_TP_SOCK_STATE, 6,
 	  { DC_ARG_FAMILY, DC_ARG_PROTOCOL, DC_ARG_OLDSTATE, DC_ARG_NEWSTATE,
-	    DC_ARG_SPORT, DC_ARG_DPORT }, DC_RET_NONE, NULL },
+	    DC_ARG_SPORT, DC_ARG_DPORT }, DC_RET_NONE, false },
 	{ "io_uring:io_uring_submit_req", DC_TP_URING_SUBMIT, 2,
-	  { DC_ARG_OPCODE, DC_ARG_INT }, DC_RET_NONE, NULL },
+	  { DC_ARG_OPCODE, DC_ARG_INT }, DC_RET_NONE, false },
 	{ "io_uring:io_uring_complete", DC_TP_URING_COMPLETE, 1,
-	  { DC_ARG_INT }, DC_RET_SIZE, NULL },
+	  { DC_ARG_INT }, DC_RET_SIZE, false },
 };
 
 #define NKLAYERS (sizeof(klayers) / sizeof(klayers[0]))
@@ -83,6 +88,7 @@ const struct dc_klayer *dc_klayer_by_tp(int tp)
 struct bpf_program *dc_klayer_prog(struct collect_bpf *skel, int tp)
 {
 	switch (tp) {
+	case DC_TP_BIO_QUEUE: return skel->progs.dc_bio_queue;
 	case DC_TP_BLOCK_ISSUE: return skel->progs.dc_block_issue;
 	case DC_TP_BLOCK_COMPLETE: return skel->progs.dc_block_complete;
 	case DC_TP_PC_ADD: return skel->progs.dc_pc_add;

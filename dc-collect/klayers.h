@@ -16,7 +16,7 @@ struct dc_klayer {
 	uint8_t nargs;
 	uint8_t arg_kinds[6];     /* what the program records */
 	uint8_t ret_kind;
-	const char *needs;        /* another tracepoint it works with, or NULL */
+	bool block;               /* one of the block group, which works as one */
 };
 
 /* The decoded tracepoint called name, or NULL: such tracepoints get the

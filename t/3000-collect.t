@@ -1,0 +1,190 @@
+#!/bin/sh
+# dc-collect on real workloads with exact counts: fsync, block I/O and the
+# page cache, threads and forks, recursion, drops, signals, options.
+. "$(dirname "$0")/test-lib.sh"
+
+WORKLOAD="$DC_BUILD_DIR/t/helpers/workload"
+
+# trace CONFIG.yaml TRACE [dc-collect options] -- COMMAND...: generate,
+# sign and collect, then aggregate and write TRACE.
+trace() {
+	_cfg=$1 _out=$2
+	shift 2
+	dc-gen "$_cfg" >probes.json 2>gen.err &&
+	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
+	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
+		dc-aggregate | dc-write "$_out" &&
+	cat collect.err >&2
+}
+
+# A syscall layer of openat (to name the file) and write only.
+write_layer() {
+	cat <<-EOC
+	layers:
+	  - name: sys
+	    kind: syscall
+	    functions: [openat, write]
+	    args:
+	      openat: {args: [fd, path, flags, mode], ret: fd}
+	      write: {args: [fd, ptr, size], ret: size}
+	EOC
+}
+
+test_expect_success 'setup: a signing key' '
+	dc-sign --gen-key -k "$SHARED/key" >/dev/null
+'
+
+test_expect_success BPF 'the start-up line says what the kernel offers and what falls back' '
+	printf "layers: [syscalls]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- true &&
+	grep "^dc-collect: kernel .*uprobes yes.*kernel functions: " collect.err &&
+	test "$(grep -c "kernel functions:" collect.err)" = 1
+'
+
+test_expect_success BPF,PYTHON3 '100 fsync calls give 100 fsync events' '
+	printf "layers: [posix, syscalls]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" fsync "$PWD/F" 100 &&
+	test "$(pfw-query count t.pfw.gz --cat POSIX --name fsync --file "$PWD/F")" = 100 &&
+	test "$(pfw-query count t.pfw.gz --cat sys --name fsync --file "$PWD/F")" = 100 &&
+	test "$(pfw-query count t.pfw.gz --cat sys --name write --file "$PWD/F" --arg ret=1)" = 100
+'
+
+test_expect_success BPF,PYTHON3 'a file read twice after dropping caches: block reads only the first time' '
+	dd if=/dev/urandom of=R bs=1M count=8 2>/dev/null && sync &&
+	echo 3 >/proc/sys/vm/drop_caches &&
+	printf "layers: [syscalls, block, pagecache]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- sh -c \
+		"\"$WORKLOAD\" read R; \"$WORKLOAD\" read R" &&
+	pfw-query pids t.pfw.gz --cat sys --name read --file "$PWD/R" >pids &&
+	test_line_count pids 2 &&
+	first=$(sed -n 1p pids) second=$(sed -n 2p pids) &&
+	test "$(pfw-query count t.pfw.gz --cat block --pid "$first")" -gt 0 &&
+	test "$(pfw-query count t.pfw.gz --cat block --pid "$second")" = 0 &&
+	test "$(pfw-query count t.pfw.gz --cat pagecache --ph i \
+		--name filemap:mm_filemap_add_to_page_cache --pid "$first")" -ge 2048 &&
+	test "$(pfw-query count t.pfw.gz --cat pagecache --ph i \
+		--name filemap:mm_filemap_add_to_page_cache --pid "$second")" = 0
+'
+
+test_expect_success BPF,PYTHON3 '4 threads and 2 forked children traced completely, a bystander absent' '
+	"$WORKLOAD" spin 3 "$PWD/bystander" &
+	printf "layers: [posix]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" tree "$PWD" 50 &&
+	wait &&
+	for f in t0 t1 t2 t3 c0 c1; do
+		test "$(pfw-query count t.pfw.gz --cat POSIX --name write --file "$PWD/$f" --size 4096)" = 50 ||
+		return 1
+	done &&
+	pfw-query pids t.pfw.gz --cat POSIX --name write >pids &&
+	test_line_count pids 3 &&
+	test "$(pfw-query count t.pfw.gz --file "$PWD/bystander")" = 0 &&
+	test -s bystander
+'
+
+test_expect_success BPF,PYTHON3 'a recursive function pairs at every depth' '
+	cat >c.yaml <<-EOC &&
+	layers:
+	  - name: RECURSE
+	    kind: uprobe
+	    target: $WORKLOAD
+	    functions: [dc_test_recurse]
+	    args:
+	      dc_test_recurse: {args: [int], ret: int}
+	EOC
+	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" recurse 10 &&
+	test "$(pfw-query count t.pfw.gz --cat RECURSE)" = 11 &&
+	for d in 0 1 2 3 4 5 6 7 8 9 10; do
+		test "$(pfw-query count t.pfw.gz --cat RECURSE --arg level=$d --arg ret=$((10 - d)))" = 1 ||
+		return 1
+	done
+'
+
+test_expect_success BPF,PYTHON3 'calls nested deeper than the kernel stack are counted, not lost silently' '
+	cat >c.yaml <<-EOC &&
+	layers:
+	  - name: RECURSE
+	    kind: uprobe
+	    target: $WORKLOAD
+	    functions: [dc_test_recurse]
+	EOC
+	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" recurse 40 &&
+	test "$(pfw-query count t.pfw.gz --cat RECURSE)" = 32 &&
+	pfw-query list t.pfw.gz --name end >end &&
+	grep "\"dropped\": 9" end &&
+	grep "9 calls dropped: nested deeper than 32" collect.err
+'
+
+test_expect_success BPF,PYTHON3 'a tiny ring buffer drops, and captured + dropped = issued' '
+	write_layer >c.yaml &&
+	trace c.yaml t.pfw.gz --ring-size 4096 --poll-ms 50 probes.sig -- \
+		"$WORKLOAD" writes 200000 &&
+	captured=$(pfw-query count t.pfw.gz --cat sys --name write --file /dev/null) &&
+	pfw-query list t.pfw.gz --name dropped --ph i >drops &&
+	dropped=$(python3 -c "import json,sys; e=json.loads(open(\"drops\").readline()); print(e[\"args\"][\"by\"].get(\"write\", 0))") &&
+	echo "captured $captured dropped $dropped" &&
+	test "$dropped" -gt 0 &&
+	test $((captured + dropped)) = 200000
+'
+
+test_expect_success BPF,PYTHON3 '1,000,000 write() calls in a tight loop lose nothing by default' '
+	write_layer >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" writes 1000000 &&
+	test "$(pfw-query count t.pfw.gz --cat sys --name write --file /dev/null)" = 1000000 &&
+	grep "1000[0-9]* events, 0 dropped" collect.err
+'
+
+test_expect_success BPF,PYTHON3 'SIGTERM drains, ends the stream and exits 0' '
+	sleep 30 &
+	sleeper=$! &&
+	printf "layers: [syscalls]\n" >c.yaml &&
+	{ trace c.yaml t.pfw.gz --pid $sleeper --ready-file ready probes.sig & } &&
+	tracer=$! &&
+	while test ! -e ready; do sleep 0.1; done &&
+	pkill -TERM -f "dc-collect -k $SHARED/key --pid $sleeper" &&
+	wait $tracer &&
+	kill "$sleeper" &&
+	test "$(cat collect.rc)" = 0 &&
+	pfw-query list t.pfw.gz --name end >end &&
+	grep "\"interrupted\": true" end
+'
+
+test_expect_success BPF 'the output file is created 0600 and never overwritten; the run id is checked' '
+	printf "layers: [syscalls]\n" >c.yaml &&
+	dc-gen c.yaml >p.json && dc-sign -k "$SHARED/key" -o p.sig p.json &&
+	dc-collect -k "$SHARED/key" --run-id run-1 -o out.dcs p.sig -- true 2>err &&
+	test "$(stat -c %a out.dcs)" = 600 &&
+	test_must_fail_with 1 dc-collect -k "$SHARED/key" -o out.dcs p.sig -- true 2>err &&
+	grep "cannot create out.dcs" err &&
+	ln -s /etc/passwd link.dcs &&
+	test_must_fail_with 1 dc-collect -k "$SHARED/key" -o link.dcs p.sig -- true 2>err &&
+	test_must_fail_with 2 dc-collect -k "$SHARED/key" --run-id ../x -o x.dcs p.sig -- true 2>err &&
+	grep "bad run id" err &&
+	test ! -e x.dcs
+'
+
+test_expect_success BPF,PYTHON3 'kernel-function probes fall back, said in one line' '
+	cat >p.json <<-EOJ &&
+	{"datacrumbs_probes": 1, "probes": [
+	 {"layer": "kernel", "kind": "kfunc", "function": "vfs_read", "args": [], "ret": "size"},
+	 {"layer": "sys", "kind": "syscall", "function": "close", "nr": 3, "args": ["fd"], "ret": "status"}]}
+	EOJ
+	dc-sign -k "$SHARED/key" -o p.sig p.json &&
+	dc-collect -k "$SHARED/key" p.sig -- true 2>err | dc-aggregate | dc-write t.pfw.gz &&
+	if grep -q "kprobes yes" err; then
+		test "$(pfw-query count t.pfw.gz --cat kernel --name vfs_read)" -gt 0
+	else
+		test "$(grep -c "kernel-function probes skipped" err)" = 1
+	fi
+'
+
+test_expect_success 'bad options: exit 2 with a one-line reason' '
+	test_must_fail_with 2 dc-collect 2>err &&
+	grep "missing the signed probe spec" err &&
+	test_must_fail_with 2 dc-collect --ring-size 1000 x.sig -- true 2>err &&
+	grep "power of two" err &&
+	test_must_fail_with 2 dc-collect --pid 1 --all x.sig 2>err &&
+	dc-collect --help | grep "^Usage: dc-collect" &&
+	dc-collect --version | grep datacrumbs
+'
+
+test_done
