@@ -1,1 +1,2 @@
 # bench/local.mk
+EXTRA_DIST += bench/run bench/RESULTS.md

@@ -1,1 +1,11 @@
-# dc-aggregate/local.mk
+# dc-aggregate/local.mk: dc-aggregate, and the stream codec's unit tests.
+bin_PROGRAMS += dc-aggregate/dc-aggregate
+dc_aggregate_dc_aggregate_SOURCES = dc-aggregate/aggregate.c \
+	dc-aggregate/map.h dc-aggregate/text.c dc-aggregate/text.h
+dc_aggregate_dc_aggregate_LDADD = lib/libdc.la -lpthread
+
+# Unit tests of lib/stream.c, run by t/0000-stream.t.
+check_PROGRAMS += t/helpers/stream-test
+t_helpers_stream_test_SOURCES = t/helpers/stream-test.c
+t_helpers_stream_test_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
+t_helpers_stream_test_LDADD = lib/libdc.la $(ZLIB_LIBS)

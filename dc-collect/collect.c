@@ -75,6 +75,8 @@ static const char usage_text[] =
 	"      --wakeup N      wake the reader when N bytes wait (default\n"
 	"                      ring size / 16)\n"
 	"      --poll-ms MS    drain at least this often (default 100)\n"
+	"      --attach MODE   auto (multi-uprobe links where the kernel has\n"
+	"                      them) or single (one uprobe at a time)\n"
 	"      --check-kernel  load and attach a test program, report the\n"
 	"                      kernel's features, and exit\n"
 	"  -v, --verbose       say more on standard error\n"
@@ -94,6 +96,7 @@ struct options {
 	unsigned long long wakeup;
 	int poll_ms;
 	bool check_kernel;
+	bool single_attach;    /* --attach single: no multi-uprobe links */
 	enum select_mode mode;
 	pid_t pids[MAX_PIDS];
 	int npids;
@@ -166,6 +169,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "wakeup", required_argument, NULL, 'W' },
 		{ "poll-ms", required_argument, NULL, 'P' },
 		{ "check-kernel", no_argument, NULL, 'K' },
+		{ "attach", required_argument, NULL, 'A' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -207,6 +211,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 				dc_usage_error("--poll-ms must be 1..60000");
 			break;
 		case 'K': o->check_kernel = true; break;
+		case 'A':
+			if (strcmp(optarg, "single") == 0)
+				o->single_attach = true;
+			else if (strcmp(optarg, "auto") != 0)
+				dc_usage_error("--attach must be auto or single");
+			break;
 		case 'v': dc_verbose++; break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -895,8 +905,10 @@ static void attach_kfunc(struct collector *c, size_t i)
 static void attach_all(struct collector *c)
 {
 	struct collect_bpf *skel = c->skel;
+	struct timespec t0, t1;
 	size_t i;
-	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 
 	/* Process tracking first, so no fork escapes while probes attach. */
 	if (!bpf_program__attach(skel->progs.dc_fork) ||
@@ -956,9 +968,11 @@ static void attach_all(struct collector *c)
 	}
 	if (c->attached == 0 && c->spec->nprobes > 0)
 		die("no probe could be attached");
-	err = 0;
-	(void)err;
-	notice("attached %u of %zu probes%s", c->attached, c->spec->nprobes,
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	notice("attached %u of %zu probes in %.1f ms%s", c->attached,
+	       c->spec->nprobes,
+	       (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
 	       c->failed ? " (see warnings above)" : "");
 }
 
@@ -1190,6 +1204,8 @@ int main(int argc, char **argv)
 	c.internal_base = (unsigned)c.spec->nprobes;
 
 	dc_features_detect(&c.feat);
+	if (c.opt.single_attach)
+		c.feat.umulti = false;
 	notice("%s", dc_features_line(&c.feat));
 	missing = dc_features_missing(&c.feat);
 	if (missing != NULL)

@@ -1,1 +1,19 @@
-# dc-wrap/local.mk
+# dc-wrap/local.mk: dc-wrap and the client library it preloads.
+bin_PROGRAMS += dc-wrap/dc-wrap
+dc_wrap_dc_wrap_SOURCES = dc-wrap/dc-wrap.c
+dc_wrap_dc_wrap_LDADD = lib/libdc.la
+
+# libdcclient.so must stay free of dependencies and exported symbols
+# other than its hooks: everything else is hidden.
+lib_LTLIBRARIES += dc-wrap/libdcclient.la
+include_HEADERS = dc-wrap/dcclient.h
+dc_wrap_libdcclient_la_SOURCES = dc-wrap/dcclient.c dc-wrap/dcclient.h
+dc_wrap_libdcclient_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+dc_wrap_libdcclient_la_LDFLAGS = -avoid-version -no-undefined
+
+EXTRA_DIST += dc-wrap/README.md
+
+# Test helper: catches the client hooks' calls (t/4100-wrap.t).
+check_PROGRAMS += t/helpers/dc-client-probe
+t_helpers_dc_client_probe_SOURCES = t/helpers/dc-client-probe.c
+t_helpers_dc_client_probe_LDFLAGS = -export-dynamic

@@ -10,3 +10,9 @@ lib_libdc_la_SOURCES = \
 	lib/stream.c lib/stream.h
 lib_libdc_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(JANSSON_CFLAGS)
 lib_libdc_la_LIBADD = $(ZLIB_LIBS) $(JANSSON_LIBS)
+lib_libdc_la_SOURCES += lib/sign.c lib/sign.h
+lib_libdc_la_CFLAGS += $(LIBCRYPTO_CFLAGS)
+lib_libdc_la_LIBADD += $(LIBCRYPTO_LIBS)
+lib_libdc_la_SOURCES += lib/elfsyms.c lib/elfsyms.h
+lib_libdc_la_CFLAGS += $(LIBELF_CFLAGS)
+lib_libdc_la_LIBADD += $(LIBELF_LIBS)

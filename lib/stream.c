@@ -322,11 +322,18 @@ int dc_reader_header(struct dc_reader *r, struct dc_stream_info *info)
 	got = fill(r, HDR_FIXED);
 	if (got < 0)
 		return fail(r, DC_READ_ERROR, "cannot read: %s", strerror(errno));
+	if (got == 0 && r->end == r->start)
+		return fail(r, DC_READ_TRUNCATED, "empty stream (no header)");
+	/* A few bytes that begin the magic are a stream cut short, not
+	 * another kind of file. */
 	if (got == 0 && r->end - r->start < DC_STREAM_MAGIC_LEN)
-		return fail(r, r->end == r->start ? DC_READ_TRUNCATED
-						  : DC_READ_BADHDR,
-			    r->end == r->start ? "empty stream (no header)"
-					       : "not a datacrumbs stream (bad magic)");
+		return fail(r, memcmp(r->buf + r->start, DC_STREAM_MAGIC,
+				      r->end - r->start) == 0
+				       ? DC_READ_TRUNCATED : DC_READ_BADHDR,
+			    memcmp(r->buf + r->start, DC_STREAM_MAGIC,
+				   r->end - r->start) == 0
+				    ? "stream truncated in header"
+				    : "not a datacrumbs stream (bad magic)");
 	if (memcmp(r->buf + r->start, DC_STREAM_MAGIC, DC_STREAM_MAGIC_LEN))
 		return fail(r, DC_READ_BADHDR,
 			    "not a datacrumbs stream (bad magic)");

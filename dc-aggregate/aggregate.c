@@ -1,0 +1,1309 @@
+/*
+ * dc-aggregate - turn raw datacrumbs streams into one stream of calls on
+ * named files.
+ *
+ * It reads one or more streams (dc-stream(5)) and writes one, doing what
+ * the kernel side cannot do cheaply:
+ *
+ *   - pairs ENTER and EXIT records into CALL records, per thread, with a
+ *     stack (nested and recursive calls pair correctly);
+ *   - follows file descriptors and handles per process (open, openat,
+ *     dup, fcntl, close, fopen, fork, exec, exit) and sets each event's
+ *     file_id to the STRING id of the path it works on;
+ *   - merges several inputs: one header, timestamps moved to its clock,
+ *     probe and string ids renumbered where they clash;
+ *   - ends with its own END frame: its event count, the inputs' losses,
+ *     and flags saying whether an input was cut short or damaged.
+ *
+ * State is per live thread (call stacks) and per live process (fd and
+ * handle tables), plus the table of paths it has named; nothing else
+ * grows with the trace.  See dc-aggregate(1).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "map.h"
+#include "messages.h"
+#include "stream.h"
+#include "text.h"
+
+#define PAD8(n) (((n) + 7u) & ~7u)
+#define STACK_MAX 512             /* open calls kept per thread */
+#define QUEUE_BYTES (32u << 20)   /* frames buffered from live inputs */
+#define OUT_BATCH (1u << 20)      /* bytes of events per output frame */
+#define REC_MAX 65536             /* struct dc_event.size is a u16 */
+#define PATH_BUF (2 * PATH_MAX + 2)
+
+#ifndef F_DUPFD_CLOEXEC
+#define F_DUPFD_CLOEXEC 1030
+#endif
+
+/* ---- what a probe does to the file tables ---- */
+
+enum file_op {
+	OP_NONE,
+	OP_OPEN,         /* path in, fd out: open, openat, creat */
+	OP_OPEN_HANDLE,  /* path in, handle out: fopen, H5Fopen */
+	OP_NEW_FD,       /* fd out, no path: socket, pipe, epoll... */
+	OP_DUP,          /* fd in, fd out: dup, dup2, dup3 */
+	OP_FCNTL,        /* F_DUPFD and F_DUPFD_CLOEXEC duplicate */
+	OP_FDOPEN,       /* fd in, handle out */
+	OP_CLOSE,        /* fd in, gone after the call */
+	OP_CLOSE_HANDLE, /* handle in, gone after the call */
+	OP_CLOSE_RANGE,  /* fds args[0]..args[1] gone */
+	OP_CHDIR,
+	OP_FCHDIR,
+};
+
+struct probe {
+	uint32_t id;              /* in the output */
+	unsigned char *frame;     /* its PROBE payload, with the output id */
+	uint32_t len;
+	uint8_t nargs, ret_kind;
+	uint8_t arg_kinds[8];
+	enum file_op op;
+	int path_arg, dirfd_arg, fd_arg, handle_arg; /* -1: none */
+};
+
+/* ---- per input ---- */
+
+struct input {
+	const char *name;
+	int fd;
+	struct dc_reader *r;
+	struct dc_stream_info info;
+	int64_t delta;            /* add to its times to get output times */
+	int header_ok;
+	struct u64map probes;     /* input probe id -> struct probe * */
+	struct u64map strings;    /* input string id -> output string id */
+	int status;               /* final dc_read_status */
+	char err[512];
+	int saw_end;
+	uint64_t end_dropped, drops_max, end_ts;
+	int damaged;              /* a frame's payload made no sense */
+};
+
+static struct input *inputs;
+static unsigned n_inputs;
+
+/* ---- per process and thread ---- */
+
+struct proc {
+	char *cwd;                /* NULL: unknown */
+	struct u64map fds;        /* fd -> output string id */
+	struct u64map handles;    /* handle -> output string id */
+};
+
+struct thread {
+	unsigned input;
+	uint32_t pid, tid;
+	size_t depth, cap;
+	struct dc_event **stack;  /* copies of the open ENTER records */
+};
+
+static struct u64map procs;   /* input << 32 | pid -> struct proc * */
+static struct u64map threads; /* input << 32 | tid -> struct thread * */
+
+/* ---- output ---- */
+
+static int opt_text;
+static struct dc_writer *writer;
+static unsigned char *batch;
+static size_t batch_len;
+static uint64_t events_out, unmatched_exits, unwound_calls;
+static uint64_t last_ts;      /* latest event end written */
+
+static struct u64map out_probes; /* output probe id -> struct probe * */
+static uint32_t next_probe_id;
+
+/* Output strings: id -> value, and value hash -> id. */
+static char **string_vals;
+static size_t string_cap;
+static uint32_t next_string_id = 1;
+static struct u64map string_index;
+
+#define KEY(in, id) (((uint64_t)(in) << 32) | (uint32_t)(id))
+#define PTR(v) ((void *)(uintptr_t)(v))
+#define VAL(p) ((uint64_t)(uintptr_t)(p))
+
+static void out_frame(uint16_t type, const void *data, uint32_t len)
+{
+	if (opt_text) {
+		text_frame(stdout, type, data, len);
+		if (ferror(stdout))
+			sysdie("cannot write standard output");
+		return;
+	}
+	if (dc_writer_frame(writer, type, data, len) != 0)
+		sysdie("cannot write standard output");
+}
+
+static void flush_events(void)
+{
+	if (batch_len == 0)
+		return;
+	out_frame(DC_FRAME_EVENTS, batch, (uint32_t)batch_len);
+	batch_len = 0;
+}
+
+/* Push everything written so far to the reader: called whenever input
+ * pauses, so a live pipeline sees events promptly. */
+static void out_flush(void)
+{
+	flush_events();
+	if (opt_text) {
+		if (fflush(stdout) != 0)
+			sysdie("cannot write standard output");
+	} else if (dc_writer_flush(writer) != 0) {
+		sysdie("cannot write standard output");
+	}
+}
+
+static void out_event(const struct dc_event *ev)
+{
+	if (batch_len + ev->size > OUT_BATCH)
+		flush_events();
+	memcpy(batch + batch_len, ev, ev->size);
+	batch_len += ev->size;
+	events_out++;
+	if (ev->ts + ev->dur > last_ts)
+		last_ts = ev->ts + ev->dur;
+}
+
+/* ---- strings ---- */
+
+static uint64_t hash_str(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static const char *string_value(uint32_t id)
+{
+	return id < string_cap ? string_vals[id] : NULL;
+}
+
+/* The output id of a string, written as a STRING frame the first time;
+ * `prefer` is an id to keep if it is still free (an input's own id). */
+static uint32_t intern(const char *s, size_t len, uint32_t prefer)
+{
+	uint64_t h = hash_str(s, len), *slot;
+	uint32_t id;
+	unsigned char *frame;
+
+	/* Equal hashes of different strings probe on at h+1, h+2... */
+	while ((slot = u64map_get(&string_index, h)) != NULL) {
+		const char *v = string_vals[*slot];
+
+		if (strlen(v) == len && memcmp(v, s, len) == 0)
+			return (uint32_t)*slot;
+		h++;
+	}
+	if (prefer != 0 && (prefer >= string_cap || string_vals[prefer] == NULL))
+		id = prefer;
+	else
+		id = next_string_id;
+	if (id >= next_string_id)
+		next_string_id = id + 1;
+	if (id >= string_cap) {
+		size_t cap = string_cap ? string_cap : 256;
+
+		while (cap <= id)
+			cap *= 2;
+		string_vals = xrealloc(string_vals, cap * sizeof(char *));
+		memset(string_vals + string_cap, 0,
+		       (cap - string_cap) * sizeof(char *));
+		string_cap = cap;
+	}
+	string_vals[id] = xmalloc(len + 1);
+	memcpy(string_vals[id], s, len);
+	string_vals[id][len] = '\0';
+	u64map_put(&string_index, h, id);
+
+	/* STRING frames precede the EVENTS frame that uses them: the event
+	 * being built is still in the unwritten batch. */
+	frame = xmalloc(4 + len);
+	memcpy(frame, &id, 4);
+	memcpy(frame + 4, s, len);
+	out_frame(DC_FRAME_STRING, frame, (uint32_t)(4 + len));
+	free(frame);
+	return id;
+}
+
+/* ---- damaged input ---- */
+
+static void damaged(struct input *in, const char *what, uint64_t offset)
+{
+	if (!in->damaged)
+		warn("%s: malformed %s frame at byte %" PRIu64 " skipped",
+		     in->name, what, offset);
+	in->damaged = 1;
+}
+
+/* ---- probes ---- */
+
+static int name_is(const char *name, const char *const *list)
+{
+	for (; *list != NULL; list++)
+		if (strcmp(name, *list) == 0)
+			return 1;
+	return 0;
+}
+
+static void classify(struct probe *p, const char *name)
+{
+	static const char *const close_names[] = {
+		"close", "__close", "__close_nocancel", "fclose", "_IO_fclose",
+		"MPI_File_close", "PMPI_File_close", "H5Fclose", NULL,
+	};
+	static const char *const dup_names[] = { "dup", "dup2", "dup3", NULL };
+	static const char *const fcntl_names[] = { "fcntl", "fcntl64",
+						   "__fcntl", NULL };
+	int i;
+
+	p->path_arg = p->dirfd_arg = p->fd_arg = p->handle_arg = -1;
+	for (i = 0; i < p->nargs && i < 8; i++) {
+		switch (p->arg_kinds[i]) {
+		case DC_ARG_PATH:
+			if (p->path_arg < 0) {
+				p->path_arg = i;
+				if (p->fd_arg >= 0)
+					p->dirfd_arg = p->fd_arg;
+			}
+			break;
+		case DC_ARG_FD:
+			if (p->fd_arg < 0)
+				p->fd_arg = i;
+			break;
+		case DC_ARG_HANDLE:
+			if (p->handle_arg < 0)
+				p->handle_arg = i;
+			break;
+		}
+	}
+	p->op = OP_NONE;
+	if (name_is(name, close_names))
+		p->op = p->fd_arg >= 0 ? OP_CLOSE
+		      : p->handle_arg >= 0 ? OP_CLOSE_HANDLE : OP_NONE;
+	else if (strcmp(name, "close_range") == 0 && p->nargs >= 2)
+		p->op = OP_CLOSE_RANGE;
+	else if (name_is(name, dup_names) && p->fd_arg >= 0)
+		p->op = OP_DUP;
+	else if (name_is(name, fcntl_names) && p->fd_arg >= 0 && p->nargs >= 2)
+		p->op = OP_FCNTL;
+	else if (strcmp(name, "fdopen") == 0 && p->fd_arg >= 0)
+		p->op = OP_FDOPEN;
+	else if (strcmp(name, "chdir") == 0 && p->path_arg >= 0)
+		p->op = OP_CHDIR;
+	else if (strcmp(name, "fchdir") == 0 && p->fd_arg >= 0)
+		p->op = OP_FCHDIR;
+	else if (p->ret_kind == DC_RET_FD)
+		p->op = p->path_arg >= 0 ? OP_OPEN : OP_NEW_FD;
+	else if (p->ret_kind == DC_RET_HANDLE && p->path_arg >= 0)
+		p->op = OP_OPEN_HANDLE;
+}
+
+/* Same probe, ignoring the id? */
+static int probe_same(const struct probe *p, const unsigned char *data,
+		      uint32_t len)
+{
+	return p->len == len && memcmp(p->frame + 4, data + 4, len - 4) == 0;
+}
+
+static void handle_probe(struct input *in, const struct dc_frame *f)
+{
+	struct dc_probe_rec rec;
+	struct probe *p = NULL;
+	const char *s[3];
+	size_t l[3], pos = sizeof(rec);
+	char name[256];
+	uint32_t id;
+	size_t i;
+	int k;
+
+	if (f->len < sizeof(rec)) {
+		damaged(in, "probe", f->offset);
+		return;
+	}
+	memcpy(&rec, f->data, sizeof(rec));
+	for (k = 0; k < 3; k++) {
+		pos = dc_get_str(f->data, f->len, pos, &s[k], &l[k]);
+		if (pos == 0) {
+			damaged(in, "probe", f->offset);
+			return;
+		}
+	}
+	/* An identical probe from another input shares its id. */
+	for (i = 0; i < out_probes.cap; i++) {
+		struct probe *q = out_probes.used[i] ? PTR(out_probes.vals[i]) : NULL;
+
+		if (q != NULL && probe_same(q, f->data, f->len)) {
+			p = q;
+			break;
+		}
+	}
+	if (p == NULL) {
+		/* Keep the input's id unless another probe has it. */
+		id = u64map_get(&out_probes, rec.id) ? next_probe_id : rec.id;
+		if (id >= next_probe_id)
+			next_probe_id = id + 1;
+		p = xcalloc(1, sizeof(*p));
+		p->id = id;
+		p->len = f->len;
+		p->frame = xmalloc(f->len);
+		memcpy(p->frame, f->data, f->len);
+		memcpy(p->frame, &id, 4);
+		p->nargs = rec.nargs;
+		p->ret_kind = rec.ret_kind;
+		memcpy(p->arg_kinds, rec.arg_kinds, 8);
+		snprintf(name, sizeof(name), "%.*s", (int)l[1], s[1]);
+		classify(p, name);
+		u64map_put(&out_probes, id, VAL(p));
+		flush_events();
+		out_frame(DC_FRAME_PROBE, p->frame, p->len);
+	}
+	u64map_put(&in->probes, rec.id, VAL(p));
+}
+
+/* ---- processes ---- */
+
+static struct proc *get_proc(unsigned in, uint32_t pid, int create)
+{
+	uint64_t *slot = u64map_get(&procs, KEY(in, pid));
+	struct proc *p;
+
+	if (slot != NULL)
+		return PTR(*slot);
+	if (!create)
+		return NULL;
+	p = xcalloc(1, sizeof(*p));
+	u64map_put(&procs, KEY(in, pid), VAL(p));
+	return p;
+}
+
+static void drop_proc(unsigned in, uint32_t pid)
+{
+	struct proc *p = get_proc(in, pid, 0);
+
+	if (p == NULL)
+		return;
+	free(p->cwd);
+	u64map_free(&p->fds);
+	u64map_free(&p->handles);
+	free(p);
+	u64map_del(&procs, KEY(in, pid));
+}
+
+static void handle_process(unsigned idx, const struct dc_frame *f)
+{
+	struct input *in = &inputs[idx];
+	struct dc_process_rec rec;
+	const char *s[3];
+	size_t l[3], pos = sizeof(rec);
+	unsigned char *copy;
+	struct proc *p;
+	int k;
+
+	if (f->len < sizeof(rec)) {
+		damaged(in, "process", f->offset);
+		return;
+	}
+	memcpy(&rec, f->data, sizeof(rec));
+	for (k = 0; k < 3; k++) {
+		pos = dc_get_str(f->data, f->len, pos, &s[k], &l[k]);
+		if (pos == 0) {
+			damaged(in, "process", f->offset);
+			return;
+		}
+	}
+	p = get_proc(idx, rec.pid, 1);
+	free(p->cwd);
+	p->cwd = NULL;
+	if (l[2] > 0 && s[2][0] == '/') {
+		p->cwd = xmalloc(l[2] + 1);
+		memcpy(p->cwd, s[2], l[2]);
+		p->cwd[l[2]] = '\0';
+	}
+	copy = xmalloc(f->len);
+	memcpy(copy, f->data, f->len);
+	rec.start_mono_ns += (uint64_t)in->delta;
+	memcpy(copy, &rec, sizeof(rec));
+	flush_events();
+	out_frame(DC_FRAME_PROCESS, copy, f->len);
+	free(copy);
+}
+
+/* ---- paths ---- */
+
+/* Join dir and rel (rel may be absolute: dir is then ignored) and
+ * normalise lexically: no ".", "..", or repeated slashes.  Symbolic links
+ * are not followed: the trace names what the program named. */
+static size_t join_path(char *out, const char *dir, const char *rel,
+			size_t rel_len)
+{
+	char tmp[PATH_BUF];
+	size_t n = 0, o = 1, i = 0;
+
+	if (rel_len > 0 && rel[0] == '/')
+		dir = "";
+	n = (size_t)snprintf(tmp, sizeof(tmp), "%s/%.*s", dir, (int)rel_len, rel);
+	if (n >= sizeof(tmp))
+		n = sizeof(tmp) - 1;
+	out[0] = '/';
+	while (i < n) {
+		size_t start, len;
+
+		while (i < n && tmp[i] == '/')
+			i++;
+		start = i;
+		while (i < n && tmp[i] != '/')
+			i++;
+		len = i - start;
+		if (len == 0 || (len == 1 && tmp[start] == '.'))
+			continue;
+		if (len == 2 && tmp[start] == '.' && tmp[start + 1] == '.') {
+			/* Back to the previous slash; "/.." stays "/". */
+			while (o > 1 && out[o - 1] != '/')
+				o--;
+			if (o > 1)
+				o--;
+			continue;
+		}
+		if (o > 1)
+			out[o++] = '/';
+		memcpy(out + o, tmp + start, len);
+		o += len;
+	}
+	out[o] = '\0';
+	return o;
+}
+
+static uint32_t fd_file(struct proc *p, int64_t fd)
+{
+	uint64_t *slot = p ? u64map_get(&p->fds, (uint64_t)fd) : NULL;
+
+	return slot ? (uint32_t)*slot : 0;
+}
+
+static uint32_t handle_file(struct proc *p, uint64_t h)
+{
+	uint64_t *slot = p ? u64map_get(&p->handles, h) : NULL;
+
+	return slot ? (uint32_t)*slot : 0;
+}
+
+static void set_fd(struct proc *p, int64_t fd, uint32_t file)
+{
+	if (file != 0)
+		u64map_put(&p->fds, (uint64_t)fd, file);
+	else
+		u64map_del(&p->fds, (uint64_t)fd);
+}
+
+/* The output string id of the path an event names inline, resolved
+ * against its dirfd or the process's working directory when relative.
+ * A relative path that cannot be resolved is kept as written. */
+static uint32_t event_path(struct proc *p, const struct probe *pr,
+			   const struct dc_event *ev)
+{
+	const char *path = DC_EVENT_STR(ev);
+	size_t len = ev->str_len;
+	const char *base = NULL;
+	char out[PATH_BUF];
+
+	if (len == 0)
+		return 0;
+	if (path[0] != '/') {
+		int dirfd = AT_FDCWD;
+
+		if (pr->dirfd_arg >= 0 && pr->dirfd_arg < ev->nargs)
+			dirfd = (int32_t)DC_EVENT_ARGS(ev)[pr->dirfd_arg];
+		if (dirfd != AT_FDCWD)
+			base = string_value(fd_file(p, dirfd));
+		else if (p != NULL)
+			base = p->cwd;
+		if (base == NULL || base[0] != '/')
+			return intern(path, len, 0);
+	}
+	len = join_path(out, base ? base : "", path, len);
+	return intern(out, len, 0);
+}
+
+/* Set ev->file_id and, for a finished call (ret known), update the
+ * process's tables as the call did. */
+static void track_files(unsigned in, const struct probe *pr,
+			struct dc_event *ev, int finished)
+{
+	struct proc *p = get_proc(in, ev->pid, 1);
+	const __u64 *args = DC_EVENT_ARGS(ev);
+	uint32_t file = 0;
+	int failed = ev->ret < 0 || (ev->flags & DC_EVF_FAILED);
+
+	if (pr == NULL)
+		return;
+	if (pr->path_arg >= 0 && ev->str_len > 0)
+		file = event_path(p, pr, ev);
+	else if (pr->fd_arg >= 0 && pr->fd_arg < ev->nargs)
+		file = fd_file(p, (int32_t)args[pr->fd_arg]);
+	else if (pr->handle_arg >= 0 && pr->handle_arg < ev->nargs)
+		file = handle_file(p, args[pr->handle_arg]);
+	if (file != 0)
+		ev->file_id = file;
+	if (!finished)
+		return;
+
+	switch (pr->op) {
+	case OP_OPEN:
+		if (!failed)
+			set_fd(p, ev->ret, ev->file_id);
+		break;
+	case OP_OPEN_HANDLE:
+		if (!failed && ev->ret != 0) {
+			if (ev->file_id != 0)
+				u64map_put(&p->handles, (uint64_t)ev->ret, ev->file_id);
+			else
+				u64map_del(&p->handles, (uint64_t)ev->ret);
+		}
+		break;
+	case OP_NEW_FD:
+		if (!failed)
+			set_fd(p, ev->ret, 0);
+		break;
+	case OP_FCNTL:
+		if (pr->fd_arg + 1 >= ev->nargs ||
+		    ((int32_t)args[pr->fd_arg + 1] != F_DUPFD &&
+		     (int32_t)args[pr->fd_arg + 1] != F_DUPFD_CLOEXEC))
+			break;
+		/* fall through */
+	case OP_DUP:
+		if (!failed && pr->fd_arg < ev->nargs)
+			set_fd(p, ev->ret, fd_file(p, (int32_t)args[pr->fd_arg]));
+		break;
+	case OP_FDOPEN:
+		if (!failed && ev->ret != 0 && ev->file_id != 0)
+			u64map_put(&p->handles, (uint64_t)ev->ret, ev->file_id);
+		break;
+	case OP_CLOSE:
+		/* Gone whatever close returned: Linux frees the fd even when
+		 * close reports EINTR or EIO. */
+		if (pr->fd_arg < ev->nargs)
+			u64map_del(&p->fds, (uint64_t)(int64_t)(int32_t)args[pr->fd_arg]);
+		break;
+	case OP_CLOSE_HANDLE:
+		if (pr->handle_arg < ev->nargs)
+			u64map_del(&p->handles, args[pr->handle_arg]);
+		break;
+	case OP_CLOSE_RANGE:
+		if (!failed && ev->nargs >= 2) {
+			uint32_t lo = (uint32_t)args[0], hi = (uint32_t)args[1];
+			uint64_t *gone = xmalloc((p->fds.count + 1) * sizeof(uint64_t));
+			size_t i, n = 0;
+
+			for (i = 0; i < p->fds.cap; i++)
+				if (p->fds.used[i] && p->fds.keys[i] >= lo &&
+				    p->fds.keys[i] <= hi)
+					gone[n++] = p->fds.keys[i];
+			for (i = 0; i < n; i++)
+				u64map_del(&p->fds, gone[i]);
+			free(gone);
+		}
+		break;
+	case OP_CHDIR:
+	case OP_FCHDIR:
+		if (!failed && ev->ret == 0 && ev->file_id != 0) {
+			free(p->cwd);
+			p->cwd = xstrdup(string_value(ev->file_id));
+		}
+		break;
+	case OP_NONE:
+		break;
+	}
+}
+
+/* ---- pairing ---- */
+
+static struct thread *get_thread(unsigned in, const struct dc_event *ev,
+				 int create)
+{
+	uint64_t *slot = u64map_get(&threads, KEY(in, ev->tid));
+	struct thread *t;
+
+	if (slot != NULL)
+		return PTR(*slot);
+	if (!create)
+		return NULL;
+	t = xcalloc(1, sizeof(*t));
+	t->input = in;
+	t->pid = ev->pid;
+	t->tid = ev->tid;
+	u64map_put(&threads, KEY(in, ev->tid), VAL(t));
+	return t;
+}
+
+static struct probe *probe_of(unsigned in, uint32_t out_id)
+{
+	uint64_t *slot = u64map_get(&out_probes, out_id);
+
+	(void)in;
+	return slot ? PTR(*slot) : NULL;
+}
+
+/* An ENTER whose exit will never come: a CALL of unknown duration. */
+static void emit_unwound(unsigned in, struct dc_event *ev)
+{
+	ev->type = DC_EV_CALL;
+	ev->flags |= DC_EVF_UNWOUND;
+	ev->dur = 0;
+	ev->ret = 0;
+	track_files(in, probe_of(in, ev->probe_id), ev, 0);
+	out_event(ev);
+	unwound_calls++;
+}
+
+static void push_enter(unsigned in, const struct dc_event *ev)
+{
+	struct thread *t = get_thread(in, ev, 1);
+	struct dc_event *copy;
+
+	if (t->depth == STACK_MAX) {
+		/* Deeper than any real program: give up on the oldest. */
+		emit_unwound(in, t->stack[0]);
+		free(t->stack[0]);
+		memmove(t->stack, t->stack + 1, (STACK_MAX - 1) * sizeof(*t->stack));
+		t->depth--;
+	}
+	if (t->depth == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 8;
+		t->stack = xrealloc(t->stack, t->cap * sizeof(*t->stack));
+	}
+	copy = xmalloc(ev->size);
+	memcpy(copy, ev, ev->size);
+	copy->depth = (uint16_t)t->depth;
+	t->stack[t->depth++] = copy;
+}
+
+static void free_thread(struct thread *t)
+{
+	u64map_del(&threads, KEY(t->input, t->tid));
+	free(t->stack);
+	free(t);
+}
+
+/* Pair an EXIT with the nearest open ENTER of the same probe on its
+ * thread; ENTERs above that one never returned (longjmp, exception). */
+static void pair_exit(unsigned in, struct dc_event *ex)
+{
+	static uint64_t buf[REC_MAX / 8];
+	struct thread *t = get_thread(in, ex, 0);
+	struct dc_event *en, *call = (struct dc_event *)buf;
+	const char *str;
+	size_t i, slen, size;
+
+	if (t != NULL)
+		for (i = t->depth; i-- > 0;)
+			if (t->stack[i]->probe_id == ex->probe_id)
+				goto found;
+	/* No entry: keep the exit as it came. */
+	track_files(in, probe_of(in, ex->probe_id), ex, 0);
+	out_event(ex);
+	unmatched_exits++;
+	return;
+
+found:
+	while (t->depth > i + 1) {
+		en = t->stack[--t->depth];
+		emit_unwound(in, en);
+		free(en);
+	}
+	en = t->stack[--t->depth];
+	/* The entry carries the arguments and usually the string; an exit
+	 * may bring a string the entry lacked (a result path). */
+	str = en->str_len ? DC_EVENT_STR(en) : DC_EVENT_STR(ex);
+	slen = en->str_len ? en->str_len : ex->str_len;
+	size = PAD8(DC_EVENT_HDR_SIZE + 8u * en->nargs + (slen ? slen + 1 : 0));
+	if (size > REC_MAX - 8) {
+		/* Only a hostile stream gets here: keep the record size a u16. */
+		slen -= size - (REC_MAX - 8);
+		size = REC_MAX - 8;
+		en->flags |= DC_EVF_STR_TRUNC;
+	}
+	memset(call, 0, size);
+	memcpy(call, en, DC_EVENT_HDR_SIZE + 8u * en->nargs);
+	memcpy(DC_EVENT_STR(call), str, slen);
+	call->size = (uint16_t)size;
+	call->str_len = (uint16_t)slen;
+	call->type = DC_EV_CALL;
+	call->flags = en->flags | ex->flags;
+	call->dur = ex->ts >= en->ts ? ex->ts - en->ts : 0;
+	call->ret = ex->ret;
+	if (call->file_id == 0)
+		call->file_id = ex->file_id;
+	free(en);
+	if (t->depth == 0)
+		free_thread(t);
+	track_files(in, probe_of(in, call->probe_id), call, 1);
+	out_event(call);
+}
+
+struct open_call {
+	struct dc_event *ev;
+	unsigned input;
+};
+
+static int by_ts(const void *a, const void *b)
+{
+	const struct dc_event *x = ((const struct open_call *)a)->ev;
+	const struct dc_event *y = ((const struct open_call *)b)->ev;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* Emit the open calls of the threads of one process (pid) of one input,
+ * or of every thread (input ~0u), as unwound, oldest first. */
+static void unwind_threads(unsigned in, uint32_t pid)
+{
+	struct open_call *calls = NULL;
+	struct thread **dead = NULL;
+	size_t n = 0, cap = 0, nd = 0, i, j;
+
+	for (i = 0; i < threads.cap; i++) {
+		struct thread *t;
+
+		if (!threads.used[i])
+			continue;
+		t = PTR(threads.vals[i]);
+		if (in != ~0u && (t->input != in || t->pid != pid))
+			continue;
+		for (j = 0; j < t->depth; j++) {
+			if (n == cap) {
+				cap = cap ? cap * 2 : 16;
+				calls = xrealloc(calls, cap * sizeof(*calls));
+			}
+			calls[n].ev = t->stack[j];
+			calls[n].input = t->input;
+			n++;
+		}
+		t->depth = 0;
+		dead = xrealloc(dead, (nd + 1) * sizeof(*dead));
+		dead[nd++] = t;
+	}
+	if (n > 0)
+		qsort(calls, n, sizeof(*calls), by_ts);
+	for (i = 0; i < n; i++) {
+		emit_unwound(calls[i].input, calls[i].ev);
+		free(calls[i].ev);
+	}
+	for (j = 0; j < nd; j++)
+		free_thread(dead[j]);
+	free(calls);
+	free(dead);
+}
+
+/* ---- events ---- */
+
+static void handle_events(unsigned idx, const struct dc_frame *f)
+{
+	static uint64_t buf[REC_MAX / 8];
+	struct input *in = &inputs[idx];
+	struct dc_event *ev = (struct dc_event *)buf;
+	uint32_t pos = 0;
+
+	while (pos < f->len) {
+		const struct dc_event *src = (const void *)(f->data + pos);
+		struct probe *pr;
+		uint64_t *slot;
+
+		memcpy(ev, src, src->size);
+		pos += src->size;
+		ev->ts += (uint64_t)in->delta;
+		slot = u64map_get(&in->probes, ev->probe_id);
+		pr = slot ? PTR(*slot) : NULL;
+		if (pr != NULL)
+			ev->probe_id = pr->id;
+		if (ev->file_id != 0) {
+			slot = u64map_get(&in->strings, ev->file_id);
+			ev->file_id = slot ? (uint32_t)*slot : 0;
+		}
+
+		switch (ev->type) {
+		case DC_EV_CALL:
+			track_files(idx, pr, ev, 1);
+			out_event(ev);
+			break;
+		case DC_EV_ENTER:
+			push_enter(idx, ev);
+			break;
+		case DC_EV_EXIT:
+			pair_exit(idx, ev);
+			break;
+		case DC_EV_INSTANT:
+			track_files(idx, pr, ev, 0);
+			out_event(ev);
+			break;
+		case DC_EV_FORK:
+			out_event(ev);
+			if (ev->nargs >= 1) {
+				uint32_t child = (uint32_t)DC_EVENT_ARGS(ev)[0];
+				struct proc *parent = get_proc(idx, ev->pid, 1), *c;
+
+				drop_proc(idx, child);
+				c = get_proc(idx, child, 1);
+				parent = get_proc(idx, ev->pid, 1);
+				c->cwd = parent->cwd ? xstrdup(parent->cwd) : NULL;
+				u64map_copy(&c->fds, &parent->fds);
+				u64map_copy(&c->handles, &parent->handles);
+			}
+			break;
+		case DC_EV_EXEC: {
+			/* Handles live in the old image's memory; fds stay
+			 * (close-on-exec is not traced). */
+			struct proc *p = get_proc(idx, ev->pid, 0);
+
+			if (p != NULL)
+				u64map_free(&p->handles);
+			out_event(ev);
+			break;
+		}
+		case DC_EV_EXIT_PROC:
+			unwind_threads(idx, ev->pid);
+			out_event(ev);
+			drop_proc(idx, ev->pid);
+			break;
+		default:
+			/* A record type from a later version: keep it. */
+			out_event(ev);
+			break;
+		}
+	}
+}
+
+/* ---- other frames ---- */
+
+static void handle_string(unsigned idx, const struct dc_frame *f)
+{
+	struct input *in = &inputs[idx];
+	uint32_t id;
+
+	if (f->len < 4) {
+		damaged(in, "string", f->offset);
+		return;
+	}
+	memcpy(&id, f->data, 4);
+	u64map_put(&in->strings, id,
+		   intern((const char *)f->data + 4, f->len - 4, id));
+}
+
+static void handle_drops(unsigned idx, const struct dc_frame *f)
+{
+	struct input *in = &inputs[idx];
+	struct dc_drops_rec rec;
+	unsigned char *copy;
+	uint32_t i;
+
+	if (f->len < sizeof(rec)) {
+		damaged(in, "drops", f->offset);
+		return;
+	}
+	memcpy(&rec, f->data, sizeof(rec));
+	/* Every DROPS frame of a stream breaks down the same losses (per
+	 * CPU, per probe): their totals are not added. */
+	if (rec.total > in->drops_max)
+		in->drops_max = rec.total;
+	copy = xmalloc(f->len);
+	memcpy(copy, f->data, f->len);
+	if (rec.kind == DC_DROPS_PER_PROBE) {
+		for (i = 0; i < rec.count; i++) {
+			size_t at = sizeof(rec) + (size_t)i * sizeof(struct dc_drops_entry);
+			uint32_t key;
+			uint64_t *slot;
+
+			if (at + sizeof(struct dc_drops_entry) > f->len)
+				break;
+			memcpy(&key, copy + at, 4);
+			slot = u64map_get(&in->probes, key);
+			if (slot != NULL) {
+				key = ((struct probe *)PTR(*slot))->id;
+				memcpy(copy + at, &key, 4);
+			}
+		}
+	}
+	flush_events();
+	out_frame(DC_FRAME_DROPS, copy, f->len);
+	free(copy);
+}
+
+static uint32_t end_flags;
+
+static void handle_end(unsigned idx, const struct dc_frame *f)
+{
+	struct input *in = &inputs[idx];
+	struct dc_end_rec rec;
+
+	if (f->len < sizeof(rec)) {
+		damaged(in, "end", f->offset);
+		return;
+	}
+	memcpy(&rec, f->data, sizeof(rec));
+	in->saw_end = 1;
+	in->end_dropped = rec.dropped;
+	in->end_ts = rec.end_mono_ns + (uint64_t)in->delta;
+	/* What upstream knew went wrong still went wrong. */
+	end_flags |= rec.flags;
+}
+
+static void handle_frame(unsigned idx, const struct dc_frame *f)
+{
+	switch (f->type) {
+	case DC_FRAME_EVENTS:
+		handle_events(idx, f);
+		flush_events();
+		break;
+	case DC_FRAME_STRING:
+		handle_string(idx, f);
+		break;
+	case DC_FRAME_PROBE:
+		handle_probe(&inputs[idx], f);
+		break;
+	case DC_FRAME_PROCESS:
+		handle_process(idx, f);
+		break;
+	case DC_FRAME_DROPS:
+		handle_drops(idx, f);
+		break;
+	case DC_FRAME_END:
+		handle_end(idx, f);
+		break;
+	default:
+		/* SYSINFO, FILE, and types from later versions pass as they
+		 * are. */
+		flush_events();
+		out_frame(f->type, f->data, f->len);
+		break;
+	}
+}
+
+/* ---- reading: in turn, or one thread per live input ---- */
+
+struct item {
+	struct item *next;
+	unsigned input;
+	int done;                 /* the input ended; status in frame.type */
+	struct dc_frame frame;
+	uint64_t data[];
+};
+
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queue_filled = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t queue_drained = PTHREAD_COND_INITIALIZER;
+static struct item *queue_head, *queue_tail;
+static size_t queue_bytes;
+
+static void enqueue(struct item *it)
+{
+	pthread_mutex_lock(&queue_lock);
+	while (queue_head != NULL && queue_bytes > QUEUE_BYTES)
+		pthread_cond_wait(&queue_drained, &queue_lock);
+	if (queue_tail)
+		queue_tail->next = it;
+	else
+		queue_head = it;
+	queue_tail = it;
+	queue_bytes += it->frame.len;
+	pthread_cond_signal(&queue_filled);
+	pthread_mutex_unlock(&queue_lock);
+}
+
+static void *reader_thread(void *arg)
+{
+	unsigned idx = (unsigned)(uintptr_t)arg;
+	struct input *in = &inputs[idx];
+	struct dc_frame f;
+	struct item *it;
+	int st;
+
+	while ((st = dc_reader_next(in->r, &f)) == DC_READ_FRAME) {
+		it = xmalloc(sizeof(*it) + f.len);
+		it->next = NULL;
+		it->input = idx;
+		it->done = 0;
+		it->frame = f;
+		memcpy(it->data, f.data, f.len);
+		it->frame.data = (const unsigned char *)it->data;
+		enqueue(it);
+	}
+	in->status = st;
+	snprintf(in->err, sizeof(in->err), "%s", dc_reader_error(in->r));
+	it = xcalloc(1, sizeof(*it));
+	it->input = idx;
+	it->done = 1;
+	enqueue(it);
+	return NULL;
+}
+
+static void read_threaded(void)
+{
+	pthread_t *tids = xcalloc(n_inputs, sizeof(pthread_t));
+	unsigned i, running = 0;
+
+	for (i = 0; i < n_inputs; i++) {
+		if (!inputs[i].header_ok)
+			continue;
+		errno = pthread_create(&tids[i], NULL, reader_thread,
+				       (void *)(uintptr_t)i);
+		if (errno != 0)
+			sysdie("cannot start a reader thread");
+		running++;
+	}
+	while (running > 0) {
+		struct item *it;
+
+		pthread_mutex_lock(&queue_lock);
+		if (queue_head == NULL) {
+			/* Input is idle: hand what we have downstream. */
+			pthread_mutex_unlock(&queue_lock);
+			out_flush();
+			pthread_mutex_lock(&queue_lock);
+			while (queue_head == NULL)
+				pthread_cond_wait(&queue_filled, &queue_lock);
+		}
+		it = queue_head;
+		queue_head = it->next;
+		if (queue_head == NULL)
+			queue_tail = NULL;
+		queue_bytes -= it->frame.len;
+		pthread_cond_signal(&queue_drained);
+		pthread_mutex_unlock(&queue_lock);
+		if (it->done)
+			running--;
+		else
+			handle_frame(it->input, &it->frame);
+		free(it);
+	}
+	for (i = 0; i < n_inputs; i++)
+		if (inputs[i].header_ok)
+			pthread_join(tids[i], NULL);
+	free(tids);
+}
+
+static void read_in_turn(void)
+{
+	unsigned i;
+
+	for (i = 0; i < n_inputs; i++) {
+		struct input *in = &inputs[i];
+		struct dc_frame f;
+		int st;
+
+		if (!in->header_ok)
+			continue;
+		while ((st = dc_reader_next(in->r, &f)) == DC_READ_FRAME) {
+			handle_frame(i, &f);
+			/* Frames arrive in batches from a live collector:
+			 * pass each one on at once. */
+			out_flush();
+		}
+		in->status = st;
+		snprintf(in->err, sizeof(in->err), "%s", dc_reader_error(in->r));
+	}
+}
+
+/* ---- main ---- */
+
+static void __attribute__((noreturn)) usage(void)
+{
+	printf("Usage: %s [OPTION]... [INPUT]...\n"
+	       "Pair calls, name the files they work on, and merge datacrumbs\n"
+	       "streams.  Reads INPUTs (standard input if none, or -), writes\n"
+	       "one stream to standard output.\n"
+	       "\n"
+	       "  -t, --text      write the result as text, one line per frame\n"
+	       "                  or event, instead of a binary stream\n"
+	       "  -v, --verbose   say more on standard error\n"
+	       "  -h, --help      show this help and exit\n"
+	       "  -V, --version   show the version and exit\n"
+	       "\n"
+	       "Exit status: 0 ok, 1 system error, 2 usage, 3 an input was\n"
+	       "truncated, 4 an input was malformed; the output is complete\n"
+	       "and ends with an END frame in every case but 1 and 2.\n",
+	       dc_program);
+	xfclose_stdout();
+	exit(0);
+}
+
+static void open_inputs(int argc, char **argv)
+{
+	unsigned i;
+
+	n_inputs = argc > 0 ? (unsigned)argc : 1;
+	inputs = xcalloc(n_inputs, sizeof(*inputs));
+	for (i = 0; i < n_inputs; i++) {
+		struct input *in = &inputs[i];
+		const char *name = argc > 0 ? argv[i] : "-";
+
+		in->name = strcmp(name, "-") == 0 ? "standard input" : name;
+		if (strcmp(name, "-") == 0) {
+			in->fd = STDIN_FILENO;
+		} else {
+			in->fd = open(name, O_RDONLY | O_CLOEXEC);
+			if (in->fd < 0)
+				sysdie("cannot open %s", name);
+		}
+		in->r = dc_reader_open(in->fd, in->name);
+		if (in->r == NULL)
+			sysdie("cannot read %s", in->name);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "text", no_argument, NULL, 't' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct dc_stream_info out_info;
+	struct dc_end_rec end;
+	int opt, first = -1, status = DC_EXIT_OK, live = 0;
+	uint64_t dropped = 0;
+	unsigned i;
+
+	dc_messages_init(argv[0]);
+	while ((opt = getopt_long(argc, argv, "tvhV", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 't':
+			opt_text = 1;
+			break;
+		case 'v':
+			dc_verbose++;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			dc_print_version();
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n",
+				dc_program);
+			exit(DC_EXIT_USAGE);
+		}
+	}
+	/* A reader that goes away is a write error, reported once. */
+	signal(SIGPIPE, SIG_IGN);
+	open_inputs(argc - optind, argv + optind);
+
+	/* Headers first, in order: the first good one heads the output. */
+	for (i = 0; i < n_inputs; i++) {
+		struct input *in = &inputs[i];
+		int st = dc_reader_header(in->r, &in->info);
+		struct stat sb;
+
+		if (st != DC_READ_FRAME) {
+			in->status = st;
+			snprintf(in->err, sizeof(in->err), "%s",
+				 dc_reader_error(in->r));
+			continue;
+		}
+		in->header_ok = 1;
+		if (first < 0)
+			first = (int)i;
+		if (fstat(in->fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+			live = 1;
+	}
+	if (first < 0) {
+		for (i = 0; i < n_inputs; i++)
+			warn("%s", inputs[i].err);
+		/* Nothing to write: not even a header came. */
+		for (i = 0; i < n_inputs; i++) {
+			int s = dc_read_exit_status(inputs[i].status);
+
+			if (s == DC_EXIT_FAILURE || (s > status && status != DC_EXIT_FAILURE))
+				status = s;
+		}
+		return status;
+	}
+	out_info = inputs[first].info;
+	for (i = 0; i < n_inputs; i++)
+		if (inputs[i].header_ok)
+			inputs[i].delta = inputs[i].info.clock_offset_ns -
+					  out_info.clock_offset_ns;
+
+	batch = xmalloc(OUT_BATCH + REC_MAX);
+	if (opt_text) {
+		text_header(stdout, &out_info);
+	} else {
+		writer = dc_writer_open(STDOUT_FILENO, &out_info);
+		if (writer == NULL)
+			sysdie("cannot write standard output");
+	}
+
+	/* Files are read one after the other, so the output does not depend
+	 * on timing; live inputs (pipes) all at once, so that no writer
+	 * blocks while another input is read. */
+	if (live && n_inputs > 1)
+		read_threaded();
+	else
+		read_in_turn();
+
+	unwind_threads(~0u, 0);
+	memset(&end, 0, sizeof(end));
+	for (i = 0; i < n_inputs; i++) {
+		struct input *in = &inputs[i];
+		int s = dc_read_exit_status(in->status);
+
+		/* An input's losses: its END frame's count, or for an input
+		 * cut short, the most its DROPS frames reported. */
+		dropped += in->saw_end ? in->end_dropped : in->drops_max;
+		if (in->end_ts > end.end_mono_ns)
+			end.end_mono_ns = in->end_ts;
+		if (in->damaged) {
+			end.flags |= DC_END_INPUT_CORRUPT;
+			if (status != DC_EXIT_FAILURE)
+				status = DC_EXIT_BADINPUT;
+		}
+		if (s == DC_EXIT_OK)
+			continue;
+		warn("%s", in->err);
+		if (s == DC_EXIT_TRUNCATED)
+			end.flags |= DC_END_INPUT_TRUNCATED;
+		else if (s == DC_EXIT_BADINPUT)
+			end.flags |= DC_END_INPUT_CORRUPT;
+		if (s == DC_EXIT_FAILURE || (s > status && status != DC_EXIT_FAILURE))
+			status = s;
+	}
+	flush_events();
+	end.events = events_out;
+	end.dropped = dropped;
+	end.flags |= end_flags;
+	if (end.end_mono_ns < last_ts)
+		end.end_mono_ns = last_ts;
+	out_frame(DC_FRAME_END, &end, sizeof(end));
+	if (opt_text) {
+		xfclose_stdout();
+	} else if (dc_writer_close(writer) != 0) {
+		sysdie("cannot write standard output");
+	}
+	if (unmatched_exits > 0 || unwound_calls > 0)
+		warn("%" PRIu64 " exit records without an entry kept unpaired, "
+		     "%" PRIu64 " calls without an exit marked unwound",
+		     unmatched_exits, unwound_calls);
+	debug("%" PRIu64 " events written, %" PRIu64 " dropped upstream",
+	      events_out, dropped);
+	return status;
+}

@@ -1,0 +1,748 @@
+/*
+ * dc-gen - turn a site config (YAML, dc-config(5)) into a probe spec
+ * (JSON, dc-probes(5)) for this host: every uprobe is resolved against the
+ * real library here with lib/elfsyms, the code dc-explore lists with, so
+ * the spec carries the library's realpath and each function's file offset.
+ *
+ * The output depends only on the config and the host: layers in config
+ * order, functions by name within a layer, duplicates (aliases at one
+ * offset, a syscall listed twice) dropped after their first appearance.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "dc-explore/tracefs.h"
+#include "elfsyms.h"
+#include "gen.h"
+#include "messages.h"
+#include "spec.h"
+#include "stream.h"
+#include "syscalls.h"
+
+static const char usage_text[] =
+	"Usage: dc-gen [OPTIONS] [CONFIG.yaml]\n"
+	"       dc-gen --layers LAYER[,LAYER...] [OPTIONS]\n"
+	"       dc-gen --check SPEC.json\n"
+	"Write the probe spec (JSON) for a site config, resolved on this host.\n"
+	"\n"
+	"  -o, --output FILE    write the spec to FILE, not standard output\n"
+	"  -l, --layers LIST    use these built-in layers instead of a config\n"
+	"  -d, --default        use the shipped default config (also without CONFIG)\n"
+	"  -c, --check FILE     check that FILE is a valid probe spec and exit\n"
+	"  -L, --list-layers    list the built-in layers and exit\n"
+	"  -v, --verbose        say more on stderr\n"
+	"  -h, --help           print this help and exit\n"
+	"  -V, --version        print the version and exit\n"
+	"\n"
+	"The default config is default.yaml in $DC_DATA_DIR, else in " PKGDATADIR ".\n";
+
+static const struct option long_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "layers", required_argument, NULL, 'l' },
+	{ "default", no_argument, NULL, 'd' },
+	{ "check", required_argument, NULL, 'c' },
+	{ "list-layers", no_argument, NULL, 'L' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* ---- a set of strings, for duplicates ---- */
+
+struct strset {
+	char **slots;
+	size_t cap, n;
+};
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+/* Adds s (taking it); returns 0 if it was already there (and frees it). */
+static int strset_add(struct strset *set, char *s)
+{
+	size_t i;
+
+	if (set->n * 2 >= set->cap) {
+		struct strset bigger = { NULL, set->cap ? set->cap * 2 : 1024, 0 };
+
+		bigger.slots = xcalloc(bigger.cap, sizeof(char *));
+		for (i = 0; i < set->cap; i++)
+			if (set->slots[i])
+				strset_add(&bigger, set->slots[i]);
+		free(set->slots);
+		*set = bigger;
+	}
+	for (i = hash(s) & (set->cap - 1); set->slots[i]; i = (i + 1) & (set->cap - 1)) {
+		if (strcmp(set->slots[i], s) == 0) {
+			free(s);
+			return 0;
+		}
+	}
+	set->slots[i] = s;
+	set->n++;
+	return 1;
+}
+
+static void strset_free(struct strset *set)
+{
+	size_t i;
+
+	for (i = 0; i < set->cap; i++)
+		free(set->slots[i]);
+	free(set->slots);
+}
+
+/* ---- generation ---- */
+
+struct opened {
+	char *path;
+	struct dc_elf *elf;
+};
+
+struct gen {
+	struct config *cfg;
+	struct dc_spec spec;
+	size_t cap;
+	struct strset seen;
+	struct opened *elfs;
+	size_t nelfs;
+	int tracefs_warned;
+};
+
+static const struct plan *find_plan(const struct layer_cfg *l, const char *func)
+{
+	size_t i;
+
+	for (i = 0; i < l->nplans; i++)
+		if (strcmp(l->plans[i].func, func) == 0)
+			return &l->plans[i];
+	for (i = 0; i < l->nplans; i++)
+		if (strcmp(l->plans[i].func, "*") == 0)
+			return &l->plans[i];
+	return NULL;
+}
+
+static const struct builtin_func *builtin_entry(const struct layer_cfg *l,
+						const char *func)
+{
+	const struct builtin_func *f;
+
+	if (l->builtin == NULL)
+		return NULL;
+	for (f = l->builtin->funcs; f->name; f++)
+		if (strcmp(f->name, func) == 0)
+			return f;
+	return NULL;
+}
+
+/* Add a probe unless one like it (same key) is already there. */
+static void add_probe(struct gen *g, const struct layer_cfg *l, const char *key,
+		      int kind, const char *target, const char *function,
+		      uint64_t offset, int64_t nr, int optional)
+{
+	const struct builtin_func *bf = builtin_entry(l, function);
+	const struct plan *pl = find_plan(l, function);
+	struct plan from_table;
+	struct dc_probe *p;
+
+	if (!strset_add(&g->seen, xstrdup(key))) {
+		debug("%s: %s: same probe as an earlier one, dropped", l->name, function);
+		return;
+	}
+	if (g->spec.nprobes >= g->cfg->max_probes) {
+		if (g->cfg->max_line > 0)
+			config_die(g->cfg, g->cfg->max_line, g->cfg->max_col,
+				   "layer %s needs more than max_probes (%zu) probes",
+				   l->name, g->cfg->max_probes);
+		config_die(g->cfg, l->line, l->col,
+			   "layer %s needs more than max_probes (%zu) probes",
+			   l->name, g->cfg->max_probes);
+	}
+	if (pl == NULL && bf != NULL) {
+		if (dc_plan_parse(bf->args, bf->ret, &from_table) != 0)
+			die("built-in plan of %s is broken", function);
+		pl = &from_table;
+	}
+	if (g->spec.nprobes == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 128;
+		g->spec.probes = xrealloc(g->spec.probes, g->cap * sizeof(*g->spec.probes));
+	}
+	p = &g->spec.probes[g->spec.nprobes++];
+	memset(p, 0, sizeof(*p));
+	p->layer = xstrdup(l->name);
+	p->kind = (enum dc_probe_kind)kind;
+	p->target = target ? xstrdup(target) : NULL;
+	p->function = xstrdup(function);
+	p->offset = offset;
+	p->nr = nr;
+	p->optional = optional;
+	if (pl) {
+		p->nargs = pl->nargs;
+		memcpy(p->arg_kinds, pl->kinds, sizeof(p->arg_kinds));
+		p->ret_kind = (uint8_t)pl->ret;
+	}
+}
+
+static int matches_any(const regex_t *res, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (regexec(&res[i], s, 0, NULL, 0) == 0)
+			return 1;
+	return 0;
+}
+
+/* The names a layer asks for; built-in tables narrowed by the layer's
+ * include/functions/exclude; custom layers' functions plus what include
+ * picks among `candidates`. */
+struct wanted {
+	char **names;
+	int *quiet;     /* absence is not worth a warning */
+	size_t n, cap;
+};
+
+static void want(struct wanted *w, const char *name, int quiet)
+{
+	if (w->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 64;
+		w->names = xrealloc(w->names, w->cap * sizeof(*w->names));
+		w->quiet = xrealloc(w->quiet, w->cap * sizeof(*w->quiet));
+	}
+	w->names[w->n] = xstrdup(name);
+	w->quiet[w->n++] = quiet;
+}
+
+static int wanted_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void wanted_finish(struct wanted *w, const struct layer_cfg *l)
+{
+	size_t i, j = 0;
+	struct { char *name; int quiet; } *tmp = xcalloc(w->n + 1, sizeof(*tmp));
+
+	for (i = 0; i < w->n; i++) {
+		if (matches_any(l->exclude, l->nexclude, w->names[i])) {
+			free(w->names[i]);
+			continue;
+		}
+		tmp[j].name = w->names[i];
+		tmp[j++].quiet = w->quiet[i];
+	}
+	qsort(tmp, j, sizeof(*tmp), wanted_cmp);
+	w->n = 0;
+	for (i = 0; i < j; i++) {
+		if (w->n > 0 && strcmp(w->names[w->n - 1], tmp[i].name) == 0) {
+			w->quiet[w->n - 1] &= tmp[i].quiet;
+			free(tmp[i].name);
+			continue;
+		}
+		w->names[w->n] = tmp[i].name;
+		w->quiet[w->n++] = tmp[i].quiet;
+	}
+	free(tmp);
+}
+
+static void wanted_free(struct wanted *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->n; i++)
+		free(w->names[i]);
+	free(w->names);
+	free(w->quiet);
+}
+
+static int listed(const struct layer_cfg *l, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < l->nfunctions; i++)
+		if (strcmp(l->functions[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Wanted names from a layer's own lists and the built-in table. */
+static void wanted_base(struct wanted *w, const struct layer_cfg *l)
+{
+	size_t i;
+
+	if (l->builtin) {
+		const struct builtin_func *f;
+		int narrowed = l->ninclude > 0 || l->nfunctions > 0;
+
+		for (f = l->builtin->funcs; f->name; f++)
+			if (!narrowed || listed(l, f->name) ||
+			    matches_any(l->include, l->ninclude, f->name))
+				want(w, f->name, f->quiet);
+		return;
+	}
+	for (i = 0; i < l->nfunctions; i++)
+		want(w, l->functions[i], 0);
+}
+
+static struct dc_elf *open_elf(struct gen *g, const struct layer_cfg *l,
+			       const char *path)
+{
+	char err[PATH_MAX + 256];
+	struct dc_elf *elf;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < g->nelfs; i++)
+		if (strcmp(g->elfs[i].path, path) == 0)
+			return g->elfs[i].elf;
+	rc = dc_elf_open(path, &elf, err, sizeof(err));
+	if (rc != 0) {
+		if (l->line > 0)
+			die_status(rc, "%s:%d:%d: layer %s: %s", g->cfg->file, l->line,
+				   l->col, l->name, err);
+		die_status(rc, "layer %s: %s", l->name, err);
+	}
+	g->elfs = xrealloc(g->elfs, (g->nelfs + 1) * sizeof(*g->elfs));
+	g->elfs[g->nelfs].path = xstrdup(path);
+	g->elfs[g->nelfs++].elf = elf;
+	return elf;
+}
+
+/* The first of the layer's targets found here; NULL for an optional
+ * layer without one (after a warning). */
+static int resolve_target(struct gen *g, const struct layer_cfg *l, char *path,
+			  size_t len)
+{
+	char err[PATH_MAX + 256] = "", names[1024] = "";
+	size_t i;
+
+	for (i = 0; i < l->ntargets; i++) {
+		if (dc_lib_resolve(l->targets[i], path, len, err, sizeof(err)) == 0) {
+			debug("layer %s: %s is %s", l->name, l->targets[i], path);
+			return 1;
+		}
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+			 i ? ", " : "", l->targets[i]);
+	}
+	if (l->ntargets > 1)
+		snprintf(err, sizeof(err), "none of %s found", names);
+	if (l->optional) {
+		config_warn(g->cfg, l->line, l->col, "layer %s skipped: %s", l->name, err);
+		return 0;
+	}
+	config_die(g->cfg, l->line, l->col, "layer %s: %s", l->name, err);
+}
+
+static void gen_uprobes(struct gen *g, const struct layer_cfg *l)
+{
+	char path[PATH_MAX];
+	struct wanted w = { 0 };
+	struct dc_elf *elf;
+	size_t i, j;
+
+	if (!resolve_target(g, l, path, sizeof(path)))
+		return;
+	elf = open_elf(g, l, path);
+	wanted_base(&w, l);
+	if (l->builtin == NULL && l->ninclude > 0) {
+		for (i = 0; i < elf->nfuncs; i++)
+			for (j = 0; j < elf->funcs[i].nnames; j++) {
+				const struct dc_elf_name *n = &elf->funcs[i].names[j];
+
+				/* Bare names bind to default versions only. */
+				if (n->is_default &&
+				    matches_any(l->include, l->ninclude, n->name))
+					want(&w, n->name, 1);
+			}
+	}
+	wanted_finish(&w, l);
+	if (w.n == 0)
+		config_warn(g->cfg, l->line, l->col, "layer %s: no function of %s selected",
+			    l->name, path);
+	for (i = 0; i < w.n; i++) {
+		const struct dc_elf_func *f = dc_elf_find(elf, w.names[i]);
+		char *key;
+
+		if (f == NULL) {
+			if (!w.quiet[i])
+				config_warn(g->cfg, l->line, l->col, "layer %s: no function %s in %s",
+					    l->name, w.names[i], path);
+			else
+				debug("layer %s: no function %s in %s", l->name, w.names[i], path);
+			continue;
+		}
+		key = xasprintf("u %s %llx", path, (unsigned long long)f->offset);
+		add_probe(g, l, key, DC_PROBE_UPROBE, path, w.names[i], f->offset, -1,
+			  l->optional);
+		free(key);
+	}
+	wanted_free(&w);
+}
+
+static void gen_usdt(struct gen *g, const struct layer_cfg *l)
+{
+	char path[PATH_MAX];
+	struct dc_elf *elf;
+	size_t i, j;
+
+	if (!resolve_target(g, l, path, sizeof(path)))
+		return;
+	elf = open_elf(g, l, path);
+	for (j = 0; j < l->nfunctions; j++) {
+		int found = 0;
+
+		for (i = 0; i < elf->nusdts; i++) {
+			char *full = xasprintf("%s:%s", elf->usdts[i].provider,
+					       elf->usdts[i].name);
+
+			found |= strcmp(full, l->functions[j]) == 0;
+			free(full);
+		}
+		if (!found)
+			config_warn(g->cfg, l->line, l->col, "layer %s: no USDT probe %s in %s",
+				    l->name, l->functions[j], path);
+	}
+	/* elf->usdts is sorted by provider, name and address already. */
+	for (i = 0; i < elf->nusdts; i++) {
+		const struct dc_elf_usdt *u = &elf->usdts[i];
+		char *full = xasprintf("%s:%s", u->provider, u->name), *key;
+
+		if ((listed(l, full) || matches_any(l->include, l->ninclude, full)) &&
+		    !matches_any(l->exclude, l->nexclude, full)) {
+			key = xasprintf("u %s %llx", path, (unsigned long long)u->offset);
+			add_probe(g, l, key, DC_PROBE_USDT, path, full, u->offset, -1,
+				  l->optional);
+			free(key);
+		}
+		free(full);
+	}
+}
+
+static void gen_syscalls(struct gen *g, const struct layer_cfg *l)
+{
+	struct wanted w = { 0 };
+	size_t i;
+
+	wanted_base(&w, l);
+	if (l->builtin == NULL && l->ninclude > 0)
+		for (i = 0; i < dc_nsyscalls; i++)
+			if (matches_any(l->include, l->ninclude, dc_syscalls[i].name))
+				want(&w, dc_syscalls[i].name, 1);
+	wanted_finish(&w, l);
+	for (i = 0; i < w.n; i++) {
+		long nr = dc_syscall_nr(w.names[i]);
+		char *key;
+
+		if (nr < 0) {
+			if (!w.quiet[i])
+				config_warn(g->cfg, l->line, l->col,
+					    "layer %s: no syscall %s on this architecture",
+					    l->name, w.names[i]);
+			else
+				debug("layer %s: no syscall %s here", l->name, w.names[i]);
+			continue;
+		}
+		key = xasprintf("s %ld", nr);
+		add_probe(g, l, key, DC_PROBE_SYSCALL, NULL, w.names[i], 0, nr,
+			  l->optional);
+		free(key);
+	}
+	wanted_free(&w);
+}
+
+static void gen_tracepoints(struct gen *g, const struct layer_cfg *l)
+{
+	struct wanted w = { 0 };
+	size_t i;
+
+	if (l->builtin == NULL && l->ninclude > 0)
+		config_die(g->cfg, l->line, l->col,
+			   "layer %s: tracepoint layers take functions (\"category:name\"), not include",
+			   l->name);
+	wanted_base(&w, l);
+	wanted_finish(&w, l);
+	for (i = 0; i < w.n; i++) {
+		char *colon = strchr(w.names[i], ':'), *key, *category;
+		int exists, optional = l->optional;
+
+		if (colon == NULL || colon == w.names[i] || colon[1] == '\0')
+			config_die(g->cfg, l->line, l->col,
+				   "layer %s: tracepoint \"%s\" is not \"category:name\"",
+				   l->name, w.names[i]);
+		*colon = '\0';
+		exists = dc_tracepoint_exists(w.names[i], colon + 1);
+		if (exists == 0) {
+			if (!w.quiet[i])
+				config_warn(g->cfg, l->line, l->col,
+					    "layer %s: no tracepoint %s:%s in this kernel",
+					    l->name, w.names[i], colon + 1);
+			continue;
+		}
+		if (exists < 0) {
+			/* Cannot check: keep it, but let the collector skip
+			 * it if the kernel lacks it. */
+			if (!g->tracefs_warned++)
+				config_warn(g->cfg, l->line, l->col,
+					    "tracefs is not mounted: tracepoints are not checked and marked optional");
+			optional = 1;
+		}
+		key = xasprintf("t %s:%s", w.names[i], colon + 1);
+		category = xstrdup(w.names[i]);
+		*colon = ':';
+		/* "function" is the full "category:name", as dc-collect
+		 * looks it up; "target" is the category. */
+		add_probe(g, l, key, DC_PROBE_TRACEPOINT, category, w.names[i], 0, -1,
+			  optional);
+		free(category);
+		free(key);
+	}
+	wanted_free(&w);
+}
+
+static void gen_kfuncs(struct gen *g, const struct layer_cfg *l)
+{
+	size_t i;
+
+	if (l->ninclude > 0)
+		config_die(g->cfg, l->line, l->col,
+			   "layer %s: kfunc layers take functions, not include", l->name);
+	for (i = 0; i < l->nfunctions; i++) {
+		char *key = xasprintf("k %s", l->functions[i]);
+
+		if (!matches_any(l->exclude, l->nexclude, l->functions[i]))
+			add_probe(g, l, key, DC_PROBE_KFUNC, NULL, l->functions[i], 0, -1,
+				  l->optional);
+		free(key);
+	}
+}
+
+static void generate(struct gen *g)
+{
+	size_t i;
+
+	g->spec.mode = (enum dc_mode)g->cfg->mode;
+	g->spec.interval_ms = g->cfg->interval_ms;
+	for (i = 0; i < g->cfg->nlayers; i++) {
+		const struct layer_cfg *l = &g->cfg->layers[i];
+
+		switch (l->kind) {
+		case DC_PROBE_UPROBE:
+			gen_uprobes(g, l);
+			break;
+		case DC_PROBE_USDT:
+			gen_usdt(g, l);
+			break;
+		case DC_PROBE_SYSCALL:
+			gen_syscalls(g, l);
+			break;
+		case DC_PROBE_TRACEPOINT:
+			gen_tracepoints(g, l);
+			break;
+		case DC_PROBE_KFUNC:
+			gen_kfuncs(g, l);
+			break;
+		default:
+			die("layer %s: unsupported kind", l->name);
+		}
+	}
+}
+
+static void gen_free(struct gen *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->spec.nprobes; i++) {
+		free(g->spec.probes[i].layer);
+		free(g->spec.probes[i].target);
+		free(g->spec.probes[i].function);
+	}
+	free(g->spec.probes);
+	for (i = 0; i < g->nelfs; i++) {
+		free(g->elfs[i].path);
+		dc_elf_free(g->elfs[i].elf);
+	}
+	free(g->elfs);
+	strset_free(&g->seen);
+}
+
+/* ---- the command ---- */
+
+static int check_spec(const char *path)
+{
+	json_error_t jerr;
+	struct dc_spec *spec;
+	char err[512];
+	json_t *root;
+
+	root = json_load_file(path, 0, &jerr);
+	if (root == NULL) {
+		if (jerr.line < 0)
+			die_status(DC_EXIT_FAILURE, "%s: %s", path, jerr.text);
+		die_status(DC_EXIT_BADINPUT, "%s:%d:%d: %s", path, jerr.line,
+			   jerr.column, jerr.text);
+	}
+	spec = dc_spec_from_json(root, err, sizeof(err));
+	json_decref(root);
+	if (spec == NULL)
+		die_status(DC_EXIT_BADINPUT, "%s: %s", path, err);
+	printf("%s: %zu probes\n", path, spec->nprobes);
+	dc_spec_free(spec);
+	xfclose_stdout();
+	return 0;
+}
+
+static char *default_config(void)
+{
+	const char *dir = getenv("DC_DATA_DIR");
+	char *path;
+
+	if (dir && *dir) {
+		path = xasprintf("%s/default.yaml", dir);
+		if (access(path, F_OK) == 0)
+			return path;
+		free(path);
+	}
+	return xasprintf("%s/default.yaml", PKGDATADIR);
+}
+
+static void write_spec(const char *text, const char *output)
+{
+	FILE *f;
+
+	if (output == NULL) {
+		xfwrite(text, strlen(text), stdout, "standard output");
+		xfclose_stdout();
+		return;
+	}
+	f = fopen(output, "w");
+	if (f == NULL)
+		sysdie("cannot create %s", output);
+	if (fwrite(text, 1, strlen(text), f) != strlen(text) || fflush(f) != 0 ||
+	    ferror(f)) {
+		int e = errno;
+
+		fclose(f);
+		unlink(output);
+		errno = e;
+		sysdie("cannot write %s", output);
+	}
+	if (fclose(f) != 0) {
+		int e = errno;
+
+		unlink(output);
+		errno = e;
+		sysdie("cannot write %s", output);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *output = NULL, *layers = NULL, *check = NULL;
+	struct config cfg;
+	struct gen g;
+	struct dc_spec *back;
+	char *path = NULL, *text, err[512];
+	int c, use_default = 0;
+	json_t *json;
+
+	dc_messages_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "o:l:dc:LvhV", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'l':
+			layers = optarg;
+			break;
+		case 'd':
+			use_default = 1;
+			break;
+		case 'c':
+			check = optarg;
+			break;
+		case 'L': {
+			const struct builtin_layer *b;
+
+			for (b = dc_builtin_layers; b->name; b++)
+				printf("%-10s %s\n", b->name, b->description);
+			xfclose_stdout();
+			return 0;
+		}
+		case 'v':
+			dc_verbose++;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			xfclose_stdout();
+			return 0;
+		case 'V':
+			dc_print_version();
+		default:
+			dc_usage_error("unknown option");
+		}
+	}
+	if (check) {
+		if (optind < argc || layers || use_default || output)
+			dc_usage_error("--check takes only the spec to check");
+		return check_spec(check);
+	}
+	if (argc - optind > 1)
+		dc_usage_error("more than one config given");
+	if (layers && (use_default || optind < argc))
+		dc_usage_error("--layers replaces the config: give one or the other");
+	if (use_default && optind < argc)
+		dc_usage_error("--default and a config file: give one or the other");
+
+	if (layers) {
+		config_from_layers(&cfg, layers);
+	} else {
+		path = optind < argc ? xstrdup(argv[optind]) : default_config();
+		config_load(&cfg, path);
+	}
+	memset(&g, 0, sizeof(g));
+	g.cfg = &cfg;
+	generate(&g);
+	if (g.spec.nprobes == 0)
+		config_die(&cfg, 0, 0, "no probes: nothing in the config exists on this host");
+
+	json = dc_spec_to_json(&g.spec);
+	/* What we write must read back: the collector uses the same code. */
+	back = dc_spec_from_json(json, err, sizeof(err));
+	if (back == NULL)
+		die("generated an invalid spec: %s", err);
+	dc_spec_free(back);
+	text = json_dumps(json, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	if (text == NULL)
+		die("out of memory");
+	json_decref(json);
+	{
+		size_t n = strlen(text);
+
+		text = xrealloc(text, n + 2);
+		text[n] = '\n';
+		text[n + 1] = '\0';
+	}
+	debug("%zu probes", g.spec.nprobes);
+	write_spec(text, output);
+	free(text);
+	gen_free(&g);
+	config_free(&cfg);
+	free(path);
+	return 0;
+}

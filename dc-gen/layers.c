@@ -1,0 +1,323 @@
+/*
+ * layers.c - the built-in layers of dc-gen (dc-config(5)): which
+ * functions each one probes and how their arguments are recorded.
+ *
+ * An argument plan names what each argument is (dc-probes(5)), so the
+ * collector knows to copy a path, keep an fd or a size.  Functions marked
+ * quiet exist only on some systems (old glibc stat wrappers, MPI-enabled
+ * HDF5, io_uring); their absence is not worth a warning.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+static const char *const libc_targets[] = { "libc.so.6", NULL };
+static const char *const mpi_targets[] = { "libmpi.so", "libmpi", NULL };
+/* Debian and Ubuntu ship HDF5 as libhdf5_serial or libhdf5_openmpi. */
+static const char *const hdf5_targets[] = {
+	"libhdf5.so", "libhdf5", "libhdf5_openmpi", "libhdf5_mpich",
+	"libhdf5_serial", NULL
+};
+
+#define F(n, a, r) { n, a, r, 0 }
+#define Q(n, a, r) { n, a, r, 1 }
+
+static const struct builtin_func posix_funcs[] = {
+	F("open", "path,flags,mode", "fd"),
+	F("open64", "path,flags,mode", "fd"),
+	F("openat", "fd,path,flags,mode", "fd"),
+	F("openat64", "fd,path,flags,mode", "fd"),
+	F("creat", "path,mode", "fd"),
+	Q("creat64", "path,mode", "fd"),
+	F("read", "fd,ptr,size", "size"),
+	F("write", "fd,ptr,size", "size"),
+	F("pread", "fd,ptr,size,offset", "size"),
+	F("pread64", "fd,ptr,size,offset", "size"),
+	F("pwrite", "fd,ptr,size,offset", "size"),
+	F("pwrite64", "fd,ptr,size,offset", "size"),
+	F("readv", "fd,ptr,int", "size"),
+	F("writev", "fd,ptr,int", "size"),
+	F("preadv", "fd,ptr,int,offset", "size"),
+	F("pwritev", "fd,ptr,int,offset", "size"),
+	Q("preadv64", "fd,ptr,int,offset", "size"),
+	Q("pwritev64", "fd,ptr,int,offset", "size"),
+	F("lseek", "fd,offset,whence", "offset"),
+	F("lseek64", "fd,offset,whence", "offset"),
+	F("fsync", "fd", "status"),
+	F("fdatasync", "fd", "status"),
+	F("close", "fd", "status"),
+	F("stat", "path,ptr", "status"),
+	F("lstat", "path,ptr", "status"),
+	F("fstat", "fd,ptr", "status"),
+	Q("stat64", "path,ptr", "status"),
+	Q("lstat64", "path,ptr", "status"),
+	Q("fstat64", "fd,ptr", "status"),
+	Q("fstatat", "fd,path,ptr,flags", "status"),
+	Q("fstatat64", "fd,path,ptr,flags", "status"),
+	Q("statx", "fd,path,flags,int,ptr", "status"),
+	/* glibc before 2.33 exported stat through these. */
+	Q("__xstat", "int,path,ptr", "status"),
+	Q("__lxstat", "int,path,ptr", "status"),
+	Q("__fxstat", "int,fd,ptr", "status"),
+	Q("__xstat64", "int,path,ptr", "status"),
+	Q("__lxstat64", "int,path,ptr", "status"),
+	Q("__fxstat64", "int,fd,ptr", "status"),
+	F("mmap", "ptr,size,int,flags,fd,offset", "handle"),
+	Q("mmap64", "ptr,size,int,flags,fd,offset", "handle"),
+	F("munmap", "ptr,size", "status"),
+	F("unlink", "path", "status"),
+	F("rename", "path,path", "status"),
+	F("mkdir", "path,mode", "status"),
+	F("rmdir", "path", "status"),
+	F("opendir", "path", "handle"),
+	F("readdir", "handle", "handle"),
+	Q("readdir64", "handle", "handle"),
+	F("closedir", "handle", "status"),
+	F("dup", "fd", "fd"),
+	F("dup2", "fd,fd", "fd"),
+	Q("dup3", "fd,fd,flags", "fd"),
+	F("fcntl", "fd,int,int", "int"),
+	F("ftruncate", "fd,offset", "status"),
+	Q("ftruncate64", "fd,offset", "status"),
+	{ NULL, NULL, NULL, 0 }
+};
+
+static const struct builtin_func stdio_funcs[] = {
+	F("fopen", "path,str", "handle"),
+	F("fopen64", "path,str", "handle"),
+	F("fdopen", "fd,str", "handle"),
+	F("freopen", "path,str,handle", "handle"),
+	F("fread", "ptr,size,size,handle", "size"),
+	F("fwrite", "ptr,size,size,handle", "size"),
+	F("fseek", "handle,offset,whence", "status"),
+	Q("fseeko", "handle,offset,whence", "status"),
+	F("ftell", "handle", "offset"),
+	Q("ftello", "handle", "offset"),
+	F("fflush", "handle", "status"),
+	F("fclose", "handle", "status"),
+	F("fgets", "ptr,int,handle", "handle"),
+	F("fputs", "str,handle", "int"),
+	F("fprintf", "handle,str", "int"),
+	F("fscanf", "handle,str", "int"),
+	{ NULL, NULL, NULL, 0 }
+};
+
+static const struct builtin_func mpiio_funcs[] = {
+	F("MPI_Init", "ptr,ptr", "status"),
+	F("MPI_Finalize", "", "status"),
+	F("MPI_Comm_rank", "handle,ptr", "status"),
+	F("MPI_File_open", "handle,path,flags,handle,ptr", "status"),
+	F("MPI_File_close", "ptr", "status"),
+	F("MPI_File_sync", "handle", "status"),
+	F("MPI_File_set_view", "handle,offset,handle,handle,str,handle", "status"),
+	F("MPI_File_seek", "handle,offset,whence", "status"),
+	F("MPI_File_read", "handle,ptr,int,handle,ptr", "status"),
+	F("MPI_File_write", "handle,ptr,int,handle,ptr", "status"),
+	F("MPI_File_read_all", "handle,ptr,int,handle,ptr", "status"),
+	F("MPI_File_write_all", "handle,ptr,int,handle,ptr", "status"),
+	F("MPI_File_read_at", "handle,offset,ptr,int,handle,ptr", "status"),
+	F("MPI_File_write_at", "handle,offset,ptr,int,handle,ptr", "status"),
+	F("MPI_File_read_at_all", "handle,offset,ptr,int,handle,ptr", "status"),
+	F("MPI_File_write_at_all", "handle,offset,ptr,int,handle,ptr", "status"),
+	F("MPI_File_iread", "handle,ptr,int,handle,ptr", "status"),
+	F("MPI_File_iwrite", "handle,ptr,int,handle,ptr", "status"),
+	F("MPI_File_iread_at", "handle,offset,ptr,int,handle,ptr", "status"),
+	F("MPI_File_iwrite_at", "handle,offset,ptr,int,handle,ptr", "status"),
+	Q("MPI_File_iread_all", "handle,ptr,int,handle,ptr", "status"),
+	Q("MPI_File_iwrite_all", "handle,ptr,int,handle,ptr", "status"),
+	Q("MPI_File_iread_at_all", "handle,offset,ptr,int,handle,ptr", "status"),
+	Q("MPI_File_iwrite_at_all", "handle,offset,ptr,int,handle,ptr", "status"),
+	F("MPI_File_read_shared", "handle,ptr,int,handle,ptr", "status"),
+	F("MPI_File_write_shared", "handle,ptr,int,handle,ptr", "status"),
+	F("MPI_File_read_ordered", "handle,ptr,int,handle,ptr", "status"),
+	F("MPI_File_write_ordered", "handle,ptr,int,handle,ptr", "status"),
+	{ NULL, NULL, NULL, 0 }
+};
+
+static const struct builtin_func hdf5_funcs[] = {
+	F("H5Fcreate", "path,flags,handle,handle", "handle"),
+	F("H5Fopen", "path,flags,handle", "handle"),
+	F("H5Fclose", "handle", "status"),
+	F("H5Fflush", "handle,int", "status"),
+	/* H5Dcreate2 has seven arguments; the seventh (dapl) is dropped. */
+	F("H5Dcreate2", "handle,str,handle,handle,handle,handle", "handle"),
+	F("H5Dopen2", "handle,str,handle", "handle"),
+	F("H5Dread", "handle,handle,handle,handle,handle,ptr", "status"),
+	F("H5Dwrite", "handle,handle,handle,handle,handle,ptr", "status"),
+	F("H5Dclose", "handle", "status"),
+	F("H5Gcreate2", "handle,str,handle,handle,handle", "handle"),
+	F("H5Gopen2", "handle,str,handle", "handle"),
+	F("H5Gclose", "handle", "status"),
+	F("H5Acreate2", "handle,str,handle,handle,handle,handle", "handle"),
+	F("H5Aopen", "handle,str,handle", "handle"),
+	F("H5Aread", "handle,handle,ptr", "status"),
+	F("H5Awrite", "handle,handle,ptr", "status"),
+	F("H5Aclose", "handle", "status"),
+	F("H5Pcreate", "handle", "handle"),
+	F("H5Pclose", "handle", "status"),
+	/* Only in MPI-enabled builds of HDF5. */
+	Q("H5Pset_fapl_mpio", "handle,handle,handle", "status"),
+	Q("H5Pset_dxpl_mpio", "handle,int", "status"),
+	{ NULL, NULL, NULL, 0 }
+};
+
+static const struct builtin_func syscall_funcs[] = {
+	F("read", "fd,ptr,size", "size"),
+	F("write", "fd,ptr,size", "size"),
+	F("pread64", "fd,ptr,size,offset", "size"),
+	F("pwrite64", "fd,ptr,size,offset", "size"),
+	F("readv", "fd,ptr,int", "size"),
+	F("writev", "fd,ptr,int", "size"),
+	F("preadv", "fd,ptr,int,offset", "size"),
+	F("pwritev", "fd,ptr,int,offset", "size"),
+	Q("open", "path,flags,mode", "fd"),
+	F("openat", "fd,path,flags,mode", "fd"),
+	Q("creat", "path,mode", "fd"),
+	F("close", "fd", "status"),
+	F("lseek", "fd,offset,whence", "offset"),
+	F("fsync", "fd", "status"),
+	F("fdatasync", "fd", "status"),
+	F("sync_file_range", "fd,offset,offset,flags", "status"),
+	F("ftruncate", "fd,offset", "status"),
+	F("fallocate", "fd,flags,offset,offset", "status"),
+	F("mmap", "ptr,size,int,flags,fd,offset", "handle"),
+	F("munmap", "ptr,size", "status"),
+	F("msync", "ptr,size,flags", "status"),
+	Q("unlink", "path", "status"),
+	F("unlinkat", "fd,path,flags", "status"),
+	Q("rename", "path,path", "status"),
+	Q("renameat", "fd,path,fd,path", "status"),
+	F("renameat2", "fd,path,fd,path,flags", "status"),
+	Q("mkdir", "path,mode", "status"),
+	F("mkdirat", "fd,path,mode", "status"),
+	Q("rmdir", "path", "status"),
+	F("newfstatat", "fd,path,ptr,flags", "status"),
+	Q("stat", "path,ptr", "status"),
+	F("fstat", "fd,ptr", "status"),
+	Q("lstat", "path,ptr", "status"),
+	F("statx", "fd,path,flags,int,ptr", "status"),
+	F("dup", "fd", "fd"),
+	Q("dup2", "fd,fd", "fd"),
+	F("dup3", "fd,fd,flags", "fd"),
+	F("fcntl", "fd,int,int", "int"),
+	Q("io_uring_setup", "int,ptr", "fd"),
+	Q("io_uring_enter", "fd,int,int,flags,ptr,size", "int"),
+	F("sendfile", "fd,fd,ptr,size", "size"),
+	F("copy_file_range", "fd,ptr,fd,ptr,size,flags", "size"),
+	F("splice", "fd,ptr,fd,ptr,size,flags", "size"),
+	{ NULL, NULL, NULL, 0 }
+};
+
+/* Tracepoints: "category:name".  Kernels rename them now and then
+ * (writeback_dirty_page became writeback_dirty_folio in 5.18), so each
+ * layer lists both spellings quietly and dc-gen keeps what exists. */
+static const struct builtin_func block_funcs[] = {
+	F("block:block_rq_issue", "", "none"),
+	F("block:block_rq_complete", "", "none"),
+	F("block:block_rq_insert", "", "none"),
+	F("block:block_bio_queue", "", "none"),
+	{ NULL, NULL, NULL, 0 }
+};
+
+static const struct builtin_func pagecache_funcs[] = {
+	F("filemap:mm_filemap_add_to_page_cache", "", "none"),
+	F("filemap:mm_filemap_delete_from_page_cache", "", "none"),
+	Q("writeback:writeback_dirty_folio", "", "none"),
+	Q("writeback:writeback_dirty_page", "", "none"),
+	F("writeback:writeback_single_inode", "", "none"),
+	Q("readahead:page_cache_sync_ra", "", "none"),
+	Q("readahead:page_cache_async_ra", "", "none"),
+	{ NULL, NULL, NULL, 0 }
+};
+
+static const struct builtin_func net_funcs[] = {
+	F("sock:inet_sock_set_state", "", "none"),
+	F("tcp:tcp_retransmit_skb", "", "none"),
+	F("net:net_dev_xmit", "", "none"),
+	F("net:netif_receive_skb", "", "none"),
+	Q("sock:sock_send_length", "", "none"),
+	Q("sock:sock_recv_length", "", "none"),
+	{ NULL, NULL, NULL, 0 }
+};
+
+static const struct builtin_func faults_funcs[] = {
+	F("exceptions:page_fault_user", "", "none"),
+	F("exceptions:page_fault_kernel", "", "none"),
+	F("filemap:mm_filemap_fault", "", "none"),
+	{ NULL, NULL, NULL, 0 }
+};
+
+static const struct builtin_func iouring_funcs[] = {
+	Q("io_uring:io_uring_submit_req", "", "none"),
+	Q("io_uring:io_uring_complete", "", "none"),
+	{ NULL, NULL, NULL, 0 }
+};
+
+static const char *const kernel_group[] = {
+	"block", "pagecache", "net", "faults", "iouring", NULL
+};
+
+const struct builtin_layer dc_builtin_layers[] = {
+	{ "posix", "POSIX", DC_PROBE_UPROBE, libc_targets, 0, posix_funcs, NULL,
+	  "POSIX I/O calls in libc" },
+	{ "stdio", "STDIO", DC_PROBE_UPROBE, libc_targets, 0, stdio_funcs, NULL,
+	  "C stdio calls in libc" },
+	{ "mpiio", "MPI", DC_PROBE_UPROBE, mpi_targets, 0, mpiio_funcs, NULL,
+	  "MPI-IO calls in libmpi" },
+	{ "hdf5", "HDF5", DC_PROBE_UPROBE, hdf5_targets, 0, hdf5_funcs, NULL,
+	  "HDF5 file, dataset, group, attribute and property calls" },
+	{ "syscalls", "sys", DC_PROBE_SYSCALL, NULL, 0, syscall_funcs, NULL,
+	  "I/O system calls" },
+	{ "block", "block", DC_PROBE_TRACEPOINT, NULL, 0, block_funcs, NULL,
+	  "block layer requests (tracepoints)" },
+	{ "pagecache", "pagecache", DC_PROBE_TRACEPOINT, NULL, 0, pagecache_funcs,
+	  NULL, "page cache and writeback (tracepoints)" },
+	{ "net", "net", DC_PROBE_TRACEPOINT, NULL, 0, net_funcs, NULL,
+	  "socket state, TCP retransmits, packets (tracepoints)" },
+	{ "faults", "faults", DC_PROBE_TRACEPOINT, NULL, 0, faults_funcs, NULL,
+	  "page faults (tracepoints)" },
+	{ "iouring", "io_uring", DC_PROBE_TRACEPOINT, NULL, 0, iouring_funcs,
+	  NULL, "io_uring submissions and completions (tracepoints)" },
+	{ "kernel", NULL, 0, NULL, 0, NULL, kernel_group,
+	  "block, pagecache, net, faults and iouring" },
+	{ NULL, NULL, 0, NULL, 0, NULL, NULL, NULL }
+};
+
+const struct builtin_layer *dc_builtin_find(const char *name)
+{
+	const struct builtin_layer *b;
+
+	for (b = dc_builtin_layers; b->name; b++)
+		if (strcmp(b->name, name) == 0)
+			return b;
+	return NULL;
+}
+
+int dc_plan_parse(const char *args, const char *ret, struct plan *out)
+{
+	const char *p = args;
+
+	out->nargs = 0;
+	while (p && *p) {
+		size_t len = strcspn(p, ",");
+		char name[32];
+		int k;
+
+		if (len == 0 || len >= sizeof(name) || out->nargs >= DC_MAX_ARGS)
+			return -1;
+		memcpy(name, p, len);
+		name[len] = '\0';
+		k = dc_arg_kind_parse(name);
+		if (k < 0)
+			return -1;
+		out->kinds[out->nargs++] = (uint8_t)k;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	out->ret = dc_ret_kind_parse(ret ? ret : "none");
+	return out->ret < 0 ? -1 : 0;
+}

@@ -1,0 +1,48 @@
+/*
+ * dcclient.h - the datacrumbs client library (libdcclient.so).
+ *
+ * A process that loads libdcclient.so (dc-wrap(1) preloads it with
+ * LD_PRELOAD) announces itself to a running dc-collect: the library's
+ * constructor calls dc_client_register() and its destructor calls
+ * dc_client_unregister().  Both functions do nothing; they exist so that
+ * dc-collect, in client mode, can attach a uprobe to dc_client_register in
+ * this library's file and select the calling process (its whole thread
+ * group, and the children it forks).  Tracing therefore starts at the
+ * first instruction of the process's constructors and costs nothing when
+ * no collector runs.
+ *
+ * The library is safe in any process: it allocates nothing, does no I/O,
+ * depends on nothing but libc, and its constructor only calls getpid(2),
+ * which is async-signal-safe.
+ *
+ * A faster user-level path can be added later without changing the trace:
+ * the library may map a shared ring that dc-collect drains and write into
+ * it the same struct dc_event records (lib/event.h) that the BPF programs
+ * write, with probe ids from PROBE frames of kind DC_PROBE_USDT or
+ * DC_PROBE_INTERNAL.  dc-collect would copy those records into EVENTS
+ * frames unchanged, so dc-aggregate, dc-write and every other reader see
+ * one stream whatever produced the records.  Such a path would bump
+ * DC_CLIENT_ABI_VERSION so the collector knows what the client offers.
+ */
+#ifndef DC_CLIENT_H
+#define DC_CLIENT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Passed as `version` to the hooks below: what this client offers. */
+#define DC_CLIENT_ABI_VERSION 1u
+
+/* Called by the library constructor with the process id; a uprobe on this
+ * function is how dc-collect learns about the process. */
+void dc_client_register(unsigned version, int pid);
+
+/* Called by the library destructor (normal exit, dlclose). */
+void dc_client_unregister(unsigned version, int pid);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DC_CLIENT_H */

@@ -1,0 +1,526 @@
+/*
+ * check.c - dc-write --check: verify DFTracer traces.
+ *
+ * Reads plain or multi-member gzip files (naming the damaged member),
+ * parses every line with jansson, checks the keys and types DFTracer
+ * readers rely on (accepting the 2023 form where numbers are quoted),
+ * unique ids, a metadata line for every hhash/fhash used, the end event's
+ * counts, and the OUT.idx sidecar when there is one; then prints how many
+ * events each category (cat) has.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "check.h"
+#include "hashset.h"
+#include "messages.h"
+#include "stream.h"
+
+#define MAX_PROBLEMS 20
+#define META_CAT "datacrumbs"
+
+struct member {
+	uint64_t offset, length, uoffset, ulength, last_line;
+};
+
+struct checker {
+	const char *file;
+	unsigned long problems;
+	char *line;
+	size_t line_len, line_cap;
+	uint64_t lineno, objects;
+	uint64_t uoffset;          /* uncompressed bytes so far */
+	int seen_open, seen_close;
+	struct hashmap ids;        /* id + 1 */
+	struct hashmap hh_def, fh_def; /* hash + 1 */
+	struct hashmap hh_use, fh_use; /* hash + 1 -> first line */
+	json_t *cats;              /* cat -> count */
+	uint64_t nonmeta, lifecycle;
+	struct member *members;
+	size_t nmembers;
+};
+
+static void problem(struct checker *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void problem(struct checker *c, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	c->problems++;
+	if (c->problems > MAX_PROBLEMS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	warn("%s: %s", c->file, msg);
+}
+
+/* An integer, or a string holding one (the 2023 form). */
+static int get_int(json_t *v, long long *out)
+{
+	const char *s;
+	char *end;
+
+	if (json_is_integer(v)) {
+		*out = json_integer_value(v);
+		return 1;
+	}
+	if (!json_is_string(v))
+		return 0;
+	s = json_string_value(v);
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	return errno == 0 && end != s && *end == '\0';
+}
+
+static void note_use(struct checker *c, struct hashmap *m, json_t *args,
+		     const char *key)
+{
+	json_t *v = json_object_get(args, key);
+	long long h;
+	uint64_t *slot;
+	int added;
+
+	if (v == NULL)
+		return;
+	if (!get_int(v, &h) || h < 0) {
+		problem(c, "line %llu: \"%s\" is not a hash value",
+			(unsigned long long)c->lineno, key);
+		return;
+	}
+	slot = hashmap_insert(m, (uint64_t)h + 1, &added);
+	if (added)
+		*slot = c->lineno;
+}
+
+static void check_object(struct checker *c, json_t *obj)
+{
+	static const char *const int_keys[] = { "id", "pid", "tid" };
+	unsigned long long ln = (unsigned long long)c->lineno;
+	json_t *ph, *name, *cat, *args, *v;
+	long long id, n;
+	const char *phs;
+	uint64_t *slot;
+	size_t i;
+	int added;
+
+	for (i = 0; i < 3; i++) {
+		v = json_object_get(obj, int_keys[i]);
+		if (v == NULL)
+			problem(c, "line %llu: no \"%s\"", ln, int_keys[i]);
+		else if (!get_int(v, &n))
+			problem(c, "line %llu: \"%s\" is not an integer", ln,
+				int_keys[i]);
+	}
+	name = json_object_get(obj, "name");
+	cat = json_object_get(obj, "cat");
+	ph = json_object_get(obj, "ph");
+	args = json_object_get(obj, "args");
+	if (!json_is_string(name))
+		problem(c, "line %llu: \"name\" missing or not a string", ln);
+	if (!json_is_string(cat))
+		problem(c, "line %llu: \"cat\" missing or not a string", ln);
+	if (!json_is_string(ph)) {
+		problem(c, "line %llu: \"ph\" missing or not a string", ln);
+		return;
+	}
+	if (args != NULL && !json_is_object(args)) {
+		problem(c, "line %llu: \"args\" is not an object", ln);
+		args = NULL;
+	}
+	phs = json_string_value(ph);
+	if (get_int(json_object_get(obj, "id"), &id)) {
+		slot = hashmap_insert(&c->ids, (uint64_t)id + 1, &added);
+		if (!added)
+			problem(c, "line %llu: id %lld also on line %llu", ln,
+				id, (unsigned long long)*slot);
+		else
+			*slot = c->lineno;
+	}
+	if (strcmp(phs, "M") == 0) {
+		const char *nm = json_string_value(name);
+
+		if (args == NULL || !json_is_string(json_object_get(args, "name")))
+			problem(c, "line %llu: metadata without args.name", ln);
+		else if (nm != NULL && (strcmp(nm, "HH") == 0 ||
+					strcmp(nm, "FH") == 0 ||
+					strcmp(nm, "SH") == 0)) {
+			if (!get_int(json_object_get(args, "value"), &n) || n < 0)
+				problem(c, "line %llu: %s without an integer "
+					"args.value", ln, nm);
+			else if (strcmp(nm, "HH") == 0)
+				hashmap_insert(&c->hh_def, (uint64_t)n + 1, &added);
+			else if (strcmp(nm, "FH") == 0)
+				hashmap_insert(&c->fh_def, (uint64_t)n + 1, &added);
+		}
+		c->objects++;
+		return;
+	}
+	if (!get_int(json_object_get(obj, "ts"), &n))
+		problem(c, "line %llu: \"ts\" missing or not an integer", ln);
+	if (strcmp(phs, "X") == 0 &&
+	    (!get_int(json_object_get(obj, "dur"), &n) || n < 0))
+		problem(c, "line %llu: \"dur\" missing or not a duration", ln);
+	if (args != NULL) {
+		note_use(c, &c->hh_use, args, "hhash");
+		note_use(c, &c->fh_use, args, "fhash");
+	}
+	if (json_is_string(cat)) {
+		const char *cs = json_string_value(cat);
+		const char *nm = json_string_value(name);
+		json_t *cnt = json_object_get(c->cats, cs);
+
+		json_object_set_new(c->cats, cs, json_integer(
+			(cnt ? json_integer_value(cnt) : 0) + 1));
+		if (strcmp(cs, META_CAT) == 0 && nm != NULL &&
+		    (strcmp(nm, "start") == 0 || strcmp(nm, "end") == 0 ||
+		     strcmp(nm, "dropped") == 0))
+			c->lifecycle++;
+	}
+	c->nonmeta++;
+	/* DFTracer's end event counts the objects before it. */
+	if (json_is_string(name) && strcmp(json_string_value(name), "end") == 0 &&
+	    args != NULL && (v = json_object_get(args, "num_events")) != NULL) {
+		if (!get_int(v, &n) || (uint64_t)n != c->objects)
+			problem(c, "line %llu: end event says %s events, %llu "
+				"precede it", ln,
+				json_is_integer(v) || json_is_string(v) ? "other" : "no",
+				(unsigned long long)c->objects);
+		v = json_object_get(args, "events");
+		/* Ours also counts the stream's events (all but start,
+		 * end, dropped and metadata). */
+		if (v != NULL && (!get_int(v, &n) ||
+				  (uint64_t)n != c->nonmeta - c->lifecycle))
+			problem(c, "line %llu: end event says %lld stream "
+				"events, %llu precede it", ln, n,
+				(unsigned long long)(c->nonmeta - c->lifecycle));
+	}
+	c->objects++;
+}
+
+static void check_line(struct checker *c, char *s, size_t len)
+{
+	json_error_t jerr;
+	json_t *obj;
+
+	c->lineno++;
+	while (len > 0 && (s[len - 1] == '\r' || s[len - 1] == ' ' ||
+			   s[len - 1] == '\t'))
+		len--;
+	while (len > 0 && (*s == ' ' || *s == '\t')) {
+		s++;
+		len--;
+	}
+	if (len == 0)
+		return;
+	if (!c->seen_open) {
+		c->seen_open = 1;
+		if (len == 1 && *s == '[')
+			return;
+		problem(c, "line %llu: the trace does not start with '['",
+			(unsigned long long)c->lineno);
+	}
+	if (len == 1 && *s == ']') {
+		c->seen_close = 1;
+		return;
+	}
+	if (c->seen_close)
+		problem(c, "line %llu: text after the closing ']'",
+			(unsigned long long)c->lineno);
+	if (s[len - 1] == ',') /* some writers separate lines with commas */
+		len--;
+	obj = json_loadb(s, len, 0, &jerr);
+	if (obj == NULL) {
+		problem(c, "line %llu: not JSON: %s",
+			(unsigned long long)c->lineno, jerr.text);
+		return;
+	}
+	if (!json_is_object(obj))
+		problem(c, "line %llu: not a JSON object",
+			(unsigned long long)c->lineno);
+	else
+		check_object(c, obj);
+	json_decref(obj);
+}
+
+/* Feed uncompressed bytes; whole lines are checked as they complete. */
+static void feed(struct checker *c, const unsigned char *data, size_t len)
+{
+	while (len > 0) {
+		const unsigned char *nl = memchr(data, '\n', len);
+		size_t n = nl ? (size_t)(nl - data) : len;
+
+		if (c->line_len + n + 1 > c->line_cap) {
+			c->line_cap = (c->line_len + n + 1) * 2;
+			c->line = xrealloc(c->line, c->line_cap);
+		}
+		memcpy(c->line + c->line_len, data, n);
+		c->line_len += n;
+		c->uoffset += n;
+		if (nl == NULL)
+			return;
+		c->uoffset++;
+		check_line(c, c->line, c->line_len);
+		c->line_len = 0;
+		data += n + 1;
+		len -= n + 1;
+	}
+}
+
+static void add_member(struct checker *c, uint64_t offset, uint64_t length,
+		       uint64_t uoffset)
+{
+	struct member *m;
+
+	c->members = xrealloc(c->members, (c->nmembers + 1) * sizeof(*m));
+	m = &c->members[c->nmembers++];
+	m->offset = offset;
+	m->length = length;
+	m->uoffset = uoffset;
+	m->ulength = c->uoffset - uoffset;
+	m->last_line = c->lineno;
+}
+
+/* Returns 0 when the file was read through, -1 on damage (reported). */
+static int read_gzip(struct checker *c, int fd, unsigned char *head,
+		     size_t head_len)
+{
+	unsigned char in[1 << 16], out[1 << 17];
+	uint64_t consumed = 0, member_start = 0, member_ustart = 0;
+	z_stream zs;
+	int ret = Z_OK, in_member = 1, eof = 0;
+
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit2(&zs, 15 + 16) != Z_OK)
+		die("cannot start the gzip decompressor");
+	memcpy(in, head, head_len);
+	zs.next_in = in;
+	zs.avail_in = (uInt)head_len;
+	for (;;) {
+		if (zs.avail_in == 0 && !eof) {
+			ssize_t n = read(fd, in, sizeof(in));
+
+			if (n < 0) {
+				problem(c, "cannot read: %s", strerror(errno));
+				inflateEnd(&zs);
+				return -1;
+			}
+			if (n == 0)
+				eof = 1;
+			zs.next_in = in;
+			zs.avail_in = (uInt)n;
+		}
+		if (zs.avail_in == 0 && eof)
+			break;
+		if (!in_member) {
+			/* A new member must start with the gzip magic. */
+			if (zs.next_in[0] != 0x1f) {
+				problem(c, "byte %llu: data after gzip member %zu "
+					"is not a gzip member",
+					(unsigned long long)consumed, c->nmembers);
+				inflateEnd(&zs);
+				return -1;
+			}
+			inflateReset(&zs);
+			member_start = consumed;
+			member_ustart = c->uoffset;
+			in_member = 1;
+		}
+		zs.next_out = out;
+		zs.avail_out = sizeof(out);
+		{
+			uInt before = zs.avail_in;
+
+			ret = inflate(&zs, Z_NO_FLUSH);
+			consumed += before - zs.avail_in;
+		}
+		if (ret != Z_OK && ret != Z_STREAM_END && ret != Z_BUF_ERROR) {
+			problem(c, "gzip member %zu (byte %llu) is corrupt: %s",
+				c->nmembers, (unsigned long long)member_start,
+				zs.msg ? zs.msg : "inflate failed");
+			inflateEnd(&zs);
+			return -1;
+		}
+		feed(c, out, sizeof(out) - zs.avail_out);
+		if (ret == Z_STREAM_END) {
+			add_member(c, member_start, consumed - member_start,
+				   member_ustart);
+			in_member = 0;
+		}
+	}
+	inflateEnd(&zs);
+	if (in_member) {
+		problem(c, "gzip member %zu (byte %llu) is truncated",
+			c->nmembers, (unsigned long long)member_start);
+		return -1;
+	}
+	return 0;
+}
+
+static void check_index(struct checker *c, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, k = 0;
+
+	if (f == NULL)
+		return; /* no index: nothing to check */
+	while (getline(&line, &cap, f) >= 0) {
+		json_error_t jerr;
+		json_t *e = json_loads(line, 0, &jerr);
+		long long mem, off, len, uoff, ulen, last;
+		const struct member *m = k < c->nmembers ? &c->members[k] : NULL;
+
+		if (e == NULL ||
+		    !get_int(json_object_get(e, "member"), &mem) ||
+		    !get_int(json_object_get(e, "offset"), &off) ||
+		    !get_int(json_object_get(e, "length"), &len) ||
+		    !get_int(json_object_get(e, "uoffset"), &uoff) ||
+		    !get_int(json_object_get(e, "ulength"), &ulen) ||
+		    !get_int(json_object_get(e, "last_line"), &last)) {
+			problem(c, "%s: line %zu: not an index entry", path, k + 1);
+		} else if (m == NULL || (size_t)mem != k ||
+			   (uint64_t)off != m->offset ||
+			   (uint64_t)len != m->length ||
+			   (uint64_t)uoff != m->uoffset ||
+			   (uint64_t)ulen != m->ulength ||
+			   (uint64_t)last != m->last_line) {
+			problem(c, "%s: line %zu: entry does not match gzip "
+				"member %zu", path, k + 1, k);
+		}
+		json_decref(e);
+		k++;
+	}
+	if (k < c->nmembers)
+		problem(c, "%s: lists %zu of %zu gzip members", path, k,
+			c->nmembers);
+	free(line);
+	fclose(f);
+}
+
+static int compare_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int check_one(const char *file)
+{
+	struct checker c;
+	unsigned char head[2];
+	size_t head_len = 0, i, n = 0;
+	const char **keys;
+	const char *key;
+	json_t *val;
+	int fd, gz = 0, damaged = 0;
+	ssize_t r;
+
+	memset(&c, 0, sizeof(c));
+	c.file = file;
+	c.cats = json_object();
+	hashmap_init(&c.ids);
+	hashmap_init(&c.hh_def);
+	hashmap_init(&c.fh_def);
+	hashmap_init(&c.hh_use);
+	hashmap_init(&c.fh_use);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		syswarn("cannot open %s", file);
+		json_decref(c.cats);
+		return DC_EXIT_FAILURE;
+	}
+	while (head_len < 2 && (r = read(fd, head + head_len, 2 - head_len)) > 0)
+		head_len += (size_t)r;
+	if (head_len == 2 && head[0] == 0x1f && head[1] == 0x8b) {
+		gz = 1;
+		damaged = read_gzip(&c, fd, head, head_len) != 0;
+	} else {
+		unsigned char buf[1 << 16];
+
+		feed(&c, head, head_len);
+		while ((r = read(fd, buf, sizeof(buf))) > 0)
+			feed(&c, buf, (size_t)r);
+		if (r < 0) {
+			problem(&c, "cannot read: %s", strerror(errno));
+			damaged = 1;
+		}
+	}
+	close(fd);
+	/* The last line may lack its newline (DFTracer's closing "]"). */
+	if (!damaged && c.line_len > 0)
+		check_line(&c, c.line, c.line_len);
+	if (c.objects == 0 && !damaged)
+		problem(&c, "no events");
+	/* Every hash used needs its metadata line somewhere in the file. */
+	for (i = 0; i < c.hh_use.cap; i++)
+		if (c.hh_use.keys[i] != 0 &&
+		    hashmap_find(&c.hh_def, c.hh_use.keys[i]) == NULL)
+			problem(&c, "line %llu: hhash %llu has no HH line",
+				(unsigned long long)c.hh_use.values[i],
+				(unsigned long long)(c.hh_use.keys[i] - 1));
+	for (i = 0; i < c.fh_use.cap; i++)
+		if (c.fh_use.keys[i] != 0 &&
+		    hashmap_find(&c.fh_def, c.fh_use.keys[i]) == NULL)
+			problem(&c, "line %llu: fhash %llu has no FH line",
+				(unsigned long long)c.fh_use.values[i],
+				(unsigned long long)(c.fh_use.keys[i] - 1));
+	if (gz && !damaged) {
+		char *idx = xasprintf("%s.idx", file);
+
+		check_index(&c, idx);
+		free(idx);
+	}
+	if (c.problems > MAX_PROBLEMS)
+		warn("%s: %lu more problems", file, c.problems - MAX_PROBLEMS);
+
+	printf("%s: %s: %llu objects in %llu lines", file,
+	       c.problems ? "INVALID" : "valid",
+	       (unsigned long long)c.objects, (unsigned long long)c.lineno);
+	if (gz)
+		printf(", %zu gzip member%s", c.nmembers,
+		       c.nmembers == 1 ? "" : "s");
+	printf("\n");
+	keys = xcalloc(json_object_size(c.cats) + 1, sizeof(*keys));
+	json_object_foreach(c.cats, key, val)
+		keys[n++] = key;
+	qsort(keys, n, sizeof(*keys), compare_str);
+	printf("%14s  %s\n", "events", "cat");
+	for (i = 0; i < n; i++)
+		printf("%14lld  %s\n",
+		       (long long)json_integer_value(json_object_get(c.cats, keys[i])),
+		       keys[i]);
+	free(keys);
+	json_decref(c.cats);
+	free(c.line);
+	free(c.members);
+	hashmap_free(&c.ids);
+	hashmap_free(&c.hh_def);
+	hashmap_free(&c.fh_def);
+	hashmap_free(&c.hh_use);
+	hashmap_free(&c.fh_use);
+	return c.problems ? DC_EXIT_BADINPUT : DC_EXIT_OK;
+}
+
+int check_traces(int n, char **files)
+{
+	int i, status = DC_EXIT_OK;
+
+	for (i = 0; i < n; i++) {
+		int st = check_one(files[i]);
+
+		if (st == DC_EXIT_FAILURE || status == DC_EXIT_OK)
+			status = st != DC_EXIT_OK ? st : status;
+	}
+	xfclose_stdout();
+	return status;
+}

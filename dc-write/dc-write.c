@@ -1,0 +1,384 @@
+/*
+ * dc-write - write a datacrumbs stream as a DFTracer trace.
+ *
+ * The last tool of the pipeline: reads the framed stream (dc-stream(5))
+ * from dc-collect or dc-aggregate and writes the DFTracer .pfw.gz format
+ * (dc-trace(5)) that Perfetto and DFTracer's analyzers read: one JSON
+ * object per line in a series of independent gzip members, compressed on
+ * worker threads, with an index sidecar.  With --check it verifies traces
+ * instead, its own or other DFTracer writers'.
+ *
+ * Whatever arrived is written even when the input stops early: the end
+ * event then says truncated (exit 3) or corrupt (exit 4).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "gzout.h"
+#include "messages.h"
+#include "stream.h"
+#include "trace.h"
+
+#define DEFAULT_CHUNK (4u << 20)
+#define DEFAULT_LEVEL 6
+#define DEFAULT_FLUSH_INTERVAL 5
+
+/*
+ * The idle flusher: when no input has come for --flush-interval seconds,
+ * the partly filled chunks are written, so a slow trace can be read while
+ * it runs and a crash loses at most that much.  The main thread holds
+ * `lock` while it formats a frame and releases it while it waits for
+ * input; the flusher only touches the trace while the main thread waits.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct trace *trace;
+	long interval;           /* seconds; 0: never */
+	int waiting;             /* the main thread waits for input */
+	unsigned long wait_seq;  /* which wait (one flush per wait) */
+	int stop;
+} idle = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+	   NULL, DEFAULT_FLUSH_INTERVAL, 0, 0, 0 };
+
+static void *idle_flusher(void *arg)
+{
+	unsigned long flushed_seq = 0;
+
+	(void)arg;
+	pthread_mutex_lock(&idle.lock);
+	while (!idle.stop) {
+		unsigned long seq = idle.wait_seq;
+		struct timespec until;
+		int rc = 0;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += idle.interval;
+		/* Sleep a whole interval unless the state changes. */
+		while (!idle.stop && idle.wait_seq == seq && rc == 0)
+			rc = pthread_cond_timedwait(&idle.wake, &idle.lock, &until);
+		if (!idle.stop && idle.waiting && idle.wait_seq == seq &&
+		    flushed_seq != seq) {
+			trace_flush(idle.trace);
+			flushed_seq = seq;
+		}
+	}
+	pthread_mutex_unlock(&idle.lock);
+	return NULL;
+}
+
+static int next_frame(struct dc_reader *reader, struct dc_frame *frame)
+{
+	int st;
+
+	idle.waiting = 1;
+	idle.wait_seq++;
+	pthread_cond_signal(&idle.wake);
+	pthread_mutex_unlock(&idle.lock);
+	st = dc_reader_next(reader, frame);
+	pthread_mutex_lock(&idle.lock);
+	idle.waiting = 0;
+	return st;
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	/* The first ^C is noted and the stream read to its end (the
+	 * collector upstream finishes it); the handler is reset, so a
+	 * second one ends dc-write at once. */
+	(void)sig;
+	interrupted = 1;
+}
+
+static void usage(void) __attribute__((noreturn));
+
+static void usage(void)
+{
+	printf("Usage: dc-write [OPTION]... OUT.pfw.gz\n"
+	       "       dc-write --check FILE...\n"
+	       "Write the datacrumbs stream on standard input as a DFTracer trace.\n"
+	       "OUT '-' writes to standard output; a name ending in .pfw is\n"
+	       "written uncompressed.\n"
+	       "\n"
+	       "  -i, --input FILE       read the stream from FILE\n"
+	       "      --plain            write uncompressed JSON lines\n"
+	       "      --split-by KEY     pid: one file per process (OUT-PID.pfw.gz);\n"
+	       "                         host: OUT-HOST.pfw.gz; none (default)\n"
+	       "      --max-size BYTES   start OUT.1.pfw.gz, OUT.2... when a file\n"
+	       "                         reaches BYTES (suffixes K, M, G)\n"
+	       "      --chunk-size BYTES uncompressed bytes per gzip member (4M)\n"
+	       "      --threads N        compression threads (default: CPUs)\n"
+	       "      --level N          compression level, 1 (fast) to 9, or 12\n"
+	       "                         with libdeflate (default %d)\n"
+	       "      --compressor NAME  auto (default: libdeflate if installed,\n"
+	       "                         else zlib), zlib or libdeflate\n"
+	       "      --flush-interval S write a partly filled chunk when no input\n"
+	       "                         came for S seconds (default %d; 0: never)\n"
+	       "      --fsync            fsync after every member\n"
+	       "      --no-index         do not write OUT.idx\n"
+	       "      --check            verify the trace FILEs, print a summary\n"
+	       "  -h, --help             show this help\n"
+	       "  -V, --version          show the version\n",
+	       DEFAULT_LEVEL, DEFAULT_FLUSH_INTERVAL);
+	xfclose_stdout();
+	exit(0);
+}
+
+static uint64_t parse_size(const char *s, const char *opt)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || end == s || *s == '-')
+		dc_usage_error("bad size '%s' for %s", s, opt);
+	switch (*end) {
+	case 'k': case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm': case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'g': case 'G':
+		v <<= 30;
+		end++;
+		break;
+	}
+	if (*end != '\0')
+		dc_usage_error("bad size '%s' for %s", s, opt);
+	return v;
+}
+
+static long parse_int(const char *s, const char *opt, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+		dc_usage_error("%s takes a number from %ld to %ld, not '%s'",
+			       opt, lo, hi, s);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	enum {
+		OPT_PLAIN = 256, OPT_SPLIT, OPT_MAX_SIZE, OPT_CHUNK,
+		OPT_THREADS, OPT_LEVEL, OPT_FSYNC, OPT_NO_INDEX, OPT_CHECK,
+		OPT_COMPRESSOR, OPT_FLUSH,
+	};
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "plain", no_argument, NULL, OPT_PLAIN },
+		{ "split-by", required_argument, NULL, OPT_SPLIT },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "chunk-size", required_argument, NULL, OPT_CHUNK },
+		{ "threads", required_argument, NULL, OPT_THREADS },
+		{ "level", required_argument, NULL, OPT_LEVEL },
+		{ "compressor", required_argument, NULL, OPT_COMPRESSOR },
+		{ "fsync", no_argument, NULL, OPT_FSYNC },
+		{ "flush-interval", required_argument, NULL, OPT_FLUSH },
+		{ "no-index", no_argument, NULL, OPT_NO_INDEX },
+		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct trace_opts opts;
+	struct dc_stream_info info;
+	struct dc_reader *reader;
+	struct dc_frame frame;
+	struct sigaction sa;
+	struct trace *t;
+	pthread_t flusher;
+	const char *input = NULL;
+	long threads = sysconf(_SC_NPROCESSORS_ONLN);
+	int level = DEFAULT_LEVEL, do_fsync = 0, check = 0, fd, c, st;
+	const char *compressor = "auto";
+	enum gz_compressor gz;
+	int status = DC_EXIT_OK, how = 0;
+	char err[256];
+	size_t len;
+
+	dc_messages_init(argv[0]);
+	memset(&opts, 0, sizeof(opts));
+	opts.index = 1;
+	opts.chunk_size = DEFAULT_CHUNK;
+	if (threads < 1)
+		threads = 1;
+	while ((c = getopt_long(argc, argv, "i:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case OPT_PLAIN:
+			opts.plain = 1;
+			break;
+		case OPT_SPLIT:
+			if (strcmp(optarg, "pid") == 0)
+				opts.split = SPLIT_PID;
+			else if (strcmp(optarg, "host") == 0)
+				opts.split = SPLIT_HOST;
+			else if (strcmp(optarg, "none") == 0)
+				opts.split = SPLIT_NONE;
+			else
+				dc_usage_error("--split-by takes pid, host or "
+					       "none, not '%s'", optarg);
+			break;
+		case OPT_MAX_SIZE:
+			opts.max_size = parse_size(optarg, "--max-size");
+			if (opts.max_size == 0)
+				dc_usage_error("--max-size must be positive");
+			break;
+		case OPT_CHUNK:
+			opts.chunk_size = (size_t)parse_size(optarg, "--chunk-size");
+			if (opts.chunk_size < 1 || opts.chunk_size > (1u << 30))
+				dc_usage_error("--chunk-size must be from 1 to 1G");
+			break;
+		case OPT_THREADS:
+			threads = parse_int(optarg, "--threads", 0, 256);
+			break;
+		case OPT_LEVEL:
+			level = (int)parse_int(optarg, "--level", 1, 12);
+			break;
+		case OPT_COMPRESSOR:
+			if (strcmp(optarg, "auto") != 0 &&
+			    strcmp(optarg, "zlib") != 0 &&
+			    strcmp(optarg, "libdeflate") != 0)
+				dc_usage_error("--compressor takes auto, zlib or "
+					       "libdeflate, not '%s'", optarg);
+			compressor = optarg;
+			break;
+		case OPT_FLUSH:
+			idle.interval = parse_int(optarg, "--flush-interval",
+						  0, 86400);
+			break;
+		case OPT_FSYNC:
+			do_fsync = 1;
+			break;
+		case OPT_NO_INDEX:
+			opts.index = 0;
+			break;
+		case OPT_CHECK:
+			check = 1;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			dc_print_version();
+		default:
+			dc_usage_error("unknown option");
+		}
+	}
+	if (check) {
+		if (optind == argc)
+			dc_usage_error("--check needs at least one FILE");
+		return check_traces(argc - optind, argv + optind);
+	}
+	if (argc - optind != 1)
+		dc_usage_error(optind == argc ? "missing output file name"
+					      : "too many arguments");
+	opts.path = argv[optind];
+	len = strlen(opts.path);
+	if (len > 4 && strcmp(opts.path + len - 4, ".pfw") == 0)
+		opts.plain = 1;
+	if (strcmp(opts.path, "-") == 0 && opts.split != SPLIT_NONE)
+		dc_usage_error("--split-by needs a file name, not '-'");
+	if (strcmp(opts.path, "-") == 0 && opts.max_size > 0)
+		dc_usage_error("--max-size needs a file name, not '-'");
+	if (opts.plain)
+		threads = 0;
+	/* auto: libdeflate when it is installed; the trace is the same
+	 * gzip either way, only its size and the speed differ. */
+	if (strcmp(compressor, "libdeflate") == 0 ||
+	    (strcmp(compressor, "auto") == 0 && gz_libdeflate_available()))
+		gz = GZ_LIBDEFLATE;
+	else
+		gz = GZ_ZLIB;
+	if (gz == GZ_ZLIB && level > 9)
+		dc_usage_error("--level above 9 needs libdeflate");
+
+	signal(SIGPIPE, SIG_IGN); /* a closed pipe is a write error */
+	/* Keep SIGINT ignored when it came ignored (a background job of a
+	 * script); otherwise note the first one. */
+	if (sigaction(SIGINT, NULL, &sa) == 0 && sa.sa_handler != SIG_IGN) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_interrupt;
+		sa.sa_flags = SA_RESTART | SA_RESETHAND;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+	}
+
+	if (input != NULL && strcmp(input, "-") != 0) {
+		fd = open(input, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			sysdie("cannot open %s", input);
+	} else {
+		fd = STDIN_FILENO;
+		input = "standard input";
+	}
+	reader = dc_reader_open(fd, input);
+	if (reader == NULL)
+		sysdie("cannot allocate the stream reader");
+	/* Read the header before creating anything: bad input leaves no
+	 * empty trace behind. */
+	st = dc_reader_header(reader, &info);
+	if (st != DC_READ_FRAME)
+		die_status(dc_read_exit_status(st), "%s", dc_reader_error(reader));
+
+	opts.pool = gz_pool_new((int)threads, gz, level, do_fsync);
+	t = trace_new(&opts, &info);
+	idle.trace = t;
+	pthread_mutex_lock(&idle.lock);
+	if (idle.interval > 0) {
+		errno = pthread_create(&flusher, NULL, idle_flusher, NULL);
+		if (errno != 0)
+			sysdie("cannot start the flush thread");
+	}
+	while ((st = next_frame(reader, &frame)) == DC_READ_FRAME) {
+		if (trace_frame(t, &frame, err, sizeof(err)) != 0) {
+			warn("%s: frame at byte %llu: %s", input,
+			     (unsigned long long)frame.offset, err);
+			status = DC_EXIT_BADINPUT;
+		}
+	}
+	idle.stop = 1;
+	pthread_cond_signal(&idle.wake);
+	pthread_mutex_unlock(&idle.lock);
+	if (idle.interval > 0)
+		pthread_join(flusher, NULL);
+	if (st != DC_READ_EOF) {
+		warn("%s", dc_reader_error(reader));
+		status = dc_read_exit_status(st);
+		how |= TRACE_TRUNCATED;
+		if (st == DC_READ_CORRUPT)
+			how |= TRACE_CORRUPT;
+	}
+	if (interrupted)
+		how |= TRACE_INTERRUPTED;
+	if (trace_finish(t, how) != 0)
+		status = DC_EXIT_FAILURE;
+	gz_pool_free(opts.pool);
+	dc_reader_close(reader);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return status;
+}

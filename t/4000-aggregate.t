@@ -1,0 +1,606 @@
+#!/bin/sh
+# dc-aggregate: pairing, file names, totals, damaged input, merging.
+# Streams are made with dc-mkstream and results read with --text.
+. "$(dirname "$0")/test-lib.sh"
+
+# probes: the usual POSIX and syscall set, same ids in every test.
+write_probes() {
+	cat <<-\EOF
+	header host=node1 run=r1 offset=1700000000000000000 start=1000
+	probe id=0 kind=uprobe layer=POSIX name=open target=/lib/libc.so.6 args=path,flags,mode ret=fd
+	probe id=1 kind=uprobe layer=POSIX name=write target=/lib/libc.so.6 args=fd,ptr,size ret=size
+	probe id=2 kind=uprobe layer=POSIX name=close target=/lib/libc.so.6 args=fd ret=status
+	probe id=3 kind=syscall layer=sys name=openat args=fd,path,flags,mode ret=fd
+	probe id=4 kind=uprobe layer=POSIX name=dup target=/lib/libc.so.6 args=fd ret=fd
+	probe id=5 kind=uprobe layer=POSIX name=dup2 target=/lib/libc.so.6 args=fd,fd ret=fd
+	probe id=6 kind=uprobe layer=POSIX name=fcntl target=/lib/libc.so.6 args=fd,int,int ret=int
+	probe id=7 kind=syscall layer=sys name=read args=fd,ptr,size ret=size
+	probe id=8 kind=uprobe layer=STDIO name=fopen target=/lib/libc.so.6 args=path,str ret=handle
+	probe id=9 kind=uprobe layer=STDIO name=fwrite target=/lib/libc.so.6 args=ptr,size,size,handle ret=size
+	probe id=10 kind=uprobe layer=STDIO name=fclose target=/lib/libc.so.6 args=handle ret=status
+	probe id=11 kind=uprobe layer=APP name=work target=/bin/app args=int ret=int
+	probe id=12 kind=uprobe layer=APP name=step target=/bin/app args=int ret=int
+	probe id=13 kind=syscall layer=sys name=socket args=int,int,int ret=fd
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline="app -x" cwd=/work/dir
+	EOF
+}
+
+# agg FILE: the text form of dc-aggregate's output for description FILE.
+agg() {
+	dc-mkstream "$1" >in.bin &&
+	dc-aggregate --text in.bin >out 2>err
+}
+
+# calls: the event lines only, fields the test names.
+events() {
+	grep -E "^(call|enter|exit|instant|fork|exec|exitproc) " out
+}
+
+test_must_be_empty_err() {
+	if test -s err; then cat err >&2; return 1; fi
+}
+
+test_expect_success 'the tools are built' '
+	command -v dc-aggregate && command -v dc-mkstream
+'
+
+test_expect_success 'nested and recursive calls pair per thread' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	enter probe=11 pid=100 tid=100 ts=100 args=1
+	enter probe=12 pid=100 tid=100 ts=200 args=2
+	enter probe=12 pid=100 tid=100 ts=300 args=3
+	enter probe=12 pid=100 tid=101 ts=350 args=9
+	exit probe=12 pid=100 tid=100 ts=400 ret=30
+	exit probe=12 pid=100 tid=101 ts=450 ret=90
+	exit probe=12 pid=100 tid=100 ts=500 ret=20
+	exit probe=11 pid=100 tid=100 ts=600 ret=10
+	end
+	EOF
+	agg s &&
+	events >got &&
+	cat >expect <<-\EOF &&
+	call probe=12 pid=100 tid=100 ts=300 dur=100 ret=30 depth=2 flags=0 file=- args=3
+	call probe=12 pid=100 tid=101 ts=350 dur=100 ret=90 depth=0 flags=0 file=- args=9
+	call probe=12 pid=100 tid=100 ts=200 dur=300 ret=20 depth=1 flags=0 file=- args=2
+	call probe=11 pid=100 tid=100 ts=100 dur=500 ret=10 depth=0 flags=0 file=- args=1
+	EOF
+	test_cmp expect got &&
+	grep -q "^end events=4 " out &&
+	test_must_be_empty_err
+'
+
+test_expect_success 'an exit with no entry is kept and counted' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	exit probe=12 pid=100 tid=100 ts=400 ret=7
+	enter probe=11 pid=100 tid=100 ts=500 args=1
+	exit probe=11 pid=100 tid=100 ts=600 ret=1
+	end
+	EOF
+	agg s &&
+	events >got &&
+	cat >expect <<-\EOF &&
+	exit probe=12 pid=100 tid=100 ts=400 dur=0 ret=7 depth=0 flags=0 file=- args=
+	call probe=11 pid=100 tid=100 ts=500 dur=100 ret=1 depth=0 flags=0 file=- args=1
+	EOF
+	test_cmp expect got &&
+	test_one_line err &&
+	grep -q "1 exit records without an entry" err &&
+	grep -q "^end events=2 " out
+'
+
+test_expect_success 'entries never exited are emitted flagged unwound' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	enter probe=11 pid=100 tid=100 ts=100 args=1
+	enter probe=12 pid=100 tid=100 ts=200 args=2
+	exit probe=11 pid=100 tid=100 ts=300 ret=1
+	enter probe=11 pid=100 tid=102 ts=400 args=5
+	end
+	EOF
+	agg s &&
+	events >got &&
+	cat >expect <<-\EOF &&
+	call probe=12 pid=100 tid=100 ts=200 dur=0 ret=0 depth=1 flags=4 file=- args=2
+	call probe=11 pid=100 tid=100 ts=100 dur=200 ret=1 depth=0 flags=0 file=- args=1
+	call probe=11 pid=100 tid=102 ts=400 dur=0 ret=0 depth=0 flags=4 file=- args=5
+	EOF
+	test_cmp expect got &&
+	grep -q "2 calls without an exit marked unwound" err
+'
+
+test_expect_success 'calls paired by the kernel pass through unchanged' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	call probe=11 pid=100 tid=100 ts=100 dur=50 ret=-5 depth=3 flags=2 args=1,2
+	end
+	EOF
+	agg s &&
+	events >got &&
+	echo "call probe=11 pid=100 tid=100 ts=100 dur=50 ret=-5 depth=3 flags=2 file=- args=1,2" >expect &&
+	test_cmp expect got
+'
+
+test_expect_success 'open names its fd; relative paths use the cwd; close forgets after the call' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,65,420 str=out/../data.txt
+	call probe=1 pid=100 tid=100 ts=200 dur=10 ret=4 args=3,0,4
+	call probe=2 pid=100 tid=100 ts=300 dur=10 ret=0 args=3
+	call probe=1 pid=100 tid=100 ts=400 dur=10 ret=4 args=3,0,4
+	call probe=0 pid=100 tid=100 ts=500 dur=10 ret=-2 flags=2 args=0,0,0 str=/nope
+	call probe=1 pid=100 tid=100 ts=600 dur=10 ret=4 args=-2,0,4
+	end
+	EOF
+	agg s &&
+	events | sed "s/ tid=.* file=/ file=/" >got &&
+	cat >expect <<-\EOF &&
+	call probe=0 pid=100 file=/work/dir/data.txt args=0,65,420 str=out/../data.txt
+	call probe=1 pid=100 file=/work/dir/data.txt args=3,0,4
+	call probe=2 pid=100 file=/work/dir/data.txt args=3
+	call probe=1 pid=100 file=- args=3,0,4
+	call probe=0 pid=100 file=/nope args=0,0,0 str=/nope
+	call probe=1 pid=100 file=- args=-2,0,4
+	EOF
+	test_cmp expect got
+'
+
+test_expect_success 'STRING frames come before the events that use them' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=/a
+	call probe=1 pid=100 tid=100 ts=200 dur=10 ret=4 args=3,0,4
+	EOF
+	echo "drops total=0" >>s &&
+	cat >>s <<-\EOF &&
+	call probe=0 pid=100 tid=100 ts=300 dur=10 ret=4 args=0,0,0 str=/b
+	call probe=1 pid=100 tid=100 ts=400 dur=10 ret=4 args=4,0,4
+	call probe=1 pid=100 tid=100 ts=500 dur=10 ret=4 args=3,0,4
+	end
+	EOF
+	dc-mkstream s | dc-aggregate >bin &&
+	dc-aggregate --text bin >out &&
+	grep -E "^(string|call)" out | sed "s/ pid=.* file=/ file=/" >got &&
+	cat >expect <<-\EOF &&
+	string id=1 value=/a
+	call probe=0 file=/a args=0,0,0 str=/a
+	call probe=1 file=/a args=3,0,4
+	string id=2 value=/b
+	call probe=0 file=/b args=0,0,0 str=/b
+	call probe=1 file=/b args=4,0,4
+	call probe=1 file=/a args=3,0,4
+	EOF
+	test_cmp expect got
+'
+
+test_expect_success 'openat resolves against its dirfd, or the cwd for AT_FDCWD' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=5 args=0,0,0 str=/data/run
+	call probe=3 pid=100 tid=100 ts=200 dur=10 ret=6 args=5,0,0,0 str=./x/y.h5
+	call probe=3 pid=100 tid=100 ts=300 dur=10 ret=7 args=-100,0,0,0 str=z
+	call probe=3 pid=100 tid=100 ts=400 dur=10 ret=8 args=42,0,0,0 str=unknown-dir-rel
+	call probe=7 pid=100 tid=100 ts=500 dur=10 ret=1 args=6,0,1
+	call probe=7 pid=100 tid=100 ts=600 dur=10 ret=1 args=7,0,1
+	call probe=7 pid=100 tid=100 ts=700 dur=10 ret=1 args=8,0,1
+	end
+	EOF
+	agg s &&
+	events | sed "s/ tid=.* file=/ file=/; s/ args=.*//" >got &&
+	cat >expect <<-\EOF &&
+	call probe=0 pid=100 file=/data/run
+	call probe=3 pid=100 file=/data/run/x/y.h5
+	call probe=3 pid=100 file=/work/dir/z
+	call probe=3 pid=100 file=unknown-dir-rel
+	call probe=7 pid=100 file=/data/run/x/y.h5
+	call probe=7 pid=100 file=/work/dir/z
+	call probe=7 pid=100 file=unknown-dir-rel
+	EOF
+	test_cmp expect got
+'
+
+test_expect_success 'syscall events get the file of an fd opened through libc' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	enter probe=0 pid=100 tid=100 ts=100 args=0,0,0 str=/f
+	enter probe=3 pid=100 tid=100 ts=110 args=-100,0,0,0 str=/f
+	exit probe=3 pid=100 tid=100 ts=120 ret=3
+	exit probe=0 pid=100 tid=100 ts=130 ret=3
+	call probe=7 pid=100 tid=100 ts=200 dur=10 ret=1 args=3,0,1
+	end
+	EOF
+	agg s &&
+	events | sed "s/ ts=.* file=/ file=/" >got &&
+	cat >expect <<-\EOF &&
+	call probe=3 pid=100 tid=100 file=/f args=-100,0,0,0 str=/f
+	call probe=0 pid=100 tid=100 file=/f args=0,0,0 str=/f
+	call probe=7 pid=100 tid=100 file=/f args=3,0,1
+	EOF
+	test_cmp expect got
+'
+
+test_expect_success 'dup, dup2, fcntl(F_DUPFD) copy; other fcntl and new fds do not' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=/f
+	call probe=0 pid=100 tid=100 ts=110 dur=10 ret=9 args=0,0,0 str=/g
+	call probe=4 pid=100 tid=100 ts=200 dur=10 ret=4 args=3
+	call probe=5 pid=100 tid=100 ts=300 dur=10 ret=9 args=3,9
+	call probe=6 pid=100 tid=100 ts=400 dur=10 ret=10 args=3,0,10
+	call probe=6 pid=100 tid=100 ts=500 dur=10 ret=0 args=3,2,1
+	call probe=13 pid=100 tid=100 ts=550 dur=10 ret=4 args=2,1,0
+	call probe=2 pid=100 tid=100 ts=600 dur=10 ret=0 args=3
+	call probe=1 pid=100 tid=100 ts=700 dur=10 ret=1 args=4,0,1
+	call probe=1 pid=100 tid=100 ts=710 dur=10 ret=1 args=9,0,1
+	call probe=1 pid=100 tid=100 ts=720 dur=10 ret=1 args=10,0,1
+	call probe=1 pid=100 tid=100 ts=730 dur=10 ret=1 args=3,0,1
+	end
+	EOF
+	agg s &&
+	events | sed "s/ pid=.* file=/ file=/" >got &&
+	cat >expect <<-\EOF &&
+	call probe=0 file=/f args=0,0,0 str=/f
+	call probe=0 file=/g args=0,0,0 str=/g
+	call probe=4 file=/f args=3
+	call probe=5 file=/f args=3,9
+	call probe=6 file=/f args=3,0,10
+	call probe=6 file=/f args=3,2,1
+	call probe=13 file=- args=2,1,0
+	call probe=2 file=/f args=3
+	call probe=1 file=- args=4,0,1
+	call probe=1 file=/f args=9,0,1
+	call probe=1 file=/f args=10,0,1
+	call probe=1 file=- args=3,0,1
+	EOF
+	test_cmp expect got
+'
+
+test_expect_success 'fork copies the fd table; process exit drops it' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=/f
+	fork pid=100 tid=100 ts=200 child=101
+	call probe=2 pid=100 tid=100 ts=300 dur=10 ret=0 args=3
+	call probe=1 pid=101 tid=101 ts=400 dur=10 ret=1 args=3,0,1
+	call probe=1 pid=100 tid=100 ts=410 dur=10 ret=1 args=3,0,1
+	exitproc pid=101 tid=101 ts=500 ret=0
+	call probe=1 pid=101 tid=101 ts=600 dur=10 ret=1 args=3,0,1
+	end
+	EOF
+	agg s &&
+	events | sed "s/ tid=.* file=/ file=/" >got &&
+	cat >expect <<-\EOF &&
+	call probe=0 pid=100 file=/f args=0,0,0 str=/f
+	fork probe=0 pid=100 file=- args=101
+	call probe=2 pid=100 file=/f args=3
+	call probe=1 pid=101 file=/f args=3,0,1
+	call probe=1 pid=100 file=- args=3,0,1
+	exitproc probe=0 pid=101 file=- args=
+	call probe=1 pid=101 file=- args=3,0,1
+	EOF
+	test_cmp expect got
+'
+
+test_expect_success 'process exit ends its open calls as unwound' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	enter probe=11 pid=100 tid=100 ts=100 args=1
+	enter probe=11 pid=100 tid=103 ts=150 args=2
+	exitproc pid=100 tid=100 ts=500 ret=0
+	EOF
+	echo end >>s &&
+	agg s &&
+	events | cut -d" " -f1-4,9 >got &&
+	cat >expect <<-\EOF &&
+	call probe=11 pid=100 tid=100 flags=4
+	call probe=11 pid=100 tid=103 flags=4
+	exitproc probe=0 pid=100 tid=100 flags=0
+	EOF
+	test_cmp expect got
+'
+
+test_expect_success 'fopen names its handle; fclose forgets it' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	call probe=8 pid=100 tid=100 ts=100 dur=10 ret=94000000 args=0,0 str=log.txt
+	call probe=9 pid=100 tid=100 ts=200 dur=10 ret=1 args=0,1,5,94000000
+	call probe=10 pid=100 tid=100 ts=300 dur=10 ret=0 args=94000000
+	call probe=9 pid=100 tid=100 ts=400 dur=10 ret=1 args=0,1,5,94000000
+	call probe=8 pid=100 tid=100 ts=500 dur=10 ret=0 flags=2 args=0,0 str=/ro/x
+	call probe=9 pid=100 tid=100 ts=600 dur=10 ret=1 args=0,1,5,0
+	end
+	EOF
+	agg s &&
+	events | sed "s/ pid=.* file=/ file=/; s/ args=.*//" >got &&
+	cat >expect <<-\EOF &&
+	call probe=8 file=/work/dir/log.txt
+	call probe=9 file=/work/dir/log.txt
+	call probe=10 file=/work/dir/log.txt
+	call probe=9 file=-
+	call probe=8 file=/ro/x
+	call probe=9 file=-
+	EOF
+	test_cmp expect got
+'
+
+test_expect_success 'exec forgets handles but keeps fds' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=/f
+	call probe=8 pid=100 tid=100 ts=110 dur=10 ret=5000 args=0,0 str=/h
+	exec pid=100 tid=100 ts=200 str=/bin/other
+	call probe=1 pid=100 tid=100 ts=300 dur=10 ret=1 args=3,0,1
+	call probe=9 pid=100 tid=100 ts=400 dur=10 ret=1 args=0,1,5,5000
+	end
+	EOF
+	agg s &&
+	events | sed "s/ pid=.* file=/ file=/; s/ args=.*//" >got &&
+	cat >expect <<-\EOF &&
+	call probe=0 file=/f
+	call probe=8 file=/h
+	exec probe=0 file=-
+	call probe=1 file=/f
+	call probe=9 file=-
+	EOF
+	test_cmp expect got
+'
+
+test_expect_success 'the END frame has its own totals; DROPS pass through' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	repeat 700 call probe=1 pid=100 tid=100 ts=100 dur=10 ret=1 args=1,0,1
+	enter probe=11 pid=100 tid=100 ts=900000 args=1
+	exit probe=11 pid=100 tid=100 ts=900100 ret=0
+	drops kind=cpu total=7 0=4 1=3
+	drops kind=probe total=7 1=7
+	end events=AUTO dropped=7 flags=4
+	EOF
+	agg s &&
+	test "$(events | wc -l)" = 701 &&
+	grep -q "^drops kind=cpu total=7 0=4 1=3\$" out &&
+	grep -q "^drops kind=probe total=7 1=7\$" out &&
+	grep "^end " out >got &&
+	echo "end events=701 dropped=7 flags=4 ts=900100" >expect &&
+	test_cmp expect got
+'
+
+test_expect_success 'the binary output reads back the same' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=/f
+	enter probe=1 pid=100 tid=100 ts=200 args=3,0,1
+	exit probe=1 pid=100 tid=100 ts=300 ret=1
+	sysinfo kernel=6.18 cpus=2
+	end
+	EOF
+	dc-mkstream s >in.bin &&
+	dc-aggregate in.bin >out.bin &&
+	dc-aggregate --text in.bin >expect &&
+	dc-aggregate --text out.bin >got &&
+	test_cmp expect got &&
+	grep -q "^sysinfo kernel=6.18 cpus=2\$" got &&
+	grep -q "^header host=node1 run=r1 offset=1700000000000000000 start=1000\$" got
+'
+
+test_expect_success 'a truncated input: all complete frames, END flagged, exit 3' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	enter probe=11 pid=100 tid=100 ts=100 args=1
+	call probe=1 pid=100 tid=100 ts=200 dur=10 ret=1 args=1,0,1
+	drops kind=cpu total=2 0=2
+	truncate 30
+	call probe=1 pid=100 tid=100 ts=300 dur=10 ret=1 args=1,0,1
+	EOF
+	dc-mkstream s >in.bin &&
+	test_must_fail_with 3 dc-aggregate --text in.bin >out 2>err &&
+	grep -q "in.bin: .*truncated" err &&
+	events | cut -d" " -f1-5,9 >got &&
+	cat >expect <<-\EOF &&
+	call probe=1 pid=100 tid=100 ts=200 flags=0
+	call probe=11 pid=100 tid=100 ts=100 flags=4
+	EOF
+	test_cmp expect got &&
+	grep -q "^end events=2 dropped=2 flags=1 " out
+'
+
+test_expect_success 'truncated binary output is still a complete stream' '
+	write_probes >s &&
+	echo "call probe=1 pid=100 tid=100 ts=200 dur=10 ret=1 args=1,0,1" >>s &&
+	dc-mkstream s >in.bin &&
+	test_must_fail_with 3 dc-aggregate in.bin >out.bin 2>err &&
+	grep -q "no end frame" err &&
+	dc-aggregate --text out.bin >out &&
+	grep -q "^end events=1 dropped=0 flags=1 " out
+'
+
+test_expect_success 'a corrupt input: frames before it kept, END flagged, exit 4' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	call probe=1 pid=100 tid=100 ts=200 dur=10 ret=1 args=1,0,1
+	corrupt
+	call probe=1 pid=100 tid=100 ts=300 dur=10 ret=1 args=1,0,1
+	end
+	EOF
+	dc-mkstream s >in.bin &&
+	test_must_fail_with 4 dc-aggregate --text in.bin >out 2>err &&
+	test_one_line err &&
+	grep -q "checksum" err &&
+	test "$(events | wc -l)" = 1 &&
+	grep -q "^end events=1 dropped=0 flags=2 " out
+'
+
+test_expect_success 'an input END flag from upstream is kept' '
+	write_probes >s &&
+	echo "end flags=1" >>s &&
+	agg s &&
+	grep -q "^end events=0 dropped=0 flags=1 " out
+'
+
+test_expect_success 'not a stream: one line, exit 4, no output' '
+	echo "hello world, this is text" >in &&
+	test_must_fail_with 4 dc-aggregate in >out 2>err &&
+	test_one_line err &&
+	grep -q "bad magic" err &&
+	! test -s out
+'
+
+test_expect_success 'empty input: exit 3, no output' '
+	test_must_fail_with 3 dc-aggregate </dev/null >out 2>err &&
+	test_one_line err &&
+	grep -q "empty" err &&
+	! test -s out
+'
+
+test_expect_success 'a missing input file is a system error, exit 1' '
+	test_must_fail_with 1 dc-aggregate nonexistent.bin >out 2>err &&
+	test_one_line err &&
+	grep -q "nonexistent.bin" err
+'
+
+test_expect_success 'usage errors exit 2' '
+	test_must_fail_with 2 dc-aggregate --bogus 2>err &&
+	grep -q "Try .dc-aggregate --help" err &&
+	dc-aggregate --help >out &&
+	grep -q "^Usage: dc-aggregate" out &&
+	dc-aggregate --version | grep -q "^dc-aggregate (datacrumbs)"
+'
+
+test_expect_success 'a closed output pipe is one error line, not a crash' '
+	dc-mkstream --synthetic 200000 >big.bin &&
+	{ dc-aggregate --text big.bin 2>err; echo $? >rc; } | head -n 1 >/dev/null &&
+	test "$(cat rc)" = 1 &&
+	test_one_line err &&
+	grep -q "cannot write standard output" err
+'
+
+# Two hosts, different clocks and different probe tables.
+write_merge_inputs() {
+	cat >a <<-\EOF &&
+	header host=node1 run=r1 offset=1700000000000000000 start=1000
+	probe id=0 kind=uprobe layer=POSIX name=open target=/lib/libc.so.6 args=path,flags,mode ret=fd
+	probe id=1 kind=uprobe layer=POSIX name=write target=/lib/libc.so.6 args=fd,ptr,size ret=size
+	process pid=100 ppid=1 uid=0 gid=0 rank=0 exe=/bin/app cmdline=app cwd=/a start=500
+	string id=1 value=/a/pre
+	call probe=0 pid=100 tid=100 ts=1000 dur=10 ret=3 args=0,0,0 str=/a/f
+	call probe=1 pid=100 tid=100 ts=2000 dur=10 ret=1 args=3,0,1
+	call probe=1 pid=100 tid=100 ts=2500 dur=10 ret=1 args=9,0,1 file=1
+	drops kind=cpu total=2 0=2
+	end dropped=2
+	EOF
+	cat >b <<-\EOF
+	header host=node2 run=r1 offset=1700000000000005000 start=1000
+	probe id=0 kind=uprobe layer=POSIX name=read target=/lib/libc.so.6 args=fd,ptr,size ret=size
+	probe id=1 kind=uprobe layer=POSIX name=open target=/lib/libc.so.6 args=path,flags,mode ret=fd
+	probe id=2 kind=uprobe layer=POSIX name=write target=/lib/libc.so.6 args=fd,ptr,size ret=size
+	process pid=100 ppid=1 uid=0 gid=0 rank=1 exe=/bin/app cmdline=app cwd=/b start=500
+	string id=1 value=/b/pre
+	call probe=1 pid=100 tid=100 ts=1000 dur=10 ret=3 args=0,0,0 str=g
+	call probe=0 pid=100 tid=100 ts=2000 dur=10 ret=1 args=3,0,1
+	call probe=2 pid=100 tid=100 ts=2100 dur=10 ret=1 args=3,0,1
+	call probe=2 pid=100 tid=100 ts=2500 dur=10 ret=1 args=9,0,1 file=1
+	end dropped=3
+	EOF
+}
+
+# Resolve probe ids to names, so lines compare whatever the numbering.
+named_events() {
+	awk '
+	/^probe / { for (i = 2; i <= NF; i++) { split($i, kv, "=");
+		if (kv[1] == "id") id = kv[2]; if (kv[1] == "name") nm = kv[2] }
+		name[id] = nm; next }
+	/^call / { split($2, kv, "="); $2 = "probe=" name[kv[2]]; print }
+	' out
+}
+
+test_expect_success 'merge: one header, times on its clock, probes and strings renumbered' '
+	write_merge_inputs &&
+	dc-mkstream a >a.bin &&
+	dc-mkstream b >b.bin &&
+	dc-aggregate --text a.bin b.bin >out 2>err &&
+	test_must_be_empty_err &&
+	test "$(grep -c "^header " out)" = 1 &&
+	grep -q "^header host=node1 " out &&
+	named_events | cut -d" " -f1-5,10 >got &&
+	cat >expect <<-\EOF &&
+	call probe=open pid=100 tid=100 ts=1000 file=/a/f
+	call probe=write pid=100 tid=100 ts=2000 file=/a/f
+	call probe=write pid=100 tid=100 ts=2500 file=/a/pre
+	call probe=open pid=100 tid=100 ts=6000 file=/b/g
+	call probe=read pid=100 tid=100 ts=7000 file=/b/g
+	call probe=write pid=100 tid=100 ts=7100 file=/b/g
+	call probe=write pid=100 tid=100 ts=7500 file=/b/pre
+	EOF
+	test_cmp expect got &&
+	test "$(grep -c "^probe " out)" = 3 &&
+	test "$(grep "^probe " out | cut -d" " -f2 | sort -u | wc -l)" = 3 &&
+	grep -q "^probe id=0 .* name=open " out &&
+	grep -q "^probe id=1 .* name=write " out &&
+	grep -q "^process pid=100 .*start=5500 .*cwd=/b" out &&
+	grep -q "^end events=7 dropped=5 flags=0 " out
+'
+
+test_expect_success 'merge of live inputs (pipes) loses nothing' '
+	write_merge_inputs &&
+	dc-mkstream a >a.bin &&
+	dc-mkstream b >b.bin &&
+	cat b.bin | dc-aggregate --text a.bin - >out 2>err &&
+	test_must_be_empty_err &&
+	named_events | cut -d" " -f1-5,10 | sort >got &&
+	cat >expect <<-\EOF &&
+	call probe=open pid=100 tid=100 ts=1000 file=/a/f
+	call probe=open pid=100 tid=100 ts=6000 file=/b/g
+	call probe=read pid=100 tid=100 ts=7000 file=/b/g
+	call probe=write pid=100 tid=100 ts=2000 file=/a/f
+	call probe=write pid=100 tid=100 ts=2500 file=/a/pre
+	call probe=write pid=100 tid=100 ts=7100 file=/b/g
+	call probe=write pid=100 tid=100 ts=7500 file=/b/pre
+	EOF
+	test_cmp expect got &&
+	grep -q "^end events=7 dropped=5 flags=0 " out
+'
+
+test_expect_success 'merge with a truncated input: the rest kept, exit 3' '
+	write_merge_inputs &&
+	dc-mkstream a >a.bin &&
+	grep -v "^end" b | dc-mkstream >b.bin &&
+	test_must_fail_with 3 dc-aggregate --text a.bin b.bin >out 2>err &&
+	test_one_line err &&
+	grep -q "b.bin: .*truncated" err &&
+	test "$(grep -c "^call " out)" = 7 &&
+	grep -q "^end events=7 dropped=2 flags=1 " out
+'
+
+test_expect_success 'one input keeps its probe and string ids' '
+	write_merge_inputs &&
+	dc-mkstream b >b.bin &&
+	dc-aggregate --text b.bin >out &&
+	grep "^probe" out | cut -d" " -f2,5 >got &&
+	printf "id=0 name=read\nid=1 name=open\nid=2 name=write\n" >expect &&
+	test_cmp expect got &&
+	grep -q "^string id=1 value=/b/pre\$" out
+'
+
+test_expect_success 'a stream from the generator keeps every event and file' '
+	dc-mkstream --synthetic 5000 >in.bin &&
+	dc-aggregate --text in.bin >out &&
+	test "$(grep -c "^call " out)" = 5000 &&
+	grep -q "^end events=5000 " out &&
+	! grep "^call .*file=-" out
+'
+
+test_expect_success 'output is flushed while the input is still open' '
+	write_probes >s &&
+	echo "call probe=1 pid=100 tid=100 ts=200 dur=10 ret=1 args=1,0,1" >>s &&
+	dc-mkstream s >in.bin &&
+	mkfifo fifo
+	{ cat in.bin; sleep 3; } >fifo &
+	dc-aggregate --text <fifo >out 2>err &
+	sleep 1.5
+	grep -q "^call probe=1 " out &&
+	! grep -q "^end" out &&
+	wait &&
+	grep -q "^end events=1 dropped=0 flags=1 " out
+'
+
+test_done

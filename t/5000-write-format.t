@@ -1,0 +1,160 @@
+#!/bin/sh
+# dc-write: the exact lines written for every record type (a stream with
+# a fixed clock offset, so every byte of the trace is known).
+. "$(dirname "$0")/test-lib.sh"
+
+write_input() {
+	cat >in.txt <<-\IN
+	header host=node1 run=r1 offset=1700000000000000000 start=1000
+	probe id=0 kind=uprobe layer=POSIX name=write target=/lib/libc.so.6 args=fd,ptr,size ret=size
+	probe id=1 kind=uprobe layer=POSIX name=open target=/lib/libc.so.6 args=path,flags,mode ret=fd
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/dd cmdline="dd if=x of=y" cwd=/tmp
+	string id=3 value=/tmp/f
+	call probe=1 pid=100 tid=100 ts=4000 dur=500 ret=3 args=0,65,420 str=/tmp/f file=3
+	call probe=0 pid=100 tid=100 ts=5000 dur=2000 ret=4096 depth=0 args=3,0,4096 file=3
+	enter probe=0 pid=100 tid=101 ts=8000 args=3,0,10
+	exit probe=0 pid=100 tid=101 ts=9000 ret=-5
+	instant probe=0 pid=100 tid=100 ts=9500
+	fork pid=100 tid=100 ts=10000 child=101
+	exec pid=101 ts=11000 str=/bin/x
+	exitproc pid=101 ts=12000 ret=2
+	drops kind=cpu total=5 0=3 1=2
+	end
+	IN
+}
+
+write_expect() {
+	cat >expect <<-\EXPECT
+	[
+	{"id":1,"name":"HH","cat":"datacrumbs","pid":0,"tid":0,"ph":"M","args":{"name":"node1","value":4145648582732102}}
+	{"id":2,"name":"start","cat":"datacrumbs","pid":0,"tid":0,"ts":1700000000000001,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"host":"node1","run":"r1","format":1}}
+	{"id":3,"name":"PR","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"/bin/dd","value":4300590314256813,"rank":-1,"ppid":1,"uid":0,"gid":0,"cmdline":"dd if=x of=y","cwd":"/tmp"}}
+	{"id":4,"name":"process_name","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"dd (100)"}}
+	{"id":5,"name":"thread_name","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"100"}}
+	{"id":6,"name":"FH","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"/tmp/f","value":344000883352744}}
+	{"id":7,"name":"open","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000004,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"fhash":344000883352744,"flags":65,"mode":420,"ret":3,"level":0}}
+	{"id":8,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000005,"dur":2,"ph":"X","args":{"hhash":4145648582732102,"fhash":344000883352744,"fd":3,"size":4096,"ret":4096,"level":0}}
+	{"id":9,"name":"thread_name","cat":"datacrumbs","pid":100,"tid":101,"ph":"M","args":{"name":"101"}}
+	{"id":10,"name":"write","cat":"POSIX","pid":100,"tid":101,"ts":1700000000000008,"dur":0,"ph":"B","args":{"hhash":4145648582732102,"fd":3,"size":10,"level":0}}
+	{"id":11,"name":"write","cat":"POSIX","pid":100,"tid":101,"ts":1700000000000009,"dur":0,"ph":"E","args":{"hhash":4145648582732102,"ret":-5,"level":0}}
+	{"id":12,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000009,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"ret":0,"level":0}}
+	{"id":13,"name":"fork","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000010,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"child":101,"level":0}}
+	{"id":14,"name":"PR","cat":"datacrumbs","pid":101,"tid":101,"ph":"M","args":{"name":"/bin/x","value":8858493123116091,"rank":-1,"ppid":100,"uid":0,"gid":0,"cmdline":"/bin/x","cwd":"/tmp"}}
+	{"id":15,"name":"process_name","cat":"datacrumbs","pid":101,"tid":101,"ph":"M","args":{"name":"x (101)"}}
+	{"id":16,"name":"FH","cat":"datacrumbs","pid":101,"tid":101,"ph":"M","args":{"name":"/bin/x","value":8858493123116091}}
+	{"id":17,"name":"exec","cat":"POSIX","pid":101,"tid":101,"ts":1700000000000011,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"fhash":8858493123116091,"level":0}}
+	{"id":18,"name":"exit","cat":"POSIX","pid":101,"tid":101,"ts":1700000000000012,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"ret":2,"level":0}}
+	{"id":19,"name":"dropped","cat":"datacrumbs","pid":0,"tid":0,"ts":1700000000000012,"dur":0,"ph":"i","s":"g","args":{"kind":"cpu","total":5,"by":{"0":3,"1":2}}}
+	{"id":20,"name":"end","cat":"datacrumbs","pid":0,"tid":0,"ts":1700000000000012,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"num_events":19,"events":8,"dropped":5,"truncated":false,"corrupt":false,"interrupted":false}}
+	EXPECT
+}
+
+test_expect_success 'every record type gives its exact trace lines' '
+	write_input &&
+	write_expect &&
+	dc-mkstream in.txt >in.dcs &&
+	dc-write -i in.dcs out.pfw 2>err &&
+	test_cmp expect out.pfw &&
+	test_must_be_empty() { test ! -s "$1"; } &&
+	test_must_be_empty err
+'
+
+test_expect_success 'gzip output holds the same lines' '
+	write_input &&
+	write_expect &&
+	dc-mkstream in.txt | dc-write out.pfw.gz &&
+	gzip -dc out.pfw.gz >out &&
+	test_cmp expect out &&
+	test -s out.pfw.gz.idx
+'
+
+test_expect_success 'standard output gets gzip unless --plain' '
+	write_input &&
+	write_expect &&
+	dc-mkstream in.txt >in.dcs &&
+	dc-write -i in.dcs - >out.gz &&
+	gzip -dc out.gz >out &&
+	test_cmp expect out &&
+	dc-write --plain -i in.dcs - >plain &&
+	test_cmp expect plain
+'
+
+test_expect_success PYTHON3 'hashes are FNV-1a 64 folded to 53 bits' '
+	write_input &&
+	dc-mkstream in.txt | dc-write out.pfw &&
+	cat >hash.py <<-\PY &&
+	import json, sys
+	def h(s):
+	    x = 0xcbf29ce484222325
+	    for b in s.encode():
+	        x = ((x ^ b) * 0x100000001b3) & 0xffffffffffffffff
+	    return (x >> 53) ^ (x & ((1 << 53) - 1))
+	n = 0
+	for line in open(sys.argv[1]):
+	    if line.strip() in "[]":
+	        continue
+	    o = json.loads(line)
+	    if o["ph"] == "M" and o["name"] in ("HH", "FH", "SH", "PR"):
+	        assert o["args"]["value"] == h(o["args"]["name"]), line
+	        assert o["args"]["value"] < 2**53
+	        n += 1
+	print(n)
+	PY
+	python3 hash.py out.pfw >n &&
+	echo 5 >expect &&
+	test_cmp expect n
+'
+
+test_expect_success 'timestamps: offset added, both ends rounded down to us' '
+	cat >in.txt <<-\IN &&
+	header host=h offset=1700000000000000999 start=0
+	probe id=0 layer=POSIX name=read args=fd ret=size
+	call probe=0 pid=1 ts=1 dur=1 ret=1 args=3
+	call probe=0 pid=1 ts=2000 dur=999 ret=1 args=3
+	call probe=0 pid=1 ts=2999 dur=2 ret=1 args=3
+	end
+	IN
+	dc-mkstream in.txt | dc-write out.pfw &&
+	grep "\"name\":\"read\"" out.pfw | sed "s/.*\"ts\":\([0-9]*\),\"dur\":\([0-9]*\).*/\1 \2/" >got &&
+	cat >expect <<-\EXPECT &&
+	1700000000000001 0
+	1700000000000002 1
+	1700000000000003 1
+	EXPECT
+	test_cmp expect got
+'
+
+test_expect_success 'undeclared probes and unknown event types are kept or skipped with one warning' '
+	cat >in.txt <<-\IN &&
+	header host=h
+	call probe=7 pid=1 ts=1000 dur=1000 ret=9 args=1,2
+	call probe=7 pid=1 ts=3000 dur=1000 ret=9 args=1,2
+	call type=99 pid=1 ts=5000
+	end
+	IN
+	dc-mkstream in.txt | dc-write out.pfw 2>err &&
+	grep -c "\"name\":\"probe_7\",\"cat\":\"unknown\".*\"arg0\":1,\"arg1\":2,\"ret\":9" out.pfw >n &&
+	echo 2 >expect && test_cmp expect n &&
+	test_line_count err 2 &&
+	grep "undeclared probe 7" err &&
+	grep "unknown type 99" err
+'
+
+test_expect_success 'strings are escaped into valid JSON' '
+	printf "header host=h\nprobe id=0 layer=POSIX name=open args=path ret=fd\ncall probe=0 pid=1 ts=1000 str=\"/tmp/a\\\\\"b\\\\\\\\c\"\nend\n" >in.txt &&
+	dc-mkstream in.txt | dc-write out.pfw &&
+	grep -F "\"name\":\"/tmp/a\\\"b\\\\c\"" out.pfw
+'
+
+test_expect_success 'usage errors exit 2 with one line and a hint' '
+	test_must_fail_with 2 dc-write 2>err &&
+	grep "missing output file name" err &&
+	test_must_fail_with 2 dc-write --split-by cpu out.pfw.gz 2>err &&
+	grep "split-by" err &&
+	test_must_fail_with 2 dc-write --level 0 out.pfw.gz 2>err &&
+	test_line_count err 2 &&
+	dc-write --help >out && grep "^Usage: dc-write" out &&
+	dc-write --version >out && grep datacrumbs out
+'
+
+test_done

@@ -1,0 +1,832 @@
+/*
+ * dc-mkstream - write a datacrumbs stream from a text description.
+ *
+ * A test helper: the tests describe a stream line by line (header, probes,
+ * processes, strings, events, drops, end) and get the exact binary stream
+ * that dc-collect or dc-aggregate would write, through the one writer in
+ * lib/stream.c.  It can also damage the stream on purpose (a frame cut
+ * short, a flipped byte) and generate a large realistic stream for
+ * benchmarks (--synthetic N).
+ *
+ * Input lines (values decimal, ret and args may be negative):
+ *
+ *   # comment
+ *   header host=node1 run=r1 offset=1700000000000000000 start=1000
+ *   probe id=0 kind=uprobe layer=POSIX name=write target=/lib/libc.so.6
+ *         args=fd,ptr,size ret=size [offset=N]
+ *   process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/dd
+ *           cmdline="dd if=x of=y" cwd=/tmp [flags=N start=N]
+ *   string id=3 value=/tmp/f
+ *   call probe=0 pid=100 tid=100 ts=5000 dur=2000 ret=4096 depth=0
+ *        args=3,0,4096 str=/tmp/f file=3 flags=0 [type=N]
+ *   enter|exit|instant|exec|exitproc ...   (same keys, other record type)
+ *   fork pid=100 tid=100 ts=.. child=101   (child goes to args[0])
+ *   repeat N <event line>   (N events, ts advancing by dur+1000 each)
+ *   drops kind=cpu|probe total=5 0=3 1=2
+ *   sysinfo KEY=VALUE...
+ *   raw type=N [hex=0011aa...]   (any frame, e.g. unknown or malformed)
+ *   end [events=AUTO|N] [dropped=N] [flags=N] [ts=N]
+ *   truncate BYTES   (write only BYTES bytes of the next frame, then stop)
+ *   corrupt          (flip a payload byte of the next frame)
+ *
+ * Events are batched into EVENTS frames of at most 512 records; any other
+ * line flushes the batch first.  The header line is optional (defaults:
+ * this host, no run id, offset 1700000000000000000, start 0) and must come
+ * before every other frame.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "messages.h"
+#include "stream.h"
+
+#define BATCH_MAX 512
+#define MAX_TOKENS 64
+#define PAD8(n) (((n) + 7u) & ~7u)
+
+static struct dc_writer *writer;
+static struct dc_stream_info info;
+static int header_done;
+static unsigned char *batch;      /* pending EVENTS payload */
+static size_t batch_len, batch_cap;
+static unsigned batch_count;
+static uint64_t events_total;
+static long truncate_next = -1;   /* bytes of the next frame to write */
+static int corrupt_next;
+static int stopped;               /* a truncated frame was written */
+static unsigned long lineno;
+
+/* ---- errors ---- */
+
+static void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void bad(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	die_status(DC_EXIT_BADINPUT, "line %lu: %s", lineno, msg);
+}
+
+/* ---- output ---- */
+
+static void start_stream(void)
+{
+	if (header_done)
+		return;
+	writer = dc_writer_open(STDOUT_FILENO, &info);
+	if (writer == NULL)
+		sysdie("cannot write the stream header");
+	header_done = 1;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * A damaged frame cannot go through dc_writer_frame, which only writes
+ * good ones: lay it out here (the 16-byte frame header of dc-stream(5))
+ * after flushing the writer, then cut or flip it.
+ */
+static void write_damaged(uint16_t type, const void *data, uint32_t len)
+{
+	size_t total = DC_FRAME_HDR_SIZE + PAD8(len);
+	unsigned char *buf = xcalloc(1, total);
+	uint32_t crc = (uint32_t)crc32(0L, data, len);
+	uint16_t flags = 0;
+
+	memcpy(buf, &type, 2);
+	memcpy(buf + 2, &flags, 2);
+	memcpy(buf + 4, &len, 4);
+	memcpy(buf + 8, &crc, 4);
+	memcpy(buf + DC_FRAME_HDR_SIZE, data, len);
+	if (corrupt_next && len > 0) {
+		buf[DC_FRAME_HDR_SIZE + len / 2] ^= 0x5a;
+		corrupt_next = 0;
+	}
+	if (truncate_next >= 0) {
+		if ((size_t)truncate_next < total)
+			total = (size_t)truncate_next;
+		stopped = 1;
+	}
+	if (dc_writer_flush(writer) != 0 || write_all(STDOUT_FILENO, buf, total) != 0)
+		sysdie("cannot write standard output");
+	free(buf);
+}
+
+static void put_frame(uint16_t type, const void *data, uint32_t len)
+{
+	start_stream();
+	if (stopped)
+		return;
+	if (truncate_next >= 0 || corrupt_next) {
+		write_damaged(type, data, len);
+		return;
+	}
+	if (dc_writer_frame(writer, type, data, len) != 0)
+		sysdie("cannot write standard output");
+}
+
+static void flush_batch(void)
+{
+	if (batch_count == 0)
+		return;
+	put_frame(DC_FRAME_EVENTS, batch, (uint32_t)batch_len);
+	batch_len = 0;
+	batch_count = 0;
+}
+
+/* ---- tokens ---- */
+
+struct token {
+	char *key;   /* NULL for a bare word */
+	char *value;
+};
+
+/* Split a line into words and key=value pairs; values may be "quoted"
+ * with \" and \\ escapes.  Modifies line. */
+static int tokenize(char *line, struct token *tok, int max)
+{
+	int n = 0;
+	char *p = line;
+
+	for (;;) {
+		char *start, *out;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0' || *p == '\n' || *p == '#')
+			break;
+		if (n == max)
+			bad("too many words");
+		start = out = p;
+		tok[n].key = NULL;
+		while (*p != '\0' && *p != ' ' && *p != '\t' && *p != '\n') {
+			if (*p == '=' && tok[n].key == NULL) {
+				*out++ = '\0';
+				tok[n].key = start;
+				start = out;
+				p++;
+				if (*p == '"') {
+					p++;
+					while (*p != '"') {
+						if (*p == '\0' || *p == '\n')
+							bad("unterminated quoted value");
+						if (*p == '\\' && p[1] != '\0')
+							p++;
+						*out++ = *p++;
+					}
+					p++;
+				}
+				continue;
+			}
+			*out++ = *p++;
+		}
+		if (*p != '\0')
+			p++;
+		*out = '\0';
+		tok[n].value = start;
+		n++;
+	}
+	return n;
+}
+
+static const char *get(struct token *tok, int n, const char *key)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (tok[i].key != NULL && strcmp(tok[i].key, key) == 0)
+			return tok[i].value;
+	return NULL;
+}
+
+static int64_t num(const char *s, const char *what)
+{
+	char *end;
+	int64_t v;
+
+	errno = 0;
+	if (*s == '-')
+		v = strtoll(s, &end, 10);
+	else
+		v = (int64_t)strtoull(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0')
+		bad("bad number '%s' for %s", s, what);
+	return v;
+}
+
+static int64_t get_num(struct token *tok, int n, const char *key, int64_t dflt)
+{
+	const char *v = get(tok, n, key);
+
+	return v ? num(v, key) : dflt;
+}
+
+static int lookup(const char *const *names, int count, const char *s,
+		  const char *what)
+{
+	int i;
+
+	for (i = 0; i < count; i++)
+		if (names[i] != NULL && strcmp(names[i], s) == 0)
+			return i;
+	bad("unknown %s '%s'", what, s);
+}
+
+static const char *const arg_kinds[] = {
+	"none", "fd", "size", "offset", "flags", "mode", "path", "handle",
+	"whence", "int", "ptr", "str",
+};
+static const char *const ret_kinds[] = {
+	"none", "status", "size", "fd", "handle", "offset", "int",
+};
+static const char *const probe_kinds[] = {
+	NULL, "uprobe", "usdt", "syscall", "tracepoint", "kfunc", "internal",
+};
+
+/* ---- frames ---- */
+
+static void do_header(struct token *tok, int n)
+{
+	const char *v;
+
+	if (header_done)
+		bad("header must come before every other line");
+	if ((v = get(tok, n, "host")) != NULL)
+		snprintf(info.host, sizeof(info.host), "%s", v);
+	if ((v = get(tok, n, "run")) != NULL)
+		snprintf(info.run_id, sizeof(info.run_id), "%s", v);
+	info.clock_offset_ns = get_num(tok, n, "offset", info.clock_offset_ns);
+	info.start_mono_ns = (uint64_t)get_num(tok, n, "start", 0);
+	start_stream();
+}
+
+static size_t put_str_or_die(unsigned char *buf, size_t cap, size_t pos,
+			     const char *s)
+{
+	size_t r = dc_put_str(buf, cap, pos, s ? s : "", s ? strlen(s) : 0);
+
+	if (r == 0)
+		bad("strings too long for one frame");
+	return r;
+}
+
+static void do_probe(struct token *tok, int n)
+{
+	static unsigned char buf[3 * 65600 + sizeof(struct dc_probe_rec)];
+	struct dc_probe_rec rec;
+	const char *v;
+	size_t pos;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.id = (uint32_t)get_num(tok, n, "id", 0);
+	v = get(tok, n, "kind");
+	rec.kind = v ? (uint16_t)lookup(probe_kinds, 7, v, "probe kind")
+		     : DC_PROBE_UPROBE;
+	v = get(tok, n, "ret");
+	rec.ret_kind = v ? (uint8_t)lookup(ret_kinds, DC_RET_KIND_MAX, v,
+					   "return kind") : DC_RET_NONE;
+	rec.offset = (uint64_t)get_num(tok, n, "offset", 0);
+	v = get(tok, n, "args");
+	if (v != NULL && *v != '\0') {
+		char *list = xstrdup(v), *save = NULL, *a;
+
+		for (a = strtok_r(list, ",", &save); a != NULL;
+		     a = strtok_r(NULL, ",", &save)) {
+			if (rec.nargs == DC_MAX_ARGS)
+				bad("more than %d arguments", DC_MAX_ARGS);
+			rec.arg_kinds[rec.nargs++] = (uint8_t)lookup(
+				arg_kinds, DC_ARG_KIND_MAX, a, "argument kind");
+		}
+		free(list);
+	}
+	memcpy(buf, &rec, sizeof(rec));
+	pos = sizeof(rec);
+	pos = put_str_or_die(buf, sizeof(buf), pos, get(tok, n, "layer"));
+	pos = put_str_or_die(buf, sizeof(buf), pos, get(tok, n, "name"));
+	pos = put_str_or_die(buf, sizeof(buf), pos, get(tok, n, "target"));
+	put_frame(DC_FRAME_PROBE, buf, (uint32_t)pos);
+}
+
+static void do_process(struct token *tok, int n)
+{
+	static unsigned char buf[3 * 65600 + sizeof(struct dc_process_rec)];
+	struct dc_process_rec rec;
+	char *cmdline = NULL;
+	const char *v;
+	size_t pos;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.pid = (uint32_t)get_num(tok, n, "pid", 0);
+	rec.ppid = (uint32_t)get_num(tok, n, "ppid", 0);
+	rec.uid = (uint32_t)get_num(tok, n, "uid", 0);
+	rec.gid = (uint32_t)get_num(tok, n, "gid", 0);
+	rec.rank = (int32_t)get_num(tok, n, "rank", -1);
+	rec.flags = (uint32_t)get_num(tok, n, "flags", 0);
+	rec.start_mono_ns = (uint64_t)get_num(tok, n, "start", 0);
+	memcpy(buf, &rec, sizeof(rec));
+	pos = sizeof(rec);
+	pos = put_str_or_die(buf, sizeof(buf), pos, get(tok, n, "exe"));
+	/* The command line travels with NUL between arguments. */
+	v = get(tok, n, "cmdline");
+	if (v != NULL) {
+		char *p;
+
+		cmdline = xstrdup(v);
+		for (p = cmdline; *p != '\0'; p++)
+			if (*p == ' ')
+				*p = '\0';
+		pos = dc_put_str(buf, sizeof(buf), pos, cmdline, strlen(v));
+		if (pos == 0)
+			bad("command line too long");
+		free(cmdline);
+	} else {
+		pos = put_str_or_die(buf, sizeof(buf), pos, "");
+	}
+	pos = put_str_or_die(buf, sizeof(buf), pos, get(tok, n, "cwd"));
+	put_frame(DC_FRAME_PROCESS, buf, (uint32_t)pos);
+}
+
+static void do_string(struct token *tok, int n)
+{
+	const char *v = get(tok, n, "value");
+	uint32_t id = (uint32_t)get_num(tok, n, "id", 0);
+	size_t len;
+	unsigned char *buf;
+
+	if (v == NULL)
+		bad("string needs value=");
+	len = strlen(v);
+	buf = xmalloc(4 + len);
+	memcpy(buf, &id, 4);
+	memcpy(buf + 4, v, len);
+	put_frame(DC_FRAME_STRING, buf, (uint32_t)(4 + len));
+	free(buf);
+}
+
+static void do_drops(struct token *tok, int n)
+{
+	struct dc_drops_rec rec;
+	struct dc_drops_entry ent[MAX_TOKENS];
+	const char *v = get(tok, n, "kind");
+	unsigned char buf[sizeof(rec) + sizeof(ent)];
+	int i;
+
+	memset(&rec, 0, sizeof(rec));
+	memset(ent, 0, sizeof(ent));
+	rec.kind = DC_DROPS_PER_CPU;
+	if (v != NULL)
+		rec.kind = strcmp(v, "probe") == 0 ? DC_DROPS_PER_PROBE
+		      : strcmp(v, "cpu") == 0 ? DC_DROPS_PER_CPU
+					      : (uint32_t)num(v, "kind");
+	rec.total = (uint64_t)get_num(tok, n, "total", 0);
+	for (i = 1; i < n; i++) {
+		if (tok[i].key == NULL || tok[i].key[0] < '0' || tok[i].key[0] > '9')
+			continue;
+		ent[rec.count].key = (uint32_t)num(tok[i].key, "drops key");
+		ent[rec.count].dropped = (uint64_t)num(tok[i].value, "drops count");
+		rec.count++;
+	}
+	memcpy(buf, &rec, sizeof(rec));
+	memcpy(buf + sizeof(rec), ent, rec.count * sizeof(ent[0]));
+	put_frame(DC_FRAME_DROPS, buf,
+		  (uint32_t)(sizeof(rec) + rec.count * sizeof(ent[0])));
+}
+
+static void do_sysinfo(struct token *tok, int n)
+{
+	static unsigned char buf[MAX_TOKENS * 2 * 260];
+	size_t pos = 0;
+	int i;
+
+	for (i = 1; i < n; i++) {
+		if (tok[i].key == NULL)
+			bad("sysinfo takes KEY=VALUE pairs");
+		pos = put_str_or_die(buf, sizeof(buf), pos, tok[i].key);
+		pos = put_str_or_die(buf, sizeof(buf), pos, tok[i].value);
+	}
+	put_frame(DC_FRAME_SYSINFO, buf, (uint32_t)pos);
+}
+
+static void do_raw(struct token *tok, int n)
+{
+	const char *hex = get(tok, n, "hex");
+	size_t len = hex ? strlen(hex) : 0, i;
+	unsigned char *buf;
+
+	if (len % 2 != 0)
+		bad("hex= needs an even number of digits");
+	buf = xmalloc(len / 2 + 1);
+	for (i = 0; i < len / 2; i++) {
+		unsigned v;
+
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			bad("bad hex digits in '%s'", hex);
+		buf[i] = (unsigned char)v;
+	}
+	put_frame((uint16_t)get_num(tok, n, "type", 0), buf, (uint32_t)(len / 2));
+	free(buf);
+}
+
+static uint64_t last_event_end;
+
+static void do_end(struct token *tok, int n)
+{
+	struct dc_end_rec rec;
+	const char *v = get(tok, n, "events");
+
+	memset(&rec, 0, sizeof(rec));
+	rec.events = (v == NULL || strcmp(v, "AUTO") == 0)
+		? events_total : (uint64_t)num(v, "events");
+	rec.dropped = (uint64_t)get_num(tok, n, "dropped", 0);
+	rec.flags = (uint32_t)get_num(tok, n, "flags", 0);
+	rec.end_mono_ns = (uint64_t)get_num(tok, n, "ts", (int64_t)last_event_end);
+	put_frame(DC_FRAME_END, &rec, sizeof(rec));
+}
+
+/* ---- events ---- */
+
+static void add_event(const struct dc_event *hdr, const uint64_t *args,
+		      const char *str)
+{
+	size_t slen = str ? strlen(str) : 0;
+	size_t size = PAD8(DC_EVENT_HDR_SIZE + 8u * hdr->nargs +
+			   (slen ? slen + 1 : 0));
+	struct dc_event *ev;
+
+	if (slen >= DC_MAX_STR)
+		bad("string longer than %d bytes", DC_MAX_STR - 1);
+	start_stream();
+	if (batch_len + size > batch_cap) {
+		batch_cap = (batch_len + size) * 2;
+		batch = xrealloc(batch, batch_cap);
+	}
+	ev = (struct dc_event *)(batch + batch_len);
+	memset(ev, 0, size);
+	memcpy(ev, hdr, DC_EVENT_HDR_SIZE);
+	ev->size = (uint16_t)size;
+	ev->str_len = (uint16_t)slen;
+	memcpy(DC_EVENT_ARGS(ev), args, 8u * hdr->nargs);
+	if (slen)
+		memcpy(DC_EVENT_STR(ev), str, slen);
+	batch_len += size;
+	batch_count++;
+	events_total++;
+	if (hdr->ts + hdr->dur > last_event_end)
+		last_event_end = hdr->ts + hdr->dur;
+	if (batch_count == BATCH_MAX)
+		flush_batch();
+}
+
+static const char *const event_words[] = {
+	NULL, "call", "enter", "exit", "instant", "exec", "fork", "exitproc",
+};
+
+static void do_event(int type, struct token *tok, int n, uint64_t repeat)
+{
+	struct dc_event ev;
+	uint64_t args[DC_MAX_ARGS];
+	const char *v;
+	uint64_t i;
+
+	memset(&ev, 0, sizeof(ev));
+	memset(args, 0, sizeof(args));
+	ev.type = (uint8_t)get_num(tok, n, "type", type);
+	ev.flags = (uint8_t)get_num(tok, n, "flags", 0);
+	ev.probe_id = (uint32_t)get_num(tok, n, "probe", 0);
+	ev.pid = (uint32_t)get_num(tok, n, "pid", 0);
+	ev.tid = (uint32_t)get_num(tok, n, "tid", ev.pid);
+	ev.ts = (uint64_t)get_num(tok, n, "ts", 0);
+	ev.dur = (uint64_t)get_num(tok, n, "dur", 0);
+	ev.ret = get_num(tok, n, "ret", 0);
+	ev.depth = (uint16_t)get_num(tok, n, "depth", 0);
+	ev.file_id = (uint32_t)get_num(tok, n, "file", 0);
+	v = get(tok, n, "args");
+	if (v != NULL && *v != '\0') {
+		char *list = xstrdup(v), *save = NULL, *a;
+
+		for (a = strtok_r(list, ",", &save); a != NULL;
+		     a = strtok_r(NULL, ",", &save)) {
+			if (ev.nargs == DC_MAX_ARGS)
+				bad("more than %d arguments", DC_MAX_ARGS);
+			args[ev.nargs++] = (uint64_t)num(a, "args");
+		}
+		free(list);
+	}
+	if ((v = get(tok, n, "child")) != NULL) {
+		args[0] = (uint64_t)num(v, "child");
+		if (ev.nargs == 0)
+			ev.nargs = 1;
+	}
+	v = get(tok, n, "str");
+	for (i = 0; i < repeat; i++) {
+		add_event(&ev, args, v);
+		ev.ts += ev.dur + 1000;
+	}
+}
+
+static int event_type(const char *word)
+{
+	int i;
+
+	for (i = 1; i < (int)(sizeof(event_words) / sizeof(event_words[0])); i++)
+		if (strcmp(word, event_words[i]) == 0)
+			return i;
+	return 0;
+}
+
+static void do_line(char *line)
+{
+	struct token tok[MAX_TOKENS];
+	int n = tokenize(line, tok, MAX_TOKENS), type;
+	const char *word;
+
+	if (n == 0)
+		return;
+	if (tok[0].key != NULL)
+		bad("a line starts with a keyword, not '%s='", tok[0].key);
+	word = tok[0].value;
+	if (strcmp(word, "repeat") == 0) {
+		int64_t count;
+
+		if (n < 3 || tok[1].key != NULL || tok[2].key != NULL)
+			bad("usage: repeat N EVENT-LINE");
+		count = num(tok[1].value, "repeat count");
+		type = event_type(tok[2].value);
+		if (type == 0 || count < 0)
+			bad("repeat needs a count and an event line");
+		do_event(type, tok + 2, n - 2, (uint64_t)count);
+		return;
+	}
+	type = event_type(word);
+	if (type != 0) {
+		do_event(type, tok, n, 1);
+		return;
+	}
+	flush_batch();
+	if (strcmp(word, "header") == 0)
+		do_header(tok, n);
+	else if (strcmp(word, "probe") == 0)
+		do_probe(tok, n);
+	else if (strcmp(word, "process") == 0)
+		do_process(tok, n);
+	else if (strcmp(word, "string") == 0)
+		do_string(tok, n);
+	else if (strcmp(word, "drops") == 0)
+		do_drops(tok, n);
+	else if (strcmp(word, "sysinfo") == 0)
+		do_sysinfo(tok, n);
+	else if (strcmp(word, "end") == 0)
+		do_end(tok, n);
+	else if (strcmp(word, "raw") == 0)
+		do_raw(tok, n);
+	else if (strcmp(word, "truncate") == 0) {
+		if (n != 2)
+			bad("usage: truncate BYTES");
+		truncate_next = (long)num(tok[1].value, "truncate");
+	} else if (strcmp(word, "corrupt") == 0)
+		corrupt_next = 1;
+	else
+		bad("unknown keyword '%s'", word);
+}
+
+/* ---- synthetic streams ---- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64*: deterministic across runs and hosts. */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+static uint64_t rnd_range(uint64_t lo, uint64_t hi)
+{
+	return lo + rnd() % (hi - lo + 1);
+}
+
+enum { P_OPEN, P_READ, P_WRITE, P_PWRITE, P_LSEEK, P_CLOSE, P_COUNT };
+
+static void synth_event(int probe, uint32_t pid, uint32_t tid, uint64_t *ts,
+			uint64_t dur, int64_t ret, uint32_t file,
+			const char *str, int nargs, const uint64_t *args)
+{
+	struct dc_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = DC_EV_CALL;
+	ev.probe_id = (uint32_t)probe;
+	ev.pid = pid;
+	ev.tid = tid;
+	ev.ts = *ts;
+	ev.dur = dur;
+	ev.ret = ret;
+	ev.file_id = file;
+	ev.nargs = (uint8_t)nargs;
+	add_event(&ev, args, str);
+	*ts += dur + rnd_range(500, 8000);
+}
+
+/*
+ * An IOR-like POSIX workload: two ranks of one job each open files from a
+ * set of 100, write or read them in 1 MiB or 4 KiB transfers (sometimes
+ * with pwrite or after an lseek) and close them.
+ */
+static void synthetic(uint64_t count)
+{
+	static const struct {
+		const char *name, *args, *ret;
+	} probes[P_COUNT] = {
+		[P_OPEN] = { "open", "path,flags,mode", "fd" },
+		[P_READ] = { "read", "fd,ptr,size", "size" },
+		[P_WRITE] = { "write", "fd,ptr,size", "size" },
+		[P_PWRITE] = { "pwrite", "fd,ptr,size,offset", "size" },
+		[P_LSEEK] = { "lseek", "fd,offset,whence", "offset" },
+		[P_CLOSE] = { "close", "fd", "status" },
+	};
+	char line[8192], path[100][64];
+	uint64_t ts[2] = { 2000000000ull, 2000350000ull };
+	uint64_t done = 0;
+	int i;
+
+	snprintf(info.host, sizeof(info.host), "synth");
+	snprintf(info.run_id, sizeof(info.run_id), "synthetic");
+	info.clock_offset_ns = 1700000000000000000ll;
+	info.start_mono_ns = 1000000000ull;
+	start_stream();
+	for (i = 0; i < P_COUNT; i++) {
+		snprintf(line, sizeof(line),
+			 "probe id=%d kind=uprobe layer=POSIX name=%s "
+			 "target=/usr/lib/x86_64-linux-gnu/libc.so.6 args=%s ret=%s",
+			 i, probes[i].name, probes[i].args, probes[i].ret);
+		do_line(line);
+	}
+	for (i = 0; i < 2; i++) {
+		snprintf(line, sizeof(line),
+			 "process pid=%d ppid=4000 uid=1000 gid=1000 rank=%d "
+			 "exe=/usr/bin/ior cmdline=\"ior -w -r -t 1m -b 64m\" "
+			 "cwd=/lustre/scratch/user/run", 4242 + i, i);
+		do_line(line);
+	}
+	for (i = 0; i < 100; i++) {
+		snprintf(path[i], sizeof(path[i]),
+			 "/lustre/scratch/user/run/ior.data.%05d", i);
+		snprintf(line, sizeof(line), "string id=%d value=%s", i + 1, path[i]);
+		do_line(line);
+	}
+	while (done < count) {
+		int rank = (int)(rnd() % 2), f = (int)(rnd() % 100);
+		uint32_t pid = 4242u + (uint32_t)rank, file = (uint32_t)f + 1;
+		int fd = 3 + (int)(rnd() % 4), writing = rnd() % 3 != 0;
+		uint64_t xfer = rnd() % 4 ? 1048576 : 4096, off = 0;
+		uint64_t ops = rnd_range(8, 200), a[4];
+
+		a[0] = 0; /* the path travels inline */
+		a[1] = writing ? 0101 : 0;
+		a[2] = writing ? 0644 : 0;
+		synth_event(P_OPEN, pid, pid, &ts[rank], rnd_range(8000, 60000),
+			    fd, file, path[f], 3, a);
+		done++;
+		for (; ops > 0 && done + 1 < count; ops--, done++) {
+			uint64_t kind = rnd() % 16;
+			uint64_t dur = xfer > 4096 ? rnd_range(150000, 900000)
+						   : rnd_range(1500, 9000);
+
+			a[0] = (uint64_t)fd;
+			if (kind == 0) {
+				off = xfer * rnd_range(0, 63);
+				a[1] = off;
+				a[2] = 0;
+				synth_event(P_LSEEK, pid, pid, &ts[rank],
+					    rnd_range(300, 1200), (int64_t)off,
+					    file, NULL, 3, a);
+				continue;
+			}
+			a[1] = 0x7f3a5c000000ull;
+			a[2] = xfer;
+			if (writing && kind < 4) {
+				a[3] = off;
+				synth_event(P_PWRITE, pid, pid, &ts[rank], dur,
+					    (int64_t)xfer, file, NULL, 4, a);
+			} else {
+				synth_event(writing ? P_WRITE : P_READ, pid, pid,
+					    &ts[rank], dur, (int64_t)xfer, file,
+					    NULL, 3, a);
+			}
+			off += xfer;
+		}
+		if (done < count) {
+			a[0] = (uint64_t)fd;
+			synth_event(P_CLOSE, pid, pid, &ts[rank],
+				    rnd_range(2000, 20000), 0, file, NULL, 1, a);
+			done++;
+		}
+	}
+	do_line(strcpy(line, "end"));
+}
+
+/* ---- main ---- */
+
+static void usage(void) __attribute__((noreturn));
+
+static void usage(void)
+{
+	printf("Usage: dc-mkstream [FILE]\n"
+	       "       dc-mkstream --synthetic N\n"
+	       "Write a datacrumbs stream described by FILE (or standard input)\n"
+	       "to standard output.  See the comment at the top of\n"
+	       "t/helpers/dc-mkstream.c for the description language.\n"
+	       "\n"
+	       "  -s, --synthetic N  generate a realistic POSIX stream of N events\n"
+	       "  -h, --help         show this help\n"
+	       "  -V, --version      show the version\n");
+	exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "synthetic", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *synth = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *in = stdin;
+	int c;
+
+	dc_messages_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "s:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			synth = optarg;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			dc_print_version();
+		default:
+			dc_usage_error("unknown option");
+		}
+	}
+	if (argc - optind > 1 || (synth && argc - optind > 0))
+		dc_usage_error("too many arguments");
+	dc_stream_info_init(&info, NULL);
+	info.clock_offset_ns = 1700000000000000000ll;
+	info.start_mono_ns = 0;
+	if (synth != NULL) {
+		char *end;
+		unsigned long long n = strtoull(synth, &end, 10);
+
+		if (*synth == '\0' || *end != '\0')
+			dc_usage_error("bad event count '%s'", synth);
+		synthetic(n);
+	} else {
+		if (optind < argc && (in = fopen(argv[optind], "r")) == NULL)
+			sysdie("cannot open %s", argv[optind]);
+		while (!stopped && getline(&line, &cap, in) >= 0) {
+			lineno++;
+			do_line(line);
+		}
+		if (ferror(in))
+			sysdie("cannot read the description");
+		flush_batch();
+		free(line);
+	}
+	start_stream();
+	if (dc_writer_close(writer) != 0)
+		sysdie("cannot write standard output");
+	return 0;
+}

@@ -1,0 +1,726 @@
+/*
+ * stream-test - unit tests of the stream codec (lib/stream.c), as TAP.
+ *
+ * Run by t/0000-stream.t.  Streams are written to a temporary file with
+ * the real writer, then read back from it (or from a pipe fed one byte at
+ * a time) with the real reader; damaged streams are made by editing the
+ * bytes.  Every check prints one TAP line; the exit status is non-zero
+ * when one failed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "stream.h"
+
+static int test_no, test_failed;
+
+static void ok(int cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", cond ? "" : "not ", ++test_no);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!cond)
+		test_failed++;
+	fflush(stdout);
+}
+
+static void bail(const char *what)
+{
+	printf("Bail out! %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+/* ---- a stream in memory ---- */
+
+struct buf {
+	unsigned char *data;
+	size_t len;
+};
+
+/* A temporary file holding `len` bytes, positioned at its start. */
+static int file_of(const unsigned char *data, size_t len)
+{
+	FILE *f = tmpfile();
+	int fd;
+
+	if (f == NULL)
+		bail("tmpfile");
+	fd = dup(fileno(f));
+	fclose(f);
+	if (len > 0 && write(fd, data, len) != (ssize_t)len)
+		bail("write");
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		bail("lseek");
+	return fd;
+}
+
+static struct buf slurp(int fd)
+{
+	struct buf b = { NULL, 0 };
+	size_t cap = 0;
+	ssize_t n;
+
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		bail("lseek");
+	for (;;) {
+		if (b.len == cap) {
+			cap = cap ? 2 * cap : 65536;
+			b.data = realloc(b.data, cap);
+			if (b.data == NULL)
+				bail("realloc");
+		}
+		n = read(fd, b.data + b.len, cap - b.len);
+		if (n < 0)
+			bail("read");
+		if (n == 0)
+			return b;
+		b.len += (size_t)n;
+	}
+}
+
+/* ---- building frames ---- */
+
+static void test_info(struct dc_stream_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->version = DC_STREAM_VERSION;
+	info->clock_offset_ns = 1700000000123456789LL;
+	info->start_mono_ns = 987654321;
+	strcpy(info->host, "node-17.cluster");
+	strcpy(info->run_id, "run-0042");
+}
+
+/* One event record with `nargs` arguments and an optional string. */
+static size_t make_event(unsigned char *out, uint8_t type, uint32_t probe,
+			 uint32_t pid, uint64_t ts, int nargs, const char *str)
+{
+	struct dc_event ev;
+	size_t slen = str ? strlen(str) : 0;
+	size_t size = DC_EVENT_HDR_SIZE + 8u * nargs + (slen ? slen + 1 : 0);
+	int i;
+
+	size = (size + 7) & ~(size_t)7;
+	memset(&ev, 0, sizeof(ev));
+	ev.size = (uint16_t)size;
+	ev.type = type;
+	ev.probe_id = probe;
+	ev.pid = pid;
+	ev.tid = pid + 1;
+	ev.ts = ts;
+	ev.dur = ts / 3;
+	ev.ret = -(int64_t)ts;
+	ev.depth = (uint16_t)(ts % 5);
+	ev.str_len = (uint16_t)slen;
+	ev.nargs = (uint8_t)nargs;
+	ev.file_id = probe * 7;
+	memset(out, 0, size);
+	memcpy(out, &ev, DC_EVENT_HDR_SIZE);
+	for (i = 0; i < nargs; i++) {
+		uint64_t a = ts * 100 + (uint64_t)i;
+
+		memcpy(out + DC_EVENT_HDR_SIZE + 8 * i, &a, 8);
+	}
+	if (slen)
+		memcpy(out + DC_EVENT_HDR_SIZE + 8 * nargs, str, slen);
+	return size;
+}
+
+/* The frames of the round-trip stream, kept to compare with. */
+#define MAX_FRAMES 64
+struct expect {
+	uint16_t type;
+	uint32_t len;
+	unsigned char *data;
+	size_t end;  /* stream offset just after the frame and its padding */
+};
+static struct expect expected[MAX_FRAMES];
+static int n_expected;
+static uint64_t n_events_written;
+
+static void put(struct dc_writer *w, uint16_t type, const void *data,
+		uint32_t len)
+{
+	if (n_expected == MAX_FRAMES)
+		bail("too many frames");
+	if (dc_writer_frame(w, type, data, len) != 0)
+		bail("dc_writer_frame");
+	expected[n_expected].type = type;
+	expected[n_expected].len = len;
+	expected[n_expected].data = malloc(len ? len : 1);
+	memcpy(expected[n_expected].data, data, len);
+	expected[n_expected].end = dc_writer_bytes(w);
+	n_expected++;
+}
+
+static const char *const paths[] = {
+	"/", "/tmp/f", "/home/user/data/input.h5",
+	"/lustre/scratch/a/very/long/path/to/a/checkpoint/file.0000017",
+	"relative/x", "ab", "abcdefg", "abcdefgh",
+};
+
+/* Writes a stream with every frame type; returns its bytes.  `events`
+ * EVENTS frames of varying record mixes are written. */
+static struct buf write_stream(int events_frames, size_t *header_size)
+{
+	struct dc_stream_info info;
+	struct dc_writer *w;
+	unsigned char p[8192];
+	size_t pos;
+	int fd, i, j;
+	struct buf b;
+
+	n_expected = 0;
+	n_events_written = 0;
+	test_info(&info);
+	fd = file_of(NULL, 0);
+	w = dc_writer_open(fd, &info);
+	if (w == NULL)
+		bail("dc_writer_open");
+	*header_size = dc_writer_bytes(w);
+
+	/* SYSINFO: key/value string pairs. */
+	pos = dc_put_str(p, sizeof(p), 0, "kernel", 6);
+	pos = dc_put_str(p, sizeof(p), pos, "6.18.0", 6);
+	pos = dc_put_str(p, sizeof(p), pos, "cpus", 4);
+	pos = dc_put_str(p, sizeof(p), pos, "2", 1);
+	put(w, DC_FRAME_SYSINFO, p, (uint32_t)pos);
+
+	/* PROBE. */
+	{
+		struct dc_probe_rec pr;
+
+		memset(&pr, 0, sizeof(pr));
+		pr.id = 3;
+		pr.kind = DC_PROBE_UPROBE;
+		pr.nargs = 3;
+		pr.ret_kind = DC_RET_SIZE;
+		pr.arg_kinds[0] = DC_ARG_FD;
+		pr.arg_kinds[1] = DC_ARG_PTR;
+		pr.arg_kinds[2] = DC_ARG_SIZE;
+		pr.offset = 0x10f2a0;
+		memcpy(p, &pr, sizeof(pr));
+		pos = dc_put_str(p, sizeof(p), sizeof(pr), "POSIX", 5);
+		pos = dc_put_str(p, sizeof(p), pos, "write", 5);
+		pos = dc_put_str(p, sizeof(p), pos, "/lib/libc.so.6", 14);
+		put(w, DC_FRAME_PROBE, p, (uint32_t)pos);
+	}
+
+	/* PROCESS. */
+	{
+		struct dc_process_rec pc;
+
+		memset(&pc, 0, sizeof(pc));
+		pc.pid = 100;
+		pc.ppid = 1;
+		pc.rank = -1;
+		pc.start_mono_ns = 1000;
+		memcpy(p, &pc, sizeof(pc));
+		pos = dc_put_str(p, sizeof(p), sizeof(pc), "/bin/dd", 7);
+		pos = dc_put_str(p, sizeof(p), pos, "dd\0if=x", 7);
+		pos = dc_put_str(p, sizeof(p), pos, "/tmp", 4);
+		put(w, DC_FRAME_PROCESS, p, (uint32_t)pos);
+	}
+
+	/* STRING: u32 id then bytes; lengths 1..n exercise the padding. */
+	for (i = 0; i < 8; i++) {
+		uint32_t id = (uint32_t)i + 1;
+		size_t l = strlen(paths[i]);
+
+		memcpy(p, &id, 4);
+		memcpy(p + 4, paths[i], l);
+		put(w, DC_FRAME_STRING, p, (uint32_t)(4 + l));
+	}
+
+	/* FILE. */
+	{
+		struct dc_file_rec fr;
+
+		memset(&fr, 0, sizeof(fr));
+		fr.size = 4096;
+		fr.inode = 1234567;
+		fr.dev = 0x803;
+		fr.mtime_ns = 1700000000000000000LL;
+		fr.mode = 0100644;
+		memcpy(p, &fr, sizeof(fr));
+		pos = dc_put_str(p, sizeof(p), sizeof(fr), "/tmp/f", 6);
+		put(w, DC_FRAME_FILE, p, (uint32_t)pos);
+	}
+
+	/* EVENTS: records of every type, 0..6 args, strings of many sizes. */
+	for (i = 0; i < events_frames; i++) {
+		int n = 1 + (i * 7) % 23;
+
+		pos = 0;
+		for (j = 0; j < n; j++) {
+			int k = i * 31 + j;
+			const char *s = (k % 3 == 0) ? paths[k % 8] : NULL;
+
+			pos += make_event(p + pos, (uint8_t)(1 + k % 7),
+					  (uint32_t)(k % 5), 100 + (uint32_t)i,
+					  (uint64_t)k * 1000 + 17, k % 7, s);
+			n_events_written++;
+		}
+		put(w, DC_FRAME_EVENTS, p, (uint32_t)pos);
+	}
+
+	/* An empty EVENTS frame is legal. */
+	put(w, DC_FRAME_EVENTS, p, 0);
+
+	/* A frame type this reader does not know: passed to the caller. */
+	memcpy(p, "future!", 7);
+	put(w, 99, p, 7);
+
+	/* DROPS. */
+	{
+		struct dc_drops_rec dr;
+		struct dc_drops_entry de[2];
+
+		memset(&dr, 0, sizeof(dr));
+		memset(de, 0, sizeof(de));
+		dr.total = 5;
+		dr.count = 2;
+		dr.kind = DC_DROPS_PER_CPU;
+		de[0].key = 0;
+		de[0].dropped = 3;
+		de[1].key = 1;
+		de[1].dropped = 2;
+		memcpy(p, &dr, sizeof(dr));
+		memcpy(p + sizeof(dr), de, sizeof(de));
+		put(w, DC_FRAME_DROPS, p, sizeof(dr) + sizeof(de));
+	}
+
+	/* END. */
+	{
+		struct dc_end_rec er;
+
+		memset(&er, 0, sizeof(er));
+		er.events = n_events_written;
+		er.dropped = 5;
+		er.end_mono_ns = 999999999;
+		er.flags = 0;
+		put(w, DC_FRAME_END, &er, sizeof(er));
+	}
+	if (dc_writer_close(w) != 0)
+		bail("dc_writer_close");
+	b = slurp(fd);
+	close(fd);
+	return b;
+}
+
+/* ---- reading ---- */
+
+struct result {
+	int frames_ok;   /* frames matching `expected`, in order */
+	int mismatch;    /* a frame differed from what was written */
+	int status;      /* the final status */
+	char err[512];
+	struct dc_stream_info info;
+	int header;      /* dc_reader_header's result */
+	uint64_t events; /* records counted in EVENTS frames */
+};
+
+static struct result read_fd(int fd)
+{
+	struct result res;
+	struct dc_reader *r = dc_reader_open(fd, "test");
+	struct dc_frame f;
+	int st;
+
+	memset(&res, 0, sizeof(res));
+	if (r == NULL)
+		bail("dc_reader_open");
+	res.header = dc_reader_header(r, &res.info);
+	if (res.header != DC_READ_FRAME) {
+		res.status = res.header;
+		snprintf(res.err, sizeof(res.err), "%s", dc_reader_error(r));
+		dc_reader_close(r);
+		return res;
+	}
+	while ((st = dc_reader_next(r, &f)) == DC_READ_FRAME) {
+		struct expect *e = &expected[res.frames_ok];
+
+		if (res.frames_ok >= n_expected || f.type != e->type ||
+		    f.len != e->len || memcmp(f.data, e->data, f.len) != 0) {
+			res.mismatch = 1;
+			break;
+		}
+		if (f.type == DC_FRAME_EVENTS) {
+			uint32_t pos = 0;
+
+			while (pos < f.len) {
+				const struct dc_event *ev =
+					(const void *)(f.data + pos);
+				pos += ev->size;
+				res.events++;
+			}
+		}
+		res.frames_ok++;
+	}
+	res.status = st;
+	snprintf(res.err, sizeof(res.err), "%s", dc_reader_error(r));
+	dc_reader_close(r);
+	return res;
+}
+
+static struct result read_bytes(const unsigned char *data, size_t len)
+{
+	int fd = file_of(data, len);
+	struct result res = read_fd(fd);
+
+	close(fd);
+	return res;
+}
+
+/* Read through a pipe whose writer sends one byte per write(2), so the
+ * reader sees every possible short read. */
+static struct result read_trickle(const unsigned char *data, size_t len)
+{
+	int p[2];
+	pid_t pid;
+	struct result res;
+
+	if (pipe(p) != 0)
+		bail("pipe");
+	pid = fork();
+	if (pid < 0)
+		bail("fork");
+	if (pid == 0) {
+		size_t i;
+
+		close(p[0]);
+		for (i = 0; i < len; i++)
+			if (write(p[1], data + i, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	res = read_fd(p[0]);
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	return res;
+}
+
+/* ---- the tests ---- */
+
+static void test_round_trip(void)
+{
+	size_t hsize;
+	struct buf b = write_stream(40, &hsize);
+	struct result res = read_bytes(b.data, b.len);
+	uint64_t ev_in_frames = n_events_written;
+
+	ok(res.header == DC_READ_FRAME, "round trip: header read");
+	ok(res.info.version == DC_STREAM_VERSION, "round trip: version %u",
+	   res.info.version);
+	ok(res.info.clock_offset_ns == 1700000000123456789LL,
+	   "round trip: clock offset");
+	ok(res.info.start_mono_ns == 987654321, "round trip: start time");
+	ok(strcmp(res.info.host, "node-17.cluster") == 0,
+	   "round trip: host '%s'", res.info.host);
+	ok(strcmp(res.info.run_id, "run-0042") == 0,
+	   "round trip: run id '%s'", res.info.run_id);
+	ok(hsize % 8 == 0 && hsize == ((48 + 15 + 8 + 7) & ~7u),
+	   "header is 48 bytes + names, padded to 8 (%zu)", hsize);
+	ok(memcmp(b.data, "\x89" "DCS\r\n\x1a\n", 8) == 0,
+	   "stream starts with the magic");
+	ok(!res.mismatch && res.frames_ok == n_expected,
+	   "round trip: all %d frames identical (got %d)", n_expected,
+	   res.frames_ok);
+	ok(res.events == ev_in_frames,
+	   "round trip: %llu event records", (unsigned long long)res.events);
+	ok(res.status == DC_READ_EOF, "round trip: clean EOF after END (%d)",
+	   res.status);
+	{
+		int aligned = 1, i;
+
+		for (i = 0; i < n_expected; i++)
+			if (expected[i].end % 8 != 0)
+				aligned = 0;
+		ok(aligned && b.len == expected[n_expected - 1].end,
+		   "every frame ends 8-aligned, nothing after the last");
+	}
+
+	res = read_trickle(b.data, b.len);
+	ok(!res.mismatch && res.frames_ok == n_expected &&
+	   res.status == DC_READ_EOF,
+	   "round trip through a pipe, one byte per write");
+	free(b.data);
+}
+
+static void test_big_frames(void)
+{
+	/* Frames larger than the reader's initial buffer and the writer's
+	 * buffer still round-trip. */
+	struct dc_stream_info info;
+	struct dc_writer *w;
+	size_t len = 3u << 20, i;
+	unsigned char *big = malloc(len);
+	struct dc_end_rec er;
+	struct buf b;
+	int fd;
+
+	test_info(&info);
+	for (i = 0; i < len; i++)
+		big[i] = (unsigned char)(i * 131 + 7);
+	fd = file_of(NULL, 0);
+	n_expected = 0;
+	w = dc_writer_open(fd, &info);
+	put(w, DC_FRAME_SYSINFO, big, (uint32_t)len);
+	put(w, DC_FRAME_SYSINFO, big + 1, (uint32_t)(len - 1));
+	memset(&er, 0, sizeof(er));
+	put(w, DC_FRAME_END, &er, sizeof(er));
+	dc_writer_close(w);
+	b = slurp(fd);
+	close(fd);
+	{
+		struct result res = read_bytes(b.data, b.len);
+
+		ok(!res.mismatch && res.frames_ok == 3 &&
+		   res.status == DC_READ_EOF,
+		   "3 MiB frames round-trip (%d frames, status %d)",
+		   res.frames_ok, res.status);
+	}
+	free(b.data);
+	free(big);
+}
+
+static void test_truncation(void)
+{
+	size_t hsize, cut;
+	struct buf b = write_stream(3, &hsize);
+	int bad_frames = 0, bad_status = 0, bad_msg = 0;
+	size_t first_bad = 0;
+
+	for (cut = 0; cut < b.len; cut++) {
+		struct result res = read_bytes(b.data, cut);
+		int want = 0, i;
+
+		for (i = 0; i < n_expected; i++)
+			if (expected[i].end <= cut)
+				want = i + 1;
+		if (res.mismatch || res.frames_ok != want) {
+			if (!bad_frames++)
+				first_bad = cut;
+		}
+		if (res.status != DC_READ_TRUNCATED) {
+			if (!bad_status++ && !first_bad)
+				first_bad = cut;
+		}
+		if (strstr(res.err, "truncated") == NULL &&
+		    strstr(res.err, "empty") == NULL) {
+			if (!bad_msg++ && !first_bad)
+				first_bad = cut;
+		}
+		if (res.status != DC_READ_TRUNCATED && bad_status == 1)
+			printf("# cut at %zu: status %d, error '%s'\n", cut,
+			       res.status, res.err);
+	}
+	ok(bad_frames == 0,
+	   "truncated at each of %zu bytes: every complete frame kept "
+	   "(%d wrong, first at %zu)", b.len, bad_frames, first_bad);
+	ok(bad_status == 0,
+	   "truncated at each byte: DC_READ_TRUNCATED (%d wrong)", bad_status);
+	ok(bad_msg == 0,
+	   "truncated at each byte: the message says truncated (%d wrong)",
+	   bad_msg);
+	{
+		struct result res = read_bytes(b.data, b.len - 40);
+
+		ok(strstr(res.err, "test: ") == res.err,
+		   "the message names the input: '%s'", res.err);
+		ok(strchr(res.err, '\n') == NULL, "the message is one line");
+	}
+	{
+		/* Cut in the middle of a frame: the status maps to exit 3. */
+		struct result res = read_bytes(b.data, expected[2].end + 5);
+
+		ok(dc_read_exit_status(res.status) == DC_EXIT_TRUNCATED,
+		   "truncation maps to exit status 3");
+	}
+	free(b.data);
+}
+
+static void test_damage(void)
+{
+	size_t hsize;
+	struct buf b = write_stream(3, &hsize);
+	unsigned char *d = malloc(b.len);
+	struct result res;
+	uint16_t v16;
+	uint32_t v32;
+
+	/* Empty input. */
+	res = read_bytes(b.data, 0);
+	ok(res.status == DC_READ_TRUNCATED && strstr(res.err, "empty"),
+	   "empty input: truncated, '%s'", res.err);
+
+	/* Bad magic. */
+	memcpy(d, b.data, b.len);
+	d[1] = 'X';
+	res = read_bytes(d, b.len);
+	ok(res.status == DC_READ_BADHDR && strstr(res.err, "magic"),
+	   "bad magic: '%s'", res.err);
+	ok(dc_read_exit_status(res.status) == DC_EXIT_BADINPUT,
+	   "bad magic maps to exit status 4");
+
+	/* Not a stream at all, shorter than the magic. */
+	res = read_bytes((const unsigned char *)"hello\n", 6);
+	ok(res.status == DC_READ_BADHDR && strstr(res.err, "magic"),
+	   "short text input: bad magic, '%s'", res.err);
+
+	/* Bad version. */
+	memcpy(d, b.data, b.len);
+	v16 = DC_STREAM_VERSION + 1;
+	memcpy(d + 8, &v16, 2);
+	res = read_bytes(d, b.len);
+	ok(res.status == DC_READ_BADHDR && strstr(res.err, "version 2"),
+	   "bad version: '%s'", res.err);
+
+	/* Other byte order. */
+	memcpy(d, b.data, b.len);
+	v32 = __builtin_bswap32(DC_BYTE_ORDER_MARK);
+	memcpy(d + 12, &v32, 4);
+	res = read_bytes(d, b.len);
+	ok(res.status == DC_READ_BADHDR && strstr(res.err, "byte order"),
+	   "wrong byte-order mark: '%s'", res.err);
+
+	/* Corrupt checksum: flip one payload byte of the 4th frame. */
+	memcpy(d, b.data, b.len);
+	d[expected[2].end + DC_FRAME_HDR_SIZE] ^= 0x40;
+	res = read_bytes(d, b.len);
+	ok(res.status == DC_READ_CORRUPT && strstr(res.err, "checksum") &&
+	   res.frames_ok == 3 && !res.mismatch,
+	   "corrupt payload: 3 frames kept, then '%s'", res.err);
+	ok(dc_read_exit_status(res.status) == DC_EXIT_BADINPUT,
+	   "corruption maps to exit status 4");
+
+	/* Corrupt checksum field itself. */
+	memcpy(d, b.data, b.len);
+	d[expected[0].end + 8] ^= 0x01;
+	res = read_bytes(d, b.len);
+	ok(res.status == DC_READ_CORRUPT && res.frames_ok == 1,
+	   "corrupt checksum field: '%s'", res.err);
+
+	/* Oversized length. */
+	memcpy(d, b.data, b.len);
+	v32 = DC_FRAME_MAX + 1;
+	memcpy(d + expected[1].end + 4, &v32, 4);
+	res = read_bytes(d, b.len);
+	ok(res.status == DC_READ_CORRUPT && res.frames_ok == 2 &&
+	   strstr(res.err, "corrupt"),
+	   "oversized frame length: '%s'", res.err);
+
+	/* Frame type 0 is never written. */
+	memcpy(d, b.data, b.len);
+	memset(d + expected[1].end, 0, 2);
+	res = read_bytes(d, b.len);
+	ok(res.status == DC_READ_CORRUPT && res.frames_ok == 2,
+	   "frame type 0: '%s'", res.err);
+
+	/* An EVENTS frame whose record sizes do not add up, with a checksum
+	 * that matches: the reader still refuses it. */
+	{
+		int i, idx = -1;
+
+		for (i = 0; i < n_expected; i++)
+			if (expected[i].type == DC_FRAME_EVENTS &&
+			    expected[i].len > 0) {
+				idx = i;
+				break;
+			}
+		memcpy(d, b.data, b.len);
+		{
+			size_t at = expected[idx - 1].end;
+			unsigned char *payload = d + at + DC_FRAME_HDR_SIZE;
+			uint16_t size = 60; /* not a multiple of 8 */
+			uint32_t crc;
+
+			memcpy(payload, &size, 2);
+			crc = (uint32_t)crc32(0L, payload, expected[idx].len);
+			memcpy(d + at + 8, &crc, 4);
+		}
+		res = read_bytes(d, b.len);
+		ok(res.status == DC_READ_CORRUPT && res.frames_ok == idx &&
+		   strstr(res.err, "events"),
+		   "malformed event record: '%s'", res.err);
+	}
+
+	/* Bytes after the END frame that are not a frame. */
+	{
+		unsigned char *e = malloc(b.len + 3);
+
+		memcpy(e, b.data, b.len);
+		memcpy(e + b.len, "xyz", 3);
+		res = read_bytes(e, b.len + 3);
+		ok(res.status == DC_READ_TRUNCATED &&
+		   res.frames_ok == n_expected,
+		   "garbage after END: all frames, then '%s'", res.err);
+		free(e);
+	}
+
+	/* A stream that stops after a complete frame but before END. */
+	res = read_bytes(b.data, expected[n_expected - 2].end);
+	ok(res.status == DC_READ_TRUNCATED &&
+	   strstr(res.err, "no end frame"),
+	   "no END frame: '%s'", res.err);
+
+	free(d);
+	free(b.data);
+}
+
+static void test_strings(void)
+{
+	unsigned char p[16];
+	const char *s;
+	size_t l, pos;
+
+	pos = dc_put_str(p, sizeof(p), 0, "abc", 3);
+	ok(pos == 5 && p[0] == 3 && p[1] == 0 && memcmp(p + 2, "abc", 3) == 0,
+	   "dc_put_str writes u16 length then bytes");
+	ok(dc_put_str(p, sizeof(p), 5, "0123456789", 10) == 0,
+	   "dc_put_str refuses to overflow");
+	pos = dc_get_str(p, 5, 0, &s, &l);
+	ok(pos == 5 && l == 3 && memcmp(s, "abc", 3) == 0,
+	   "dc_get_str reads it back");
+	ok(dc_get_str(p, 4, 0, &s, &l) == 0, "dc_get_str refuses a cut string");
+	ok(dc_get_str(p, 5, 4, &s, &l) == 0,
+	   "dc_get_str refuses a cut length");
+}
+
+static void test_exit_statuses(void)
+{
+	ok(dc_read_exit_status(DC_READ_EOF) == 0 &&
+	   dc_read_exit_status(DC_READ_TRUNCATED) == 3 &&
+	   dc_read_exit_status(DC_READ_CORRUPT) == 4 &&
+	   dc_read_exit_status(DC_READ_BADHDR) == 4 &&
+	   dc_read_exit_status(DC_READ_ERROR) == 1,
+	   "read statuses map to exit statuses 0, 3, 4, 4, 1");
+}
+
+int main(void)
+{
+	test_round_trip();
+	test_big_frames();
+	test_truncation();
+	test_damage();
+	test_strings();
+	test_exit_statuses();
+	printf("1..%d\n", test_no);
+	return test_failed ? 1 : 0;
+}
