@@ -211,6 +211,37 @@ static const struct builtin_func syscall_funcs[] = {
 	{ NULL, NULL, NULL, 0 }
 };
 
+/* Socket and readiness system calls: the connection lifecycle, sizes
+ * sent and received, and the waits in between. */
+static const struct builtin_func socket_funcs[] = {
+	F("socket", "int,int,int", "fd"),
+	F("socketpair", "int,int,int,ptr", "status"),
+	F("bind", "fd,ptr,int", "status"),
+	F("listen", "fd,int", "status"),
+	Q("accept", "fd,ptr,ptr", "fd"),
+	F("accept4", "fd,ptr,ptr,flags", "fd"),
+	F("connect", "fd,ptr,int", "status"),
+	F("shutdown", "fd,int", "status"),
+	F("sendto", "fd,ptr,size,flags,ptr,int", "size"),
+	F("recvfrom", "fd,ptr,size,flags,ptr,ptr", "size"),
+	F("sendmsg", "fd,ptr,flags", "size"),
+	F("recvmsg", "fd,ptr,flags", "size"),
+	Q("sendmmsg", "fd,ptr,int,flags", "int"),
+	Q("recvmmsg", "fd,ptr,int,flags,ptr", "int"),
+	F("setsockopt", "fd,int,int,ptr,int", "status"),
+	F("getsockopt", "fd,int,int,ptr,ptr", "status"),
+	Q("poll", "ptr,int,int", "int"),
+	F("ppoll", "ptr,int,ptr,ptr,size", "int"),
+	Q("select", "int,ptr,ptr,ptr,ptr", "int"),
+	F("pselect6", "int,ptr,ptr,ptr,ptr,ptr", "int"),
+	Q("epoll_create", "int", "fd"),
+	F("epoll_create1", "flags", "fd"),
+	F("epoll_ctl", "fd,int,fd,ptr", "status"),
+	Q("epoll_wait", "fd,ptr,int,int", "int"),
+	F("epoll_pwait", "fd,ptr,int,int,ptr,size", "int"),
+	{ NULL, NULL, NULL, 0 }
+};
+
 /* Tracepoints: "category:name".  Kernels rename them now and then
  * (writeback_dirty_page became writeback_dirty_folio in 5.18), so each
  * layer lists both spellings quietly and dc-gen keeps what exists. */
@@ -271,6 +302,8 @@ const struct builtin_layer dc_builtin_layers[] = {
 	  "HDF5 file, dataset, group, attribute and property calls" },
 	{ "syscalls", "sys", DC_PROBE_SYSCALL, NULL, 0, syscall_funcs, NULL,
 	  "I/O system calls" },
+	{ "sockets", "sock", DC_PROBE_SYSCALL, NULL, 0, socket_funcs, NULL,
+	  "socket and readiness system calls (connect, accept, send, poll...)" },
 	{ "block", "block", DC_PROBE_TRACEPOINT, NULL, 0, block_funcs, NULL,
 	  "block layer requests (tracepoints)" },
 	{ "pagecache", "pagecache", DC_PROBE_TRACEPOINT, NULL, 0, pagecache_funcs,

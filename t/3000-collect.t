@@ -66,6 +66,33 @@ test_expect_success BPF,PYTHON3 'a file read twice after dropping caches: block 
 		--name filemap:mm_filemap_add_to_page_cache --pid "$second")" = 0
 '
 
+test_expect_success BPF,PYTHON3 'a loopback TCP connection: connect, accept, send, receive, close' '
+	printf "layers: [syscalls, sockets, net]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" tcp 10 &&
+	pfw-query list t.pfw.gz --cat sock >sock &&
+	pfw-query list t.pfw.gz --cat sys --name close >close &&
+	python3 - <<-\EOP
+	import json
+	sock = [json.loads(l) for l in open("sock")]
+	close = [json.loads(l) for l in open("close")]
+	def calls(name):
+	    return [e for e in sock if e["name"] == name]
+	assert len(calls("socket")) == 2, calls("socket")
+	assert len(calls("bind")) == 1 and len(calls("listen")) == 1
+	assert len(calls("connect")) == 1
+	accepts = calls("accept") + calls("accept4")
+	assert len(accepts) == 1, accepts
+	sends = calls("sendto")
+	assert len(sends) == 10 and all(e["args"]["ret"] == 1000 for e in sends), sends
+	recvs = calls("recvfrom")
+	assert len(recvs) >= 10 and sum(e["args"]["ret"] for e in recvs) == 10000
+	fds = {e["args"]["ret"] for e in calls("socket") + accepts}
+	assert len(fds) == 3, fds
+	assert len([e for e in close if e["args"].get("fd") in fds]) == 3, close
+	EOP
+	test "$(pfw-query count t.pfw.gz --cat net --ph i --name sock:inet_sock_set_state)" -gt 0
+'
+
 test_expect_success BPF,PYTHON3 '4 threads and 2 forked children traced completely, a bystander absent' '
 	"$WORKLOAD" spin 3 "$PWD/bystander" &
 	printf "layers: [posix]\n" >c.yaml &&
