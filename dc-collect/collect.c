@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -48,6 +49,8 @@
 #define DEFAULT_RING (64u << 20)
 #define DEFAULT_POLL_MS 100
 #define MAX_PIDS 4096
+#define MAX_SNAPSHOTS 64
+#define DEFAULT_SNAPSHOT_MAX 100000
 
 static const char usage_text[] =
 	"Usage: dc-collect [OPTIONS] PROBES.sig [-- COMMAND [ARGS...]]\n"
@@ -75,6 +78,11 @@ static const char usage_text[] =
 	"      --wakeup N      wake the reader when N bytes wait (default\n"
 	"                      ring size / 16)\n"
 	"      --poll-ms MS    drain at least this often (default 100)\n"
+	"      --snapshot PATH record path, size, mtime and inode of every\n"
+	"                      file under PATH at start (repeatable)\n"
+	"      --snapshot-max N  at most N files per snapshot (default 100000)\n"
+	"      --proc-interval S describe the traced processes again every S\n"
+	"                      seconds (open files, cwd)\n"
 	"      --attach MODE   auto (multi-uprobe links where the kernel has\n"
 	"                      them) or single (one uprobe at a time)\n"
 	"      --check-kernel  load and attach a test program, report the\n"
@@ -101,6 +109,10 @@ struct options {
 	pid_t pids[MAX_PIDS];
 	int npids;
 	char **command;
+	const char *snapshots[MAX_SNAPSHOTS]; /* --snapshot PATH */
+	int nsnapshots;
+	unsigned long snapshot_max;
+	unsigned proc_interval;  /* --proc-interval SEC, 0: never */
 };
 
 /* State of one collection run. */
@@ -170,6 +182,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "poll-ms", required_argument, NULL, 'P' },
 		{ "check-kernel", no_argument, NULL, 'K' },
 		{ "attach", required_argument, NULL, 'A' },
+		{ "snapshot", required_argument, NULL, 'S' },
+		{ "snapshot-max", required_argument, NULL, 'M' },
+		{ "proc-interval", required_argument, NULL, 'I' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -180,6 +195,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->ring_size = DEFAULT_RING;
 	o->poll_ms = DEFAULT_POLL_MS;
+	o->snapshot_max = DEFAULT_SNAPSHOT_MAX;
 	/* '+': stop at the first non-option, so COMMAND's options stay its. */
 	while ((c = getopt_long(argc, argv, "+p:cak:o:r:R:b:vhV", longopts,
 				NULL)) != -1) {
@@ -211,6 +227,18 @@ static void parse_options(int argc, char **argv, struct options *o)
 				dc_usage_error("--poll-ms must be 1..60000");
 			break;
 		case 'K': o->check_kernel = true; break;
+		case 'S':
+			if (o->nsnapshots == MAX_SNAPSHOTS)
+				dc_usage_error("too many --snapshot options (at most %d)",
+					       MAX_SNAPSHOTS);
+			o->snapshots[o->nsnapshots++] = optarg;
+			break;
+		case 'M':
+			o->snapshot_max = (unsigned long)parse_size(optarg, "snapshot limit");
+			break;
+		case 'I':
+			o->proc_interval = (unsigned)parse_size(optarg, "interval");
+			break;
 		case 'A':
 			if (strcmp(optarg, "single") == 0)
 				o->single_attach = true;
@@ -310,6 +338,61 @@ static void emit_process(struct collector *c, pid_t pid)
 	}
 	flush_batch(c);
 	out_frame(c, DC_FRAME_PROCESS, buf, (uint32_t)n);
+	/* Its open files, so descriptors opened before tracing have names. */
+	n = dc_fds_record(pid, buf, sizeof(buf));
+	if (n > 0)
+		out_frame(c, DC_FRAME_FDS, buf, (uint32_t)n);
+}
+
+/* ---- snapshots ---- */
+
+static struct collector *walk_collector;
+static unsigned long walk_count;
+
+static int snapshot_one(const char *path, const struct stat *st, int type,
+			struct FTW *ftw)
+{
+	unsigned char buf[4096 + 256];
+	size_t n;
+
+	(void)st; (void)type; (void)ftw;
+	if (walk_count >= walk_collector->opt.snapshot_max)
+		return 1;
+	n = dc_file_record(path, buf, sizeof(buf));
+	if (n > 0) {
+		out_frame(walk_collector, DC_FRAME_FILE, buf, (uint32_t)n);
+		walk_count++;
+	}
+	return 0;
+}
+
+static void snapshot_paths(struct collector *c)
+{
+	int i;
+
+	walk_collector = c;
+	for (i = 0; i < c->opt.nsnapshots; i++) {
+		walk_count = 0;
+		if (nftw(c->opt.snapshots[i], snapshot_one, 32, FTW_PHYS) < 0)
+			syswarn("cannot snapshot %s", c->opt.snapshots[i]);
+		else if (walk_count >= c->opt.snapshot_max)
+			warn("snapshot of %s stopped at %lu files (--snapshot-max)",
+			     c->opt.snapshots[i], walk_count);
+	}
+}
+
+/* Describe every selected process again (--proc-interval). */
+static void snapshot_processes(struct collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.selected);
+	__u32 key, next;
+	int more;
+
+	for (more = bpf_map_get_next_key(fd, NULL, &next) == 0; more;
+	     more = bpf_map_get_next_key(fd, &key, &next) == 0) {
+		key = next;
+		emit_process(c, (pid_t)key);
+	}
 }
 
 static void emit_probe(struct collector *c, uint32_t id, int kind,
@@ -1104,11 +1187,26 @@ static bool reap_child(struct collector *c)
 	return c->child_done;
 }
 
+static double now_seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 static void run(struct collector *c)
 {
+	double last_snapshot = now_seconds();
 	int err;
 
 	for (;;) {
+		if (c->opt.proc_interval > 0 &&
+		    now_seconds() - last_snapshot >= c->opt.proc_interval) {
+			drain(c);
+			snapshot_processes(c);
+			last_snapshot = now_seconds();
+		}
 		if (stop_signal)
 			break;
 		err = ring_buffer__poll(c->rb, c->opt.poll_ms);
@@ -1252,6 +1350,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	snapshot_paths(&c);
 	attach_all(&c);
 	switch (c.opt.mode) {
 	case SEL_PIDS:

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
@@ -140,6 +141,64 @@ size_t dc_proc_record(pid_t pid, unsigned long long start_mono_ns,
 		pos = dc_put_str(buf, cap, pos, cwd, strlen(cwd));
 	free(big);
 	return pos;
+}
+
+size_t dc_fds_record(pid_t pid, unsigned char *buf, size_t cap)
+{
+	struct dc_fds_rec rec;
+	char dir[64], link[320], target[4096];
+	struct dirent *de;
+	size_t pos = sizeof(rec);
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	d = opendir(dir);
+	if (d == NULL || cap < sizeof(rec)) {
+		if (d)
+			closedir(d);
+		return 0;
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.pid = (uint32_t)pid;
+	while ((de = readdir(d)) != NULL) {
+		int32_t fd;
+		ssize_t n;
+		size_t next;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		fd = (int32_t)atoi(de->d_name);
+		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
+		n = read_link(link, target, sizeof(target));
+		if (n < 0 || pos + sizeof(fd) > cap)
+			continue;
+		memcpy(buf + pos, &fd, sizeof(fd));
+		next = dc_put_str(buf, cap, pos + sizeof(fd), target, (size_t)n);
+		if (next == 0)
+			break; /* full: keep what fits */
+		pos = next;
+		rec.count++;
+	}
+	closedir(d);
+	memcpy(buf, &rec, sizeof(rec));
+	return pos;
+}
+
+size_t dc_file_record(const char *path, unsigned char *buf, size_t cap)
+{
+	struct dc_file_rec rec;
+	struct stat st;
+
+	if (lstat(path, &st) != 0 || cap < sizeof(rec))
+		return 0;
+	memset(&rec, 0, sizeof(rec));
+	rec.size = (uint64_t)st.st_size;
+	rec.inode = (uint64_t)st.st_ino;
+	rec.dev = (uint64_t)st.st_dev;
+	rec.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	rec.mode = (uint32_t)st.st_mode;
+	memcpy(buf, &rec, sizeof(rec));
+	return dc_put_str(buf, cap, sizeof(rec), path, strlen(path));
 }
 
 static size_t put_pair(unsigned char *buf, size_t cap, size_t pos,

@@ -39,6 +39,7 @@ enum dc_frame_type {
 	DC_FRAME_END = 6,     /* struct dc_end_rec: last frame of a stream */
 	DC_FRAME_SYSINFO = 7, /* pairs of strings: key, value */
 	DC_FRAME_FILE = 8,    /* struct dc_file_rec + path: fs snapshot */
+	DC_FRAME_FDS = 9,     /* struct dc_fds_rec + entries: open files */
 };
 
 /* Exit statuses shared by every tool (EXIT STATUS in each man page). */
@@ -117,6 +118,14 @@ struct dc_end_rec {
 	uint64_t end_mono_ns;
 	uint32_t flags;          /* DC_END_* */
 	uint32_t reserved;
+};
+
+/* The open file descriptors of a process when it was described; each
+ * entry is an int32 fd followed by its path as a payload string. */
+struct dc_fds_rec {
+	uint32_t pid;
+	uint32_t count;
+	/* then count x (int32 fd, string path) */
 };
 
 struct dc_file_rec {
