@@ -34,6 +34,8 @@ const volatile bool trace_all = false;   /* --all: every process */
 const volatile __u32 self_tgid = 0;      /* never trace dc-collect */
 const volatile __u32 internal_base = 0;  /* first internal probe id */
 const volatile __u64 wakeup_bytes = 1 << 20; /* wake the reader past this */
+const volatile __u64 cgroup_id = 0;      /* --cgroup: its id, 0 if unused */
+const volatile __u32 cgroup_level = 0;   /* ... and its depth below the root */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -118,6 +120,10 @@ static __always_inline bool is_selected(__u32 tgid)
 	if (tgid == self_tgid)
 		return false;
 	if (trace_all)
+		return true;
+	/* Everything in the cgroup or below it: its ancestor at its level. */
+	if (cgroup_id != 0 &&
+	    bpf_get_current_ancestor_cgroup_id(cgroup_level) == cgroup_id)
 		return true;
 	return bpf_map_lookup_elem(&selected, &tgid) != NULL;
 }

@@ -16,6 +16,7 @@
 #include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
+#include <mntent.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -63,6 +64,7 @@ static const char usage_text[] =
 	"  -p, --pid PID       trace a running process (repeatable)\n"
 	"  -c, --clients       trace processes registered by the client\n"
 	"                      library (see dc-wrap(1))\n"
+	"  -g, --cgroup PATH   trace every process in a cgroup (v2) and below\n"
 	"  -a, --all           trace every process on the host\n"
 	"\n"
 	"Options:\n"
@@ -91,7 +93,8 @@ static const char usage_text[] =
 	"  -h, --help          show this help and exit\n"
 	"  -V, --version       show the version and exit\n";
 
-enum select_mode { SEL_NONE, SEL_COMMAND, SEL_PIDS, SEL_CLIENTS, SEL_ALL };
+enum select_mode { SEL_NONE, SEL_COMMAND, SEL_PIDS, SEL_CLIENTS, SEL_CGROUP,
+		   SEL_ALL };
 
 struct options {
 	const char *spec_path;
@@ -100,6 +103,7 @@ struct options {
 	const char *run_id;
 	const char *ready_file;
 	const char *client_lib;
+	const char *cgroup;     /* --cgroup PATH */
 	unsigned long long ring_size;
 	unsigned long long wakeup;
 	int poll_ms;
@@ -172,6 +176,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "clients", no_argument, NULL, 'c' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "cgroup", required_argument, NULL, 'g' },
 		{ "key", required_argument, NULL, 'k' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "run-id", required_argument, NULL, 'r' },
@@ -197,7 +202,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->poll_ms = DEFAULT_POLL_MS;
 	o->snapshot_max = DEFAULT_SNAPSHOT_MAX;
 	/* '+': stop at the first non-option, so COMMAND's options stay its. */
-	while ((c = getopt_long(argc, argv, "+p:cak:o:r:R:b:vhV", longopts,
+	while ((c = getopt_long(argc, argv, "+p:cag:k:o:r:R:b:vhV", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'p': {
@@ -214,6 +219,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		}
 		case 'c': o->mode = SEL_CLIENTS; break;
 		case 'a': o->mode = SEL_ALL; break;
+		case 'g':
+			o->mode = SEL_CGROUP;
+			o->cgroup = optarg;
+			break;
 		case 'k': o->key_path = optarg; break;
 		case 'o': o->output = optarg; break;
 		case 'r': o->run_id = optarg; break;
@@ -268,16 +277,16 @@ static void parse_options(int argc, char **argv, struct options *o)
 		o->command = argv + optind;
 	if (o->npids > 0) {
 		if (o->mode != SEL_NONE)
-			dc_usage_error("--pid cannot be combined with --clients or --all");
+			dc_usage_error("--pid cannot be combined with --clients, --cgroup or --all");
 		o->mode = SEL_PIDS;
 	}
 	if (o->command != NULL) {
 		if (o->mode != SEL_NONE)
-			dc_usage_error("a COMMAND cannot be combined with --pid, --clients or --all");
+			dc_usage_error("a COMMAND cannot be combined with --pid, --clients, --cgroup or --all");
 		o->mode = SEL_COMMAND;
 	}
 	if (o->mode == SEL_NONE)
-		dc_usage_error("say what to trace: -- COMMAND, --pid, --clients or --all");
+		dc_usage_error("say what to trace: -- COMMAND, --pid, --clients, --cgroup or --all");
 	if (o->ring_size < 4096 || (o->ring_size & (o->ring_size - 1)) != 0)
 		dc_usage_error("--ring-size must be a power of two of at least 4096");
 	if (o->run_id != NULL) {
@@ -719,6 +728,53 @@ static void plan_probes(struct collector *c)
 	(void)missing_tp;
 }
 
+/* The mount point of the cgroup v2 hierarchy that holds path, into root. */
+static bool cgroup2_root(const char *path, char *root, size_t len)
+{
+	FILE *m = setmntent("/proc/self/mounts", "r");
+	struct mntent *e;
+	size_t best = 0;
+
+	if (m == NULL)
+		return false;
+	while ((e = getmntent(m)) != NULL) {
+		size_t l = strlen(e->mnt_dir);
+
+		if (strcmp(e->mnt_type, "cgroup2") != 0 || l <= best ||
+		    strncmp(path, e->mnt_dir, l) != 0 ||
+		    (path[l] != '/' && path[l] != '\0' && l > 1))
+			continue;
+		if (l >= len)
+			continue;
+		memcpy(root, e->mnt_dir, l + 1);
+		best = l;
+	}
+	endmntent(m);
+	return best > 0;
+}
+
+/* A cgroup v2 directory's id is its inode number; its level is its depth
+ * below the root of the hierarchy. */
+static void cgroup_target(const char *path, __u64 *id, __u32 *level)
+{
+	char real[PATH_MAX], root[PATH_MAX];
+	struct stat st;
+	const char *p;
+
+	if (realpath(path, real) == NULL || stat(real, &st) != 0)
+		sysdie("cgroup %s", path);
+	if (!S_ISDIR(st.st_mode))
+		die("cgroup %s: not a directory", path);
+	if (!cgroup2_root(real, root, sizeof(root)))
+		die("cgroup %s: not in a cgroup v2 hierarchy (mount -t cgroup2)",
+		    path);
+	*id = (__u64)st.st_ino;
+	*level = 0;
+	for (p = real + strlen(root); *p; p++)
+		if (*p == '/' && p[1] != '\0')
+			(*level)++;
+}
+
 static void open_and_load(struct collector *c)
 {
 	struct collect_bpf *skel;
@@ -733,6 +789,14 @@ static void open_and_load(struct collector *c)
 	skel->rodata->internal_base = c->internal_base;
 	skel->rodata->wakeup_bytes = c->opt.wakeup ? c->opt.wakeup
 						   : c->opt.ring_size / 16;
+	if (c->opt.mode == SEL_CGROUP) {
+		__u64 id;
+		__u32 level;
+
+		cgroup_target(c->opt.cgroup, &id, &level);
+		skel->rodata->cgroup_id = id;
+		skel->rodata->cgroup_level = level;
+	}
 	err = bpf_map__set_max_entries(skel->maps.events,
 				       (__u32)c->opt.ring_size);
 	if (err)

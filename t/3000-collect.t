@@ -204,6 +204,34 @@ test_expect_success BPF,PYTHON3 'kernel-function probes fall back, said in one l
 	fi
 '
 
+# A cgroup v2 hierarchy: the host's, or one mounted for the tests.
+cgroup2_root() {
+	awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts
+}
+test_lazy_prereq CGROUP2 '
+	test -n "$(cgroup2_root)" || {
+		mkdir -p /tmp/dc-test-cgroup2 &&
+		mount -t cgroup2 none /tmp/dc-test-cgroup2
+	} || { echo "no cgroup v2 hierarchy and cannot mount one"; false; }
+'
+
+test_expect_success BPF,CGROUP2,PYTHON3 '--cgroup traces what runs in the cgroup and below, nothing else' '
+	cg="$(cgroup2_root)/dc-test-$$" &&
+	mkdir -p "$cg/inner" &&
+	printf "layers: [posix]\n" >c.yaml &&
+	dc-gen c.yaml >p.json && dc-sign -k "$SHARED/key" -o p.sig p.json &&
+	{ dc-collect -k "$SHARED/key" --cgroup "$cg" --ready-file ready p.sig 2>err |
+		dc-aggregate | dc-write t.pfw.gz & } &&
+	while test ! -e ready; do sleep 0.1; done &&
+	sh -c "echo \$\$ >\"$cg/inner/cgroup.procs\" && exec dd if=/dev/zero of=IN bs=4k count=7 2>/dev/null" &&
+	dd if=/dev/zero of=OUT bs=4k count=5 2>/dev/null &&
+	pkill -INT -f "dc-collect -k $SHARED/key --cgroup $cg" &&
+	wait &&
+	rmdir "$cg/inner" "$cg" &&
+	test "$(pfw-query count t.pfw.gz --cat POSIX --name write --file "$PWD/IN")" = 7 &&
+	test "$(pfw-query count t.pfw.gz --file "$PWD/OUT")" = 0
+'
+
 test_expect_success 'bad options: exit 2 with a one-line reason' '
 	test_must_fail_with 2 dc-collect 2>err &&
 	grep "missing the signed probe spec" err &&
