@@ -18,7 +18,7 @@ build="$top/build"
 packages="autoconf automake libtool pkg-config make gcc clang llvm bpftool
 libbpf-dev libelf-dev zlib1g-dev libjansson-dev libyaml-dev libssl-dev
 python3 libhdf5-dev libopenmpi-dev openmpi-bin systemtap-sdt-dev passwd
-procps"
+procps libdeflate0"
 
 say() { printf 'setup.sh: %s\n' "$*" >&2; }
 

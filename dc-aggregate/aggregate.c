@@ -128,9 +128,11 @@ static uint64_t last_ts;      /* latest event end written */
 static struct u64map out_probes; /* output probe id -> struct probe * */
 static uint32_t next_probe_id;
 
-/* Output strings: id -> value, and value hash -> id. */
-static char **string_vals;
-static size_t string_cap;
+/* Output strings: id -> value, and value hash -> id.  Ids an input
+ * chose are kept when free, up to ID_KEEP_MAX, so a hostile id cannot
+ * make the next one wrap. */
+#define ID_KEEP_MAX 0x7fffffffu
+static struct u64map string_vals;
 static uint32_t next_string_id = 1;
 static struct u64map string_index;
 
@@ -196,7 +198,9 @@ static uint64_t hash_str(const char *s, size_t len)
 
 static const char *string_value(uint32_t id)
 {
-	return id < string_cap ? string_vals[id] : NULL;
+	uint64_t *slot = u64map_get(&string_vals, id);
+
+	return slot ? PTR(*slot) : NULL;
 }
 
 /* The output id of a string, written as a STRING frame the first time;
@@ -206,34 +210,26 @@ static uint32_t intern(const char *s, size_t len, uint32_t prefer)
 	uint64_t h = hash_str(s, len), *slot;
 	uint32_t id;
 	unsigned char *frame;
+	char *copy;
 
 	/* Equal hashes of different strings probe on at h+1, h+2... */
 	while ((slot = u64map_get(&string_index, h)) != NULL) {
-		const char *v = string_vals[*slot];
+		const char *v = string_value((uint32_t)*slot);
 
 		if (strlen(v) == len && memcmp(v, s, len) == 0)
 			return (uint32_t)*slot;
 		h++;
 	}
-	if (prefer != 0 && (prefer >= string_cap || string_vals[prefer] == NULL))
+	if (prefer != 0 && prefer <= ID_KEEP_MAX && string_value(prefer) == NULL)
 		id = prefer;
 	else
 		id = next_string_id;
 	if (id >= next_string_id)
 		next_string_id = id + 1;
-	if (id >= string_cap) {
-		size_t cap = string_cap ? string_cap : 256;
-
-		while (cap <= id)
-			cap *= 2;
-		string_vals = xrealloc(string_vals, cap * sizeof(char *));
-		memset(string_vals + string_cap, 0,
-		       (cap - string_cap) * sizeof(char *));
-		string_cap = cap;
-	}
-	string_vals[id] = xmalloc(len + 1);
-	memcpy(string_vals[id], s, len);
-	string_vals[id][len] = '\0';
+	copy = xmalloc(len + 1);
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	u64map_put(&string_vals, id, VAL(copy));
 	u64map_put(&string_index, h, id);
 
 	/* STRING frames precede the EVENTS frame that uses them: the event
@@ -360,7 +356,8 @@ static void handle_probe(struct input *in, const struct dc_frame *f)
 	}
 	if (p == NULL) {
 		/* Keep the input's id unless another probe has it. */
-		id = u64map_get(&out_probes, rec.id) ? next_probe_id : rec.id;
+		id = u64map_get(&out_probes, rec.id) || rec.id > ID_KEEP_MAX
+			? next_probe_id : rec.id;
 		if (id >= next_probe_id)
 			next_probe_id = id + 1;
 		p = xcalloc(1, sizeof(*p));
@@ -1125,6 +1122,28 @@ static void read_in_turn(void)
 
 /* ---- main ---- */
 
+static void on_stop_signal(int sig)
+{
+	/* Nothing to do: the collector upstream got the same ^C or SIGTERM
+	 * and is finishing its stream, which we read to its end.  The
+	 * handler resets itself, so a second signal stops us at once. */
+	(void)sig;
+}
+
+static void catch_stop_signal(int sig)
+{
+	struct sigaction sa;
+
+	/* A signal that came ignored (a background job) stays ignored. */
+	if (sigaction(sig, NULL, &sa) != 0 || sa.sa_handler == SIG_IGN)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sa.sa_flags = SA_RESTART | SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
 static void __attribute__((noreturn)) usage(void)
 {
 	printf("Usage: %s [OPTION]... [INPUT]...\n"
@@ -1206,6 +1225,8 @@ int main(int argc, char **argv)
 	}
 	/* A reader that goes away is a write error, reported once. */
 	signal(SIGPIPE, SIG_IGN);
+	catch_stop_signal(SIGINT);
+	catch_stop_signal(SIGTERM);
 	open_inputs(argc - optind, argv + optind);
 
 	/* Headers first, in order: the first good one heads the output. */

@@ -9,3 +9,5 @@ check_PROGRAMS += t/helpers/stream-test
 t_helpers_stream_test_SOURCES = t/helpers/stream-test.c
 t_helpers_stream_test_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
 t_helpers_stream_test_LDADD = lib/libdc.la $(ZLIB_LIBS)
+EXTRA_DIST += t/helpers/stream-mutate.py
+EXTRA_DIST += dc-aggregate/README.md

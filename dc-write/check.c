@@ -379,6 +379,16 @@ static void check_index(struct checker *c, const char *path)
 	while (getline(&line, &cap, f) >= 0) {
 		json_error_t jerr;
 		json_t *e = json_loads(line, 0, &jerr);
+
+		/* Other tools keep indexes of their own under this name
+		 * (dftracer-utils writes SQLite): check only ours. */
+		if (k == 0 && json_object_get(e, "member") == NULL) {
+			warn("%s: not a dc-write index, not checked", path);
+			json_decref(e);
+			free(line);
+			fclose(f);
+			return;
+		}
 		long long mem, off, len, uoff, ulen, last;
 		const struct member *m = k < c->nmembers ? &c->members[k] : NULL;
 

@@ -313,6 +313,8 @@ int main(int argc, char **argv)
 		gz = GZ_LIBDEFLATE;
 	else
 		gz = GZ_ZLIB;
+	if (gz == GZ_LIBDEFLATE && !gz_libdeflate_available())
+		die("--compressor libdeflate: libdeflate.so.0 is not installed");
 	if (gz == GZ_ZLIB && level > 9)
 		dc_usage_error("--level above 9 needs libdeflate");
 

@@ -550,10 +550,8 @@ int gzout_close(struct gzout *o, char **err)
 	if (o->len > 0)
 		submit(o);
 	gzout_sync(o);
-	if (!o->failed && o->fd != STDOUT_FILENO && close(o->fd) != 0)
-		set_failed(o, o->path, errno);
-	else if (o->fd == STDOUT_FILENO && !o->failed && fsync(o->fd) != 0 &&
-		 errno != EINVAL && errno != EROFS && o->pool->do_fsync)
+	/* Standard output stays open (and its errors were seen by write). */
+	if (o->fd != STDOUT_FILENO && close(o->fd) != 0)
 		set_failed(o, o->path, errno);
 	if (o->index_fd >= 0 && close(o->index_fd) != 0)
 		set_failed(o, o->index_path, errno);

@@ -25,7 +25,9 @@
 
 #define META_CAT "datacrumbs"
 #define PROBE_ID_MAX 65536   /* larger probe ids are refused */
-#define LINE_SLACK 512       /* bytes of a line besides its strings */
+#define LINE_SLACK 768       /* bound on a line besides its strings */
+#define ASYNC_TID_BASE (1u << 30) /* tids of async lanes (dc-trace(5)) */
+#define ASYNC_LANES 64
 
 /* ---- hashing ---- */
 
@@ -158,6 +160,20 @@ static char *put_jstr(char *p, const char *str, size_t len)
 	return p;
 }
 
+/* An operation code: up to 8 ASCII characters packed little-endian
+ * (block "rwbs" such as "WS"), as a JSON string. */
+static char *put_op(char *p, uint64_t v)
+{
+	char op[8];
+	size_t n = 0;
+
+	while (n < 8 && (v & 0xff) != 0) {
+		op[n++] = (char)(v & 0xff);
+		v >>= 8;
+	}
+	return put_jstr(p, op, n);
+}
+
 static char *jstr_dup(const char *s, size_t len, size_t *out_len)
 {
 	char *buf = xmalloc(6 * len + 3), *end;
@@ -206,11 +222,18 @@ struct output {
 	uint64_t events;         /* stream events in this file */
 	uint64_t start_us;
 	int chunk_closed;        /* a chunk went out since the last check */
+	char *reserved_end;      /* end of the space reserved for a line */
 	struct hashmap described; /* FH/SH hash + 1 */
 	struct hashmap threads;  /* tid + 1 */
 	struct hashmap procs;    /* pid + 1 -> process version described */
 	uint32_t cache_pid, cache_tid, cache_gen;
 	uint64_t cache_hash;
+};
+
+/* The async lanes of one process: when each lane's last event ended. */
+struct lanes {
+	uint64_t end[ASYNC_LANES];
+	unsigned used;
 };
 
 struct trace {
@@ -233,6 +256,9 @@ struct trace {
 	struct output **outs;
 	size_t nouts;
 	struct hashmap out_ids;  /* pid + 1 -> index + 1 (split by pid) */
+	struct hashmap lane_ids; /* pid + 1 -> index + 1 into lanes */
+	struct lanes *lanes;
+	size_t nlanes, lanes_cap;
 	uint64_t events_in;
 	uint64_t drops_total;    /* sum of DROPS frame totals */
 	int have_end;
@@ -274,6 +300,10 @@ static char *output_name(const struct trace *t, uint32_t pid, int number)
 
 static void commit(struct output *o, char *start, char *end, uint64_t id)
 {
+	/* Every line is formatted into space reserved for its bound. */
+	if (end > o->reserved_end)
+		die("internal error: a line of %zu bytes overran its %zu",
+		    (size_t)(end - start), (size_t)(o->reserved_end - start));
 	if (gzout_commit(o->gz, (size_t)(end - start), id)) {
 		o->chunk_closed = 1;
 		if (gzout_failed(o->gz))
@@ -287,6 +317,7 @@ static char *line_begin(struct output *o, size_t n, char **start, uint64_t *id)
 	char *p = gzout_reserve(o->gz, n + 32);
 
 	*start = p;
+	o->reserved_end = p + n + 32;
 	*id = o->next_id++;
 	p = PUT(p, "{\"id\":");
 	return put_u64(p, *id);
@@ -300,7 +331,7 @@ static void put_meta(struct output *o, const char *name, uint32_t pid,
 	char *start, *p;
 	uint64_t id;
 
-	p = line_begin(o, args_len + 128 + strlen(name), &start, &id);
+	p = line_begin(o, args_len + LINE_SLACK + strlen(name), &start, &id);
 	p = PUT(p, ",\"name\":\"");
 	memcpy(p, name, strlen(name));
 	p += strlen(name);
@@ -351,7 +382,8 @@ static void open_file(struct trace *t, struct output *o)
 		    S_ISREG(st.st_mode))
 			index = xasprintf("%s.idx", path);
 	}
-	o->gz = gzout_open(t->opts.pool, fd, path, compress,
+	o->gz = gzout_open(t->opts.pool, fd,
+			   fd == STDOUT_FILENO ? "standard output" : path, compress,
 			   t->opts.chunk_size, index);
 	if (o->gz == NULL)
 		sysdie("cannot create %s", index);
@@ -371,7 +403,8 @@ static void open_file(struct trace *t, struct output *o)
 	put_hash_meta(o, "HH", o->pid, o->pid, t->host_json, t->host_json_len,
 		      t->hhash);
 	/* The start event: when the stream (or this file) began. */
-	p = line_begin(o, t->host_json_len + t->run_json_len + 128, &start, &id);
+	p = line_begin(o, t->host_json_len + t->run_json_len + LINE_SLACK,
+		       &start, &id);
 	p = PUT(p, ",\"name\":\"start\",\"cat\":\"" META_CAT "\",\"pid\":");
 	p = put_u64(p, o->pid);
 	p = PUT(p, ",\"tid\":");
@@ -427,7 +460,7 @@ static int close_file(struct trace *t, struct output *o, int how)
 	}
 	if (ts < o->start_us)
 		ts = o->start_us;
-	p = line_begin(o, 256, &start, &id);
+	p = line_begin(o, LINE_SLACK, &start, &id);
 	p = PUT(p, ",\"name\":\"end\",\"cat\":\"" META_CAT "\",\"pid\":");
 	p = put_u64(p, o->pid);
 	p = PUT(p, ",\"tid\":");
@@ -510,10 +543,17 @@ static void set_probe(struct probe *pr, const char *name, size_t name_len,
 		[DC_ARG_OFFSET] = "offset", [DC_ARG_FLAGS] = "flags",
 		[DC_ARG_MODE] = "mode", [DC_ARG_HANDLE] = "handle",
 		[DC_ARG_WHENCE] = "whence", [DC_ARG_INT] = "arg",
+		[DC_ARG_DEV] = "dev", [DC_ARG_SECTOR] = "sector",
+		[DC_ARG_INODE] = "inode", [DC_ARG_INDEX] = "index",
+		[DC_ARG_PAGES] = "pages", [DC_ARG_OP] = "op",
+		[DC_ARG_FAMILY] = "family", [DC_ARG_PROTOCOL] = "protocol",
+		[DC_ARG_OLDSTATE] = "oldstate", [DC_ARG_NEWSTATE] = "newstate",
+		[DC_ARG_SPORT] = "sport", [DC_ARG_DPORT] = "dport",
+		[DC_ARG_OPCODE] = "opcode",
 	};
 	size_t nj, cj;
 	char *name_json = jstr_dup(name, name_len, &nj);
-	unsigned used = 0;
+	uint64_t used = 0;
 	int i;
 
 	free(pr->cat_json);
@@ -536,16 +576,22 @@ static void set_probe(struct probe *pr, const char *name, size_t name_len,
 			pr->path_slot = i;
 		if (k == DC_ARG_STR && pr->str_slot < 0)
 			pr->str_slot = i;
+		/* Paths become fhash, strings shash; pointers are noise. */
+		if (k == DC_ARG_NONE || k == DC_ARG_PATH || k == DC_ARG_PTR ||
+		    k == DC_ARG_STR)
+			continue;
+		/* A kind newer than this table prints as a plain integer;
+		 * a second argument of one kind gets its slot number. */
 		if (names[k] == NULL)
-			continue; /* paths become fhash; pointers are noise */
-		/* A second argument of one kind gets its slot number. */
-		if (k == DC_ARG_INT || (used & (1u << k)))
+			snprintf(pr->key[i], sizeof(pr->key[i]), ",\"arg%d\":", i);
+		else if (k == DC_ARG_INT || k >= 64 || (used & (1ull << k)))
 			snprintf(pr->key[i], sizeof(pr->key[i]), ",\"%s%d\":",
 				 names[k], i);
 		else
 			snprintf(pr->key[i], sizeof(pr->key[i]), ",\"%s\":",
 				 names[k]);
-		used |= 1u << k;
+		if (k < 64)
+			used |= 1ull << k;
 	}
 	for (i = 0; i < pr->nargs; i++)
 		pr->key_len[i] = (uint8_t)strlen(pr->key[i]);
@@ -580,10 +626,15 @@ static struct probe *probe_for(struct trace *t, uint32_t id)
 		};
 		char name[32];
 
+		/* Ids past the table share one entry: they cannot be
+		 * declared anyway (frame_probe refuses them). */
+		if (id >= PROBE_ID_MAX)
+			snprintf(name, sizeof(name), "probe_invalid");
+		else
+			snprintf(name, sizeof(name), "probe_%u", id);
 		if (!t->warned_unknown_probe++)
-			warn("events of undeclared probe %u: written as probe_%u",
-			     id, id);
-		snprintf(name, sizeof(name), "probe_%u", id);
+			warn("events of undeclared probe %u: written as %s",
+			     id, name);
 		set_probe(pr, name, strlen(name), "unknown", 7, DC_MAX_ARGS,
 			  ints, DC_RET_INT);
 		pr->defined = 2;
@@ -802,7 +853,12 @@ static void describe_thread(struct trace *t, struct output *o, uint32_t pid,
 	hashmap_insert(&o->threads, (uint64_t)tid + 1, &added);
 	if (added) {
 		p = PUT(args, "\"name\":\"");
-		p = put_u64(p, tid);
+		if (tid >= ASYNC_TID_BASE) {
+			p = PUT(p, "async lane ");
+			p = put_u64(p, (tid - ASYNC_TID_BASE) % ASYNC_LANES);
+		} else {
+			p = put_u64(p, tid);
+		}
 		*p++ = '"';
 		put_meta(o, "thread_name", pid, tid, args, (size_t)(p - args));
 	}
@@ -880,11 +936,50 @@ static void process_event_update(struct trace *t, const struct dc_event *ev)
 	}
 }
 
+/*
+ * Kernel work that can outlive the call it started in (block I/O) would
+ * overlap its neighbours on the thread, which Perfetto cannot draw: it
+ * goes on lanes of its own, the first lane whose last event ended before
+ * this one began.
+ */
+static uint32_t async_lane(struct trace *t, const struct dc_event *ev)
+{
+	struct lanes *l;
+	uint64_t *slot;
+	unsigned i;
+	int added;
+
+	slot = hashmap_insert(&t->lane_ids, (uint64_t)ev->pid + 1, &added);
+	if (added) {
+		if (t->nlanes == t->lanes_cap) {
+			t->lanes_cap = t->lanes_cap ? 2 * t->lanes_cap : 8;
+			t->lanes = xrealloc(t->lanes,
+					    t->lanes_cap * sizeof(*t->lanes));
+		}
+		memset(&t->lanes[t->nlanes], 0, sizeof(*t->lanes));
+		*slot = ++t->nlanes;
+	}
+	l = &t->lanes[*slot - 1];
+	for (i = 0; i < l->used; i++)
+		if (ev->ts >= l->end[i])
+			break;
+	if (i == l->used) {
+		if (l->used < ASYNC_LANES)
+			l->used++;
+		else
+			i = ASYNC_LANES - 1; /* overlap rather than lose it */
+	}
+	if (ev->ts + ev->dur > l->end[i])
+		l->end[i] = ev->ts + ev->dur;
+	return ASYNC_TID_BASE + (ev->pid % (1u << 24)) * ASYNC_LANES + i;
+}
+
 static void write_event(struct trace *t, const struct dc_event *ev)
 {
 	struct output *o = output_for(t, ev->pid);
 	const struct probe *pr = probe_for(t, ev->probe_id);
 	const __u64 *args = DC_EVENT_ARGS(ev);
+	uint32_t tid = (ev->flags & DC_EVF_ASYNC) ? async_lane(t, ev) : ev->tid;
 	uint64_t ts_us = to_us(t, ev->ts), end_us = to_us(t, ev->ts + ev->dur);
 	uint64_t fhash = 0, shash = 0, id;
 	const struct string *fs = NULL;
@@ -892,23 +987,23 @@ static void write_event(struct trace *t, const struct dc_event *ev)
 	char *start, *p;
 	int i, n;
 
-	if (o->cache_pid != ev->pid || o->cache_tid != ev->tid ||
+	if (o->cache_pid != ev->pid || o->cache_tid != tid ||
 	    o->cache_gen != t->proc_gen)
-		describe_thread(t, o, ev->pid, ev->tid);
+		describe_thread(t, o, ev->pid, tid);
 	/* The file: the one dc-aggregate resolved, else an inline path. */
 	if (ev->file_id != 0 && (fs = string_for(t, ev->file_id)) != NULL) {
 		fhash = fs->hash;
-		describe_string(o, "FH", ev->pid, ev->tid, fhash, fs->json,
+		describe_string(o, "FH", ev->pid, tid, fhash, fs->json,
 				fs->json_len, NULL, 0);
 	} else if (ev->str_len > 0 &&
 		   (pr->path_slot >= 0 || ev->type == DC_EV_EXEC)) {
 		fhash = trace_hash(DC_EVENT_STR(ev), ev->str_len);
-		describe_string(o, "FH", ev->pid, ev->tid, fhash, NULL, 0,
+		describe_string(o, "FH", ev->pid, tid, fhash, NULL, 0,
 				DC_EVENT_STR(ev), ev->str_len);
 	}
 	if (ev->str_len > 0 && pr->str_slot >= 0 && pr->path_slot < 0) {
 		shash = trace_hash(DC_EVENT_STR(ev), ev->str_len);
-		describe_string(o, "SH", ev->pid, ev->tid, shash, NULL, 0,
+		describe_string(o, "SH", ev->pid, tid, shash, NULL, 0,
 				DC_EVENT_STR(ev), ev->str_len);
 	}
 	if (end_us > t->last_us)
@@ -940,7 +1035,7 @@ static void write_event(struct trace *t, const struct dc_event *ev)
 	}
 	p = put_u64(p, ev->pid);
 	p = PUT(p, ",\"tid\":");
-	p = put_u64(p, ev->tid);
+	p = put_u64(p, tid);
 	p = PUT(p, ",\"ts\":");
 	p = put_u64(p, ts_us);
 	p = PUT(p, ",\"dur\":");
@@ -985,16 +1080,16 @@ static void write_event(struct trace *t, const struct dc_event *ev)
 				continue;
 			memcpy(p, pr->key[i], pr->key_len[i]);
 			p += pr->key_len[i];
+			/* Signed 64-bit throughout: values of 2^63 and more
+			 * would be too big for many JSON readers, and a
+			 * size_t of -1 reads better as -1. */
 			switch (pr->kinds[i]) {
-			case DC_ARG_SIZE:
-			case DC_ARG_FLAGS:
-			case DC_ARG_MODE:
-			case DC_ARG_HANDLE:
-				p = put_u64(p, args[i]);
-				break;
 			case DC_ARG_FD:
 			case DC_ARG_WHENCE:
 				p = put_i64(p, (int32_t)args[i]);
+				break;
+			case DC_ARG_OP:
+				p = put_op(p, args[i]);
 				break;
 			default:
 				p = put_i64(p, (int64_t)args[i]);
@@ -1078,7 +1173,7 @@ static int frame_drops(struct trace *t, const struct dc_frame *f, char *err,
 		char *start, *q;
 		uint64_t id;
 
-		q = line_begin(o, (size_t)(p - args) + 160, &start, &id);
+		q = line_begin(o, (size_t)(p - args) + LINE_SLACK, &start, &id);
 		q = PUT(q, ",\"name\":\"dropped\",\"cat\":\"" META_CAT "\",\"pid\":");
 		q = put_u64(q, o->pid);
 		q = PUT(q, ",\"tid\":");
@@ -1100,7 +1195,7 @@ void trace_counter(struct trace *t, uint32_t pid, uint64_t ts_ns,
 		   const char *const *keys, const int64_t *values)
 {
 	struct output *o = output_for(t, pid);
-	size_t need = 6 * (strlen(name) + strlen(cat)) + 128;
+	size_t need = 6 * (strlen(name) + strlen(cat)) + LINE_SLACK;
 	char *start, *p;
 	uint64_t id;
 	int i;
@@ -1210,6 +1305,7 @@ struct trace *trace_new(const struct trace_opts *opts,
 	hashmap_init(&t->string_ids);
 	hashmap_init(&t->proc_ids);
 	hashmap_init(&t->out_ids);
+	hashmap_init(&t->lane_ids);
 	if (opts->split != SPLIT_PID)
 		new_output(t, 0);
 	return t;
@@ -1251,6 +1347,8 @@ int trace_finish(struct trace *t, int how)
 	hashmap_free(&t->string_ids);
 	hashmap_free(&t->proc_ids);
 	hashmap_free(&t->out_ids);
+	hashmap_free(&t->lane_ids);
+	free(t->lanes);
 	free(t->host_json);
 	free(t->run_json);
 	free(t->base);

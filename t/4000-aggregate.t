@@ -603,4 +603,74 @@ test_expect_success 'output is flushed while the input is still open' '
 	grep -q "^end events=1 dropped=0 flags=1 " out
 '
 
+test_expect_success 'a first SIGTERM lets the stream finish; a second one stops' '
+	write_probes >s &&
+	printf "%s\n" "call probe=1 pid=100 tid=100 ts=200 dur=10 ret=1 args=1,0,1" end >>s &&
+	dc-mkstream s >in.bin &&
+	size=$(wc -c <in.bin) &&
+	mkfifo fifo1 fifo2 || exit 1
+	{ head -c $((size - 48)) in.bin; sleep 2; tail -c 48 in.bin; } >fifo1 &
+	dc-aggregate --text <fifo1 >out1 2>err1 &
+	pid=$!
+	sleep 1 &&
+	kill -TERM $pid &&
+	wait $pid &&
+	grep -q "^end events=1 dropped=0 flags=0 " out1 || exit 1
+	{ head -c $((size - 48)) in.bin; sleep 3; } >fifo2 &
+	dc-aggregate --text <fifo2 >out2 2>err2 &
+	pid=$!
+	sleep 1 &&
+	kill -TERM $pid &&
+	sleep 0.2 &&
+	kill -TERM $pid
+	wait $pid
+	test $? = 143 &&
+	! grep -q "^end" out2
+'
+
+test_expect_success PYTHON3 'a malformed payload in a good frame: one line, exit 4, END flagged' '
+	write_probes >s &&
+	echo "call probe=1 pid=100 tid=100 ts=200 dur=10 ret=1 args=1,0,1" >>s &&
+	echo end >>s &&
+	dc-mkstream s >in.bin &&
+	python3 "$DC_SRC_DIR/t/helpers/stream-mutate.py" in.bin bad.bin --add 4 0102030405 &&
+	test_must_fail_with 4 dc-aggregate --text bad.bin >out 2>err &&
+	test_one_line err &&
+	grep -q "bad.bin: malformed probe frame at byte" err &&
+	grep -q "^call probe=1 " out &&
+	grep -q "^end events=1 dropped=0 flags=2 " out
+'
+
+test_expect_success PYTHON3 'nonsense inside well-formed frames never crashes; output stays a stream' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	enter probe=0 pid=100 tid=100 ts=100 args=0,0,0 str=../a/./b
+	enter probe=3 pid=100 tid=100 ts=110 args=-100,0,0,0 str=../a/./b
+	exit probe=3 pid=100 tid=100 ts=120 ret=3
+	exit probe=0 pid=100 tid=100 ts=130 ret=3
+	call probe=3 pid=100 tid=100 ts=200 dur=10 ret=6 args=3,0,0,0 str=./x/y.h5
+	call probe=5 pid=100 tid=100 ts=300 dur=10 ret=9 args=3,9
+	call probe=6 pid=100 tid=100 ts=400 dur=10 ret=10 args=3,0,10
+	call probe=8 pid=100 tid=100 ts=500 dur=10 ret=94000000 args=0,0 str=log.txt
+	call probe=1 pid=100 tid=100 ts=600 dur=10 ret=1 args=9,0,1 file=4
+	fork pid=100 tid=100 ts=700 child=101
+	call probe=10 pid=100 tid=100 ts=900 dur=10 ret=0 args=94000000
+	enter probe=1 pid=100 tid=102 ts=1000 args=9,0,1
+	exitproc pid=101 tid=101 ts=1100 ret=0
+	drops kind=probe total=3 1=3
+	end dropped=3
+	EOF
+	dc-mkstream s >in.bin &&
+	python3 "$DC_SRC_DIR/t/helpers/stream-mutate.py" in.bin m.bin 1 300 &&
+	seed=1 &&
+	while test $seed -le 300; do
+		dc-aggregate m.bin.$seed >o.bin 2>err
+		rc=$?
+		case $rc in 0|3|4) ;; *) echo "seed $seed: exit $rc"; cat err; exit 1 ;; esac
+		dc-aggregate --text o.bin >/dev/null 2>err || {
+			echo "seed $seed: output is not a complete stream"; cat err; exit 1; }
+		seed=$((seed + 1))
+	done
+'
+
 test_done

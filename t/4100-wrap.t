@@ -17,8 +17,9 @@ test_expect_success 'LD_PRELOAD holds the library, absolute, first' '
 '
 
 test_expect_success 'an existing LD_PRELOAD is kept after the library' '
-	LD_PRELOAD=/lib/x86_64-linux-gnu/libc.so.6 dc-wrap sh -c "echo \$LD_PRELOAD" >out &&
-	grep -q "libdcclient.so:/lib/x86_64-linux-gnu/libc.so.6\$" out
+	cp "$DC_CLIENT_LIB" "$PWD/other.so" &&
+	LD_PRELOAD="$PWD/other.so" dc-wrap sh -c "echo \$LD_PRELOAD" >out &&
+	grep -q "libdcclient.so:$PWD/other.so\$" out
 '
 
 test_expect_success 'the library is not added twice' '

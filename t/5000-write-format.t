@@ -140,6 +140,42 @@ test_expect_success 'undeclared probes and unknown event types are kept or skipp
 	grep "unknown type 99" err
 '
 
+test_expect_success 'kernel fields by kind; async work on lanes of its own' '
+	cat >in.txt <<-\IN &&
+	header host=h offset=1700000000000000000
+	probe id=0 kind=tracepoint layer=block name=block_rq args=dev,sector,size,op ret=status
+	probe id=1 kind=tracepoint layer=net name=tcp_state args=family,protocol,oldstate,newstate,sport,dport
+	call probe=0 pid=7 tid=8 ts=1000000 dur=5000000 args=8388609,2048,4096,21335 flags=8
+	call probe=0 pid=7 tid=8 ts=2000000 dur=1000000 args=8388609,4096,512,82 flags=8
+	call probe=0 pid=7 tid=8 ts=6000000 dur=1000 args=8388609,8192,512,82 flags=8
+	call probe=1 pid=7 tid=8 ts=9000000 args=2,6,1,7,5000,80
+	end
+	IN
+	dc-mkstream in.txt | dc-write out.pfw &&
+	grep "\"name\":\"block_rq\"" out.pfw | sed "s/.*\"tid\":\([0-9]*\),.*\"args\":{\"hhash\":[0-9]*,\(.*\)}}/\1 \2/" >got &&
+	cat >expect <<-\EXPECT &&
+	1073742272 "dev":8388609,"sector":2048,"size":4096,"op":"WS","ret":0,"level":0
+	1073742273 "dev":8388609,"sector":4096,"size":512,"op":"R","ret":0,"level":0
+	1073742272 "dev":8388609,"sector":8192,"size":512,"op":"R","ret":0,"level":0
+	EXPECT
+	test_cmp expect got &&
+	grep "\"name\":\"thread_name\",.*\"tid\":1073742272,.*{\"name\":\"async lane 0\"}" out.pfw &&
+	grep "\"name\":\"thread_name\",.*\"tid\":1073742273,.*{\"name\":\"async lane 1\"}" out.pfw &&
+	grep "\"name\":\"tcp_state\",\"cat\":\"net\",\"pid\":7,\"tid\":8,.*\"family\":2,\"protocol\":6,\"oldstate\":1,\"newstate\":7,\"sport\":5000,\"dport\":80,\"level\":0}}" out.pfw
+'
+
+test_expect_success 'every number fits a JSON reader: 2^64-1 is written as -1' '
+	cat >in.txt <<-\IN &&
+	header host=h
+	probe id=0 layer=STDIO name=fread args=ptr,size,size,handle ret=size
+	call probe=0 pid=1 ts=1000 args=0,18446744073709551615,1,18446744073709551614 ret=-1
+	end
+	IN
+	dc-mkstream in.txt | dc-write out.pfw.gz &&
+	gzip -dc out.pfw.gz | grep "\"size\":-1,\"size2\":1,\"handle\":-2,\"ret\":-1," &&
+	dc-write --check out.pfw.gz
+'
+
 test_expect_success 'strings are escaped into valid JSON' '
 	printf "header host=h\nprobe id=0 layer=POSIX name=open args=path ret=fd\ncall probe=0 pid=1 ts=1000 str=\"/tmp/a\\\\\"b\\\\\\\\c\"\nend\n" >in.txt &&
 	dc-mkstream in.txt | dc-write out.pfw &&

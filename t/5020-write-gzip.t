@@ -131,6 +131,19 @@ test_expect_success 'idle input: the partly filled chunk is written after --flus
 	gzip -dc out.pfw.gz | tail -n 1 | grep "\"name\":\"end\".*\"events\":600,"
 '
 
+test_lazy_prereq GNU_TIME '
+	/usr/bin/time -f %M true
+'
+
+test_expect_success GNU_TIME 'memory does not grow with the length of the trace' '
+	dc-mkstream --synthetic 50000 >small.dcs &&
+	dc-mkstream --synthetic 1000000 >big.dcs &&
+	/usr/bin/time -f %M -o small.kb dc-write --threads 2 --chunk-size 256K -i small.dcs s.pfw.gz &&
+	/usr/bin/time -f %M -o big.kb dc-write --threads 2 --chunk-size 256K -i big.dcs b.pfw.gz &&
+	echo "max RSS: $(cat small.kb) KiB for 50000 events, $(cat big.kb) KiB for 1000000" &&
+	test $(cat big.kb) -lt $(( $(cat small.kb) + 4096 ))
+'
+
 test_expect_success 'fsync after every member still gives the same file' '
 	dc-mkstream --synthetic 5000 >in.dcs &&
 	dc-write --fsync --chunk-size 64K -i in.dcs a.pfw.gz &&

@@ -3,7 +3,12 @@
 # traces (shared/samples).
 . "$(dirname "$0")/test-lib.sh"
 
-test_expect_success 'the three DFTracer samples pass, with per-cat counts' '
+test_lazy_prereq SAMPLES '
+	test -r "$SHARED_DIR/samples/dfanalyzer_test_2023.pfw.gz" ||
+	{ echo "no DFTracer samples in $SHARED_DIR/samples"; false; }
+'
+
+test_expect_success SAMPLES 'the three DFTracer samples pass, with per-cat counts' '
 	dc-write --check "$SHARED_DIR"/samples/cm1-DEFAULT-3537780-preload.pfw.gz \
 		"$SHARED_DIR"/samples/cm1-DEFAULT-3537781-preload.pfw.gz \
 		"$SHARED_DIR"/samples/dfanalyzer_test_2023.pfw.gz >out 2>err &&
@@ -38,6 +43,26 @@ test_expect_success 'a damaged gzip member is named, exit 4' '
 	test_one_line err &&
 	grep "gzip member 2 (byte $off) is corrupt" err &&
 	grep "INVALID" out
+'
+
+test_expect_success 'an index that does not match the members is reported' '
+	dc-mkstream --synthetic 30000 | dc-write --chunk-size 128K out.pfw.gz &&
+	sed "2s/\"length\":[0-9]*/\"length\":1/" out.pfw.gz.idx >idx &&
+	mv idx out.pfw.gz.idx &&
+	test_must_fail_with 4 dc-write --check out.pfw.gz 2>err &&
+	test_one_line err &&
+	grep "out.pfw.gz.idx: line 2: entry does not match gzip member 1" err &&
+	sed 1d out.pfw.gz.idx >idx && mv idx out.pfw.gz.idx &&
+	test_must_fail_with 4 dc-write --check out.pfw.gz 2>err &&
+	grep "line 1: entry does not match gzip member 0" err
+'
+
+test_expect_success 'an index of another tool is left alone, with a note' '
+	dc-mkstream --synthetic 100 | dc-write out.pfw.gz &&
+	printf "SQLite format 3\000..." >out.pfw.gz.idx &&
+	dc-write --check out.pfw.gz >out 2>err &&
+	grep "not a dc-write index, not checked" err &&
+	grep "valid" out
 '
 
 test_expect_success 'a truncated file is reported, exit 4' '

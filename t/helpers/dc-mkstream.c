@@ -262,7 +262,9 @@ static int lookup(const char *const *names, int count, const char *s,
 
 static const char *const arg_kinds[] = {
 	"none", "fd", "size", "offset", "flags", "mode", "path", "handle",
-	"whence", "int", "ptr", "str",
+	"whence", "int", "ptr", "str", "dev", "sector", "inode", "index",
+	"pages", "op", "family", "protocol", "oldstate", "newstate", "sport",
+	"dport", "opcode",
 };
 static const char *const ret_kinds[] = {
 	"none", "status", "size", "fd", "handle", "offset", "int",
@@ -323,7 +325,8 @@ static void do_probe(struct token *tok, int n)
 			if (rec.nargs == DC_MAX_ARGS)
 				bad("more than %d arguments", DC_MAX_ARGS);
 			rec.arg_kinds[rec.nargs++] = (uint8_t)lookup(
-				arg_kinds, DC_ARG_KIND_MAX, a, "argument kind");
+				arg_kinds, sizeof(arg_kinds) / sizeof(arg_kinds[0]),
+				a, "argument kind");
 		}
 		free(list);
 	}
