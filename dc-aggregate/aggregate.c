@@ -126,6 +126,7 @@ static uint64_t events_out, unmatched_exits, unwound_calls;
 static uint64_t last_ts;      /* latest event end written */
 
 static struct u64map out_probes; /* output probe id -> struct probe * */
+static struct u64map probe_index; /* hash of a PROBE payload -> probe */
 static uint32_t next_probe_id;
 
 /* Output strings: id -> value, and value hash -> id.  Ids an input
@@ -329,8 +330,8 @@ static void handle_probe(struct input *in, const struct dc_frame *f)
 	const char *s[3];
 	size_t l[3], pos = sizeof(rec);
 	char name[256];
+	uint64_t h, *slot;
 	uint32_t id;
-	size_t i;
 	int k;
 
 	if (f->len < sizeof(rec)) {
@@ -345,14 +346,17 @@ static void handle_probe(struct input *in, const struct dc_frame *f)
 			return;
 		}
 	}
-	/* An identical probe from another input shares its id. */
-	for (i = 0; i < out_probes.cap; i++) {
-		struct probe *q = out_probes.used[i] ? PTR(out_probes.vals[i]) : NULL;
+	/* An identical probe from another input shares its id; probes are
+	 * found by a hash of everything but the id. */
+	h = hash_str((const char *)f->data + 4, f->len - 4);
+	while ((slot = u64map_get(&probe_index, h)) != NULL) {
+		struct probe *q = PTR(*slot);
 
-		if (q != NULL && probe_same(q, f->data, f->len)) {
+		if (probe_same(q, f->data, f->len)) {
 			p = q;
 			break;
 		}
+		h++;
 	}
 	if (p == NULL) {
 		/* Keep the input's id unless another probe has it. */
@@ -372,6 +376,7 @@ static void handle_probe(struct input *in, const struct dc_frame *f)
 		snprintf(name, sizeof(name), "%.*s", (int)l[1], s[1]);
 		classify(p, name);
 		u64map_put(&out_probes, id, VAL(p));
+		u64map_put(&probe_index, h, VAL(p));
 		flush_events();
 		out_frame(DC_FRAME_PROBE, p->frame, p->len);
 	}
@@ -444,6 +449,51 @@ static void handle_process(unsigned idx, const struct dc_frame *f)
 	flush_events();
 	out_frame(DC_FRAME_PROCESS, copy, f->len);
 	free(copy);
+}
+
+/* A snapshot of a process's open files (taken from /proc by the
+ * collector when it starts following the process): it replaces the fd
+ * table, since every event before it in the stream happened before it.
+ * Descriptors that are not files keep the kernel's name for them
+ * ("pipe:[1234]", "socket:[5678]"). */
+static void handle_fds(unsigned idx, const struct dc_frame *f)
+{
+	struct input *in = &inputs[idx];
+	struct dc_fds_rec rec;
+	struct u64map fds = { 0 };
+	size_t pos = sizeof(rec);
+	struct proc *p;
+	uint32_t i;
+
+	if (f->len < sizeof(rec)) {
+		damaged(in, "fds", f->offset);
+		return;
+	}
+	memcpy(&rec, f->data, sizeof(rec));
+	for (i = 0; i < rec.count; i++) {
+		const char *path;
+		size_t len;
+		int32_t fd;
+
+		if (pos + 4 <= f->len) {
+			memcpy(&fd, f->data + pos, 4);
+			pos = dc_get_str(f->data, f->len, pos + 4, &path, &len);
+		} else {
+			pos = 0;
+		}
+		if (pos == 0) {
+			u64map_free(&fds);
+			damaged(in, "fds", f->offset);
+			return;
+		}
+		if (len > 0 && fd >= 0)
+			u64map_put(&fds, (uint64_t)(int64_t)fd, intern(path, len, 0));
+	}
+	p = get_proc(idx, rec.pid, 1);
+	u64map_free(&p->fds);
+	p->fds = fds;
+	flush_events();
+	out_frame(f->type, f->data, f->len);
 }
 
 /* ---- paths ---- */
@@ -985,6 +1035,9 @@ static void handle_frame(unsigned idx, const struct dc_frame *f)
 		break;
 	case DC_FRAME_END:
 		handle_end(idx, f);
+		break;
+	case DC_FRAME_FDS:
+		handle_fds(idx, f);
 		break;
 	default:
 		/* SYSINFO, FILE, and types from later versions pass as they

@@ -203,6 +203,35 @@ static void print_file(FILE *f, const unsigned char *data, uint32_t len)
 	putc('\n', f);
 }
 
+static void print_fds(FILE *f, const unsigned char *data, uint32_t len)
+{
+	struct dc_fds_rec rec;
+	size_t pos = sizeof(rec);
+	uint32_t i;
+
+	if (len < sizeof(rec)) {
+		malformed(f, DC_FRAME_FDS, len);
+		return;
+	}
+	memcpy(&rec, data, sizeof(rec));
+	fprintf(f, "fds pid=%u", rec.pid);
+	for (i = 0; i < rec.count; i++) {
+		const char *path;
+		size_t l;
+		int32_t fd;
+
+		if (pos + 4 > len)
+			break;
+		memcpy(&fd, data + pos, 4);
+		pos = dc_get_str(data, len, pos + 4, &path, &l);
+		if (pos == 0)
+			break;
+		fprintf(f, " %d=", fd);
+		put_value(f, path, l, 0);
+	}
+	putc('\n', f);
+}
+
 static void print_end(FILE *f, const unsigned char *data, uint32_t len)
 {
 	struct dc_end_rec rec;
@@ -291,6 +320,9 @@ void text_frame(FILE *f, uint16_t type, const unsigned char *data,
 		break;
 	case DC_FRAME_FILE:
 		print_file(f, data, len);
+		break;
+	case DC_FRAME_FDS:
+		print_fds(f, data, len);
 		break;
 	default:
 		fprintf(f, "frame type=%u length=%u\n", type, len);

@@ -352,7 +352,8 @@ int dc_reader_header(struct dc_reader *r, struct dc_stream_info *info)
 	memcpy(&size, r->buf + r->start + 10, 2);
 	memcpy(&hl, r->buf + r->start + 40, 2);
 	memcpy(&rl, r->buf + r->start + 42, 2);
-	if (hl > DC_NAME_MAX || rl > DC_NAME_MAX || size < header_size(hl, rl))
+	if (hl > DC_NAME_MAX || rl > DC_NAME_MAX || size < header_size(hl, rl) ||
+	    size % 8 != 0)
 		return fail(r, DC_READ_BADHDR, "corrupt stream header");
 	got = fill(r, size);
 	if (got < 0)

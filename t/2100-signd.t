@@ -55,10 +55,20 @@ setup_service() {
 	POLICY
 }
 
+# Services this test started are stopped when its subshell exits, even
+# when it fails half way (the test body runs in its own subshell).
+started() {
+	daemons="${daemons:-} $1"
+	trap 'for p in $daemons; do
+		grep -q dc-signd /proc/$p/cmdline 2>/dev/null && kill $p
+	done' EXIT
+}
+
 # Start dc-signd for one connection in the background.
 start_once() {
 	rm -f sock &&
 	{ dc-signd -s "$(pwd)/sock" -k key -p policy.json --once "$@" 2>signd.log & } &&
+	started $! &&
 	wait_for_socket sock
 }
 
@@ -335,7 +345,7 @@ test_expect_success ROOT 'a broken policy refuses requests but the service survi
 	setup_service &&
 	write_spec "$(syscall_probe sys)" &&
 	{ dc-signd -s "$(pwd)/sock" -k key -p policy.json 2>signd.log & } &&
-	pid=$! &&
+	pid=$! && started $pid &&
 	wait_for_socket sock &&
 	mv policy.json policy.good &&
 	echo "{ broken" >policy.json &&
@@ -359,7 +369,7 @@ test_expect_success TESTUSER 'a long-running service serves several users and st
 	setup_service &&
 	write_spec "$(syscall_probe sys)" &&
 	{ dc-signd -s "$(pwd)/sock" -k key -p policy.json 2>signd.log & } &&
-	pid=$! &&
+	pid=$! && started $pid &&
 	wait_for_socket sock &&
 	mkdir userout && chown $DC_TEST_USER userout &&
 	as_user "$DC_SIGN_BIN" --via-service -s "$(pwd)/sock" -o userout/user.json.gz spec.json &&
@@ -381,6 +391,7 @@ test_expect_success ROOT,PYTHON3 'a stale socket left by a dead service is repla
 	test -S sock &&
 	stale=$(stat -c %i sock) &&
 	{ dc-signd -s "$(pwd)/sock" -k key -p policy.json --once 2>signd.log & } &&
+	started $! &&
 	for i in $(seq 50); do
 		test "$(stat -c %i sock)" != "$stale" && break
 		sleep 0.1
@@ -408,10 +419,13 @@ test_expect_success ROOT,PYTHON3 'systemd socket activation: the socket is taken
 	    os.execve(sys.argv[1], [sys.argv[1], "-k", "key", "-p", "policy.json",
 	              "-s", "/nonexistent/never.sock", "--once"], env)
 	s.close()
+	open("act.pid", "w").write("%d\n" % pid)
 	_, status = os.waitpid(pid, 0)
 	sys.exit(os.waitstatus_to_exitcode(status))
 	PY
 	wait_for_socket act.sock &&
+	for i in $(seq 50); do test -s act.pid && break; sleep 0.1; done &&
+	started "$(cat act.pid)" &&
 	dc-sign --via-service -s "$(pwd)/act.sock" spec.json >signed.json &&
 	wait $! &&
 	test ! -e /nonexistent/never.sock &&

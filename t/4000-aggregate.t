@@ -628,6 +628,61 @@ test_expect_success 'a first SIGTERM lets the stream finish; a second one stops'
 	! grep -q "^end" out2
 '
 
+test_expect_success 'unknown event record types pass through' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	call probe=1 pid=100 tid=100 ts=200 dur=10 ret=1 args=1,0,1 type=42
+	end
+	EOF
+	agg s &&
+	grep "^event " out >got &&
+	echo "event type=42 probe=1 pid=100 tid=100 ts=200 dur=10 ret=1 depth=0 flags=0 file=- args=1,0,1" >expect &&
+	test_cmp expect got &&
+	grep -q "^end events=1 " out
+'
+
+test_expect_success PYTHON3 'unknown frame types pass through' '
+	write_probes >s &&
+	echo end >>s &&
+	dc-mkstream s >in.bin &&
+	python3 "$DC_SRC_DIR/t/helpers/stream-mutate.py" in.bin new.bin --add 77 0a0b0c &&
+	dc-aggregate new.bin >out.bin 2>err &&
+	test_must_be_empty_err &&
+	dc-aggregate --text out.bin >out &&
+	grep -q "^frame type=77 length=3\$" out
+'
+
+test_expect_success PYTHON3 'an FDS snapshot names descriptors opened before tracing' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=5 args=0,0,0 str=/gone
+	call probe=1 pid=100 tid=100 ts=200 dur=10 ret=1 args=3,0,1
+	EOF
+	echo "drops total=0" >>s &&
+	cat >>s <<-\EOF &&
+	call probe=1 pid=100 tid=100 ts=300 dur=10 ret=1 args=3,0,1
+	call probe=1 pid=100 tid=100 ts=400 dur=10 ret=1 args=1,0,1
+	call probe=1 pid=100 tid=100 ts=500 dur=10 ret=1 args=5,0,1
+	end
+	EOF
+	dc-mkstream s >in.bin &&
+	# pid 100, 2 entries: fd 3 "/tmp/pre", fd 1 "pipe:[77]"; before DROPS
+	python3 "$DC_SRC_DIR/t/helpers/stream-mutate.py" in.bin fds.bin --add-before 5 9 \
+		640000000200000003000000""0800""2f746d702f707265""01000000""0900""706970653a5b37375d &&
+	dc-aggregate --text fds.bin >out 2>err &&
+	test_must_be_empty_err &&
+	grep -q "^fds pid=100 3=/tmp/pre 1=pipe:\[77\]\$" out &&
+	events | sed "s/ pid=.* file=/ file=/" >got &&
+	cat >expect <<-\EOF &&
+	call probe=0 file=/gone args=0,0,0 str=/gone
+	call probe=1 file=- args=3,0,1
+	call probe=1 file=/tmp/pre args=3,0,1
+	call probe=1 file=pipe:[77] args=1,0,1
+	call probe=1 file=- args=5,0,1
+	EOF
+	test_cmp expect got
+'
+
 test_expect_success PYTHON3 'a malformed payload in a good frame: one line, exit 4, END flagged' '
 	write_probes >s &&
 	echo "call probe=1 pid=100 tid=100 ts=200 dur=10 ret=1 args=1,0,1" >>s &&

@@ -9,6 +9,9 @@ well-formed frames (t/4000-aggregate.t).
   stream-mutate.py IN OUT --add TYPE HEX
                                       insert a frame of TYPE whose payload
                                       is HEX before the last frame
+  stream-mutate.py IN OUT --add-before BEFORE TYPE HEX
+                                      the same, before the first frame of
+                                      type BEFORE
 
 Only the layout of dc-stream(5) is used: the header size at offset 10,
 16-byte frame headers (type, flags, length, crc32), payloads padded to 8.
@@ -44,6 +47,11 @@ def main():
     if sys.argv[3] == '--add':
         frs.insert(len(frs) - 1,
                    [int(sys.argv[4]), bytearray.fromhex(sys.argv[5])])
+        open(sys.argv[2], 'wb').write(encode(header, frs))
+        return
+    if sys.argv[3] == '--add-before':
+        at = [t for t, _ in frs].index(int(sys.argv[4]))
+        frs.insert(at, [int(sys.argv[5]), bytearray.fromhex(sys.argv[6])])
         open(sys.argv[2], 'wb').write(encode(header, frs))
         return
     seed = int(sys.argv[3])

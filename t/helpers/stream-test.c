@@ -600,6 +600,21 @@ static void test_damage(void)
 	ok(res.status == DC_READ_BADHDR && strstr(res.err, "byte order"),
 	   "wrong byte-order mark: '%s'", res.err);
 
+	/* A header size that does not hold the names, or is not a multiple
+	 * of 8 (frames would be misaligned). */
+	memcpy(d, b.data, b.len);
+	v16 = 40;
+	memcpy(d + 10, &v16, 2);
+	res = read_bytes(d, b.len);
+	ok(res.status == DC_READ_BADHDR && strstr(res.err, "corrupt stream header"),
+	   "header size too small: '%s'", res.err);
+	memcpy(d, b.data, b.len);
+	v16 = (uint16_t)(hsize + 4);
+	memcpy(d + 10, &v16, 2);
+	res = read_bytes(d, b.len);
+	ok(res.status == DC_READ_BADHDR && strstr(res.err, "corrupt stream header"),
+	   "header size not a multiple of 8: '%s'", res.err);
+
 	/* Corrupt checksum: flip one payload byte of the 4th frame. */
 	memcpy(d, b.data, b.len);
 	d[expected[2].end + DC_FRAME_HDR_SIZE] ^= 0x40;
