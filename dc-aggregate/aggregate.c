@@ -435,9 +435,10 @@ static void handle_process(unsigned idx, const struct dc_frame *f)
 		}
 	}
 	p = get_proc(idx, rec.pid, 1);
-	free(p->cwd);
-	p->cwd = NULL;
+	/* A record without a cwd (the process was already gone) leaves the
+	 * one known from before, or inherited at fork, in place. */
 	if (l[2] > 0 && s[2][0] == '/') {
+		free(p->cwd);
 		p->cwd = xmalloc(l[2] + 1);
 		memcpy(p->cwd, s[2], l[2]);
 		p->cwd[l[2]] = '\0';

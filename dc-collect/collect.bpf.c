@@ -498,8 +498,10 @@ static __always_inline void emit_proc(__u8 type, __u32 which, __u32 tgid,
 	if (size > sizeof(s->rec))
 		size = sizeof(s->rec);
 	ev->size = (__u16)size;
-	/* Process changes are rare and user space acts on them: wake it. */
-	if (bpf_ringbuf_output(&events, s->rec, size, 0) != 0) {
+	/* Process changes are rare and user space must look at /proc while
+	 * the process is still there: wake it now, even behind records that
+	 * were written without a wakeup. */
+	if (bpf_ringbuf_output(&events, s->rec, size, BPF_RB_FORCE_WAKEUP) != 0) {
 		count_drop(probe_id);
 		return;
 	}

@@ -106,6 +106,14 @@ size_t dc_proc_record(pid_t pid, unsigned long long start_mono_ns,
 	if ((p = strstr(text, "\nGid:")) != NULL)
 		rec.gid = (uint32_t)strtoul(p + 5, NULL, 10);
 
+	/* A process that has exited but not been reaped has no memory,
+	 * files or cwd left to describe: say nothing rather than blanks. */
+	if ((p = strstr(text, "\nState:")) != NULL) {
+		p += 7;
+		p += strspn(p, " \t");
+		if (*p == 'Z' || *p == 'X')
+			return 0;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if (read_link(path, exe, sizeof(exe)) < 0)
 		exe[0] = '\0';

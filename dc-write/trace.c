@@ -191,6 +191,7 @@ struct probe {
 	uint8_t nargs, ret_kind;
 	uint8_t kinds[DC_MAX_ARGS];
 	char *cat_json;          /* "POSIX" with quotes */
+	char *drop_key;          /* "POSIX/write" with quotes, for drops */
 	size_t cat_json_len;
 	char *prefix;            /* ,"name":"write","cat":"POSIX","pid": */
 	size_t prefix_len;
@@ -260,7 +261,8 @@ struct trace {
 	struct lanes *lanes;
 	size_t nlanes, lanes_cap;
 	uint64_t events_in;
-	uint64_t drops_total;    /* sum of DROPS frame totals */
+	uint64_t drops_cpu;      /* sum of per-CPU DROPS frame totals */
+	uint64_t drops_probe;    /* sum of per-probe DROPS frame totals */
 	int have_end;
 	struct dc_end_rec end;
 	uint64_t last_us;        /* latest event time seen, for ends */
@@ -442,7 +444,9 @@ static struct output *new_output(struct trace *t, uint32_t pid)
 /* The end event, then close the file. */
 static int close_file(struct trace *t, struct output *o, int how)
 {
-	uint64_t dropped = t->drops_total, id, ts = t->last_us;
+	uint64_t dropped = t->drops_cpu > t->drops_probe ? t->drops_cpu
+							 : t->drops_probe;
+	uint64_t id, ts = t->last_us;
 	char *start, *p, *err = NULL;
 
 	if (t->have_end && t->end.dropped > dropped)
@@ -558,6 +562,15 @@ static void set_probe(struct probe *pr, const char *name, size_t name_len,
 
 	free(pr->cat_json);
 	free(pr->prefix);
+	free(pr->drop_key);
+	{
+		/* Names repeat across layers (POSIX write, sys write). */
+		char *both = xasprintf("%.*s/%.*s", (int)cat_len, cat,
+				       (int)name_len, name);
+
+		pr->drop_key = jstr_dup(both, strlen(both), &cj);
+		free(both);
+	}
 	pr->cat_json = jstr_dup(cat, cat_len, &cj);
 	pr->cat_json_len = cj;
 	pr->prefix = xasprintf(",\"name\":%s,\"cat\":%s,\"pid\":", name_json,
@@ -1130,13 +1143,23 @@ static void frame_events(struct trace *t, const struct dc_frame *f)
 	}
 }
 
+/* The name a per-probe drop count goes by, or NULL for its number. */
+static const char *drop_key(const struct trace *t, uint32_t kind, uint32_t id)
+{
+	if (kind == DC_DROPS_PER_PROBE && id < PROBE_ID_MAX && id < t->nprobes &&
+	    t->probes[id].defined)
+		return t->probes[id].drop_key;
+	return NULL;
+}
+
 static int frame_drops(struct trace *t, const struct dc_frame *f, char *err,
 		       size_t errlen)
 {
 	struct dc_drops_rec rec;
 	struct dc_drops_entry e;
+	const char *key;
 	char *args, *p;
-	size_t i, k;
+	size_t i, k, need;
 
 	if (f->len < sizeof(rec)) {
 		snprintf(err, errlen, "malformed drops frame");
@@ -1147,8 +1170,19 @@ static int frame_drops(struct trace *t, const struct dc_frame *f, char *err,
 		snprintf(err, errlen, "malformed drops frame");
 		return -1;
 	}
-	t->drops_total += rec.total;
-	args = xmalloc(128 + 48 * (size_t)rec.count);
+	/* A collector reports the same losses per CPU and per probe: sum
+	 * each view over the frames (several inputs), never the two. */
+	if (rec.kind == DC_DROPS_PER_PROBE)
+		t->drops_probe += rec.total;
+	else
+		t->drops_cpu += rec.total;
+	need = 128;
+	for (i = 0; i < rec.count; i++) {
+		memcpy(&e, f->data + sizeof(rec) + i * sizeof(e), sizeof(e));
+		key = drop_key(t, rec.kind, e.key);
+		need += 48 + (key ? strlen(key) : 0);
+	}
+	args = xmalloc(need);
 	p = args;
 	p = PUT(p, "\"kind\":");
 	p = rec.kind == DC_DROPS_PER_CPU ? PUT(p, "\"cpu\"")
@@ -1161,9 +1195,17 @@ static int frame_drops(struct trace *t, const struct dc_frame *f, char *err,
 		memcpy(&e, f->data + sizeof(rec) + i * sizeof(e), sizeof(e));
 		if (i > 0)
 			*p++ = ',';
-		*p++ = '"';
-		p = put_u64(p, e.key);
-		p = PUT(p, "\":");
+		if ((key = drop_key(t, rec.kind, e.key)) != NULL) {
+			size_t kl = strlen(key);
+
+			memcpy(p, key, kl);
+			p += kl;
+			*p++ = ':';
+		} else {
+			*p++ = '"';
+			p = put_u64(p, e.key);
+			p = PUT(p, "\":");
+		}
 		p = put_u64(p, e.dropped);
 	}
 	*p++ = '}';
@@ -1330,6 +1372,7 @@ int trace_finish(struct trace *t, int how)
 	free(t->outs);
 	for (i = 0; i < t->nprobes; i++) {
 		free(t->probes[i].cat_json);
+		free(t->probes[i].drop_key);
 		free(t->probes[i].prefix);
 	}
 	free(t->probes);

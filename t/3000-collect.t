@@ -147,7 +147,8 @@ test_expect_success BPF,PYTHON3 'a tiny ring buffer drops, and captured + droppe
 		"$WORKLOAD" writes 200000 &&
 	captured=$(pfw-query count t.pfw.gz --cat sys --name write --file /dev/null) &&
 	pfw-query list t.pfw.gz --name dropped --ph i >drops &&
-	dropped=$(python3 -c "import json,sys; e=json.loads(open(\"drops\").readline()); print(e[\"args\"][\"by\"].get(\"write\", 0))") &&
+	dropped=$(grep "\"kind\": \"probe\"" drops |
+		python3 -c "import json,sys; print(json.load(sys.stdin)[\"args\"][\"by\"].get(\"sys/write\", 0))") &&
 	echo "captured $captured dropped $dropped" &&
 	test "$dropped" -gt 0 &&
 	test $((captured + dropped)) = 200000
