@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "summary.h"
 #include "gzout.h"
 #include "messages.h"
 #include "stream.h"
@@ -109,6 +110,7 @@ static void usage(void)
 {
 	printf("Usage: dc-write [OPTION]... OUT.pfw.gz\n"
 	       "       dc-write --check FILE...\n"
+	       "       dc-write --summary [--top N] FILE...\n"
 	       "Write the datacrumbs stream on standard input as a DFTracer trace.\n"
 	       "OUT '-' writes to standard output; a name ending in .pfw is\n"
 	       "written uncompressed.\n"
@@ -129,6 +131,10 @@ static void usage(void)
 	       "                         came for S seconds (default %d; 0: never)\n"
 	       "      --fsync            fsync after every member\n"
 	       "      --no-index         do not write OUT.idx\n"
+	       "      --summary          print calls, bytes and time per layer,\n"
+	       "                         function and file of the trace FILEs\n"
+	       "      --top N            with --summary, at most N rows per layer\n"
+	       "                         (default 10, 0 for all)\n"
 	       "      --check            verify the trace FILEs, print a summary\n"
 	       "  -h, --help             show this help\n"
 	       "  -V, --version          show the version\n",
@@ -183,7 +189,7 @@ int main(int argc, char **argv)
 	enum {
 		OPT_PLAIN = 256, OPT_SPLIT, OPT_MAX_SIZE, OPT_CHUNK,
 		OPT_THREADS, OPT_LEVEL, OPT_FSYNC, OPT_NO_INDEX, OPT_CHECK,
-		OPT_COMPRESSOR, OPT_FLUSH,
+		OPT_COMPRESSOR, OPT_FLUSH, OPT_SUMMARY, OPT_TOP,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -198,6 +204,8 @@ int main(int argc, char **argv)
 		{ "flush-interval", required_argument, NULL, OPT_FLUSH },
 		{ "no-index", no_argument, NULL, OPT_NO_INDEX },
 		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "summary", no_argument, NULL, OPT_SUMMARY },
+		{ "top", required_argument, NULL, OPT_TOP },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -212,6 +220,8 @@ int main(int argc, char **argv)
 	const char *input = NULL;
 	long threads = sysconf(_SC_NPROCESSORS_ONLN);
 	int level = DEFAULT_LEVEL, do_fsync = 0, check = 0, fd, c, st;
+	int summary = 0;
+	unsigned top = 10;
 	const char *compressor = "auto";
 	enum gz_compressor gz;
 	int status = DC_EXIT_OK, how = 0;
@@ -280,6 +290,12 @@ int main(int argc, char **argv)
 		case OPT_CHECK:
 			check = 1;
 			break;
+		case OPT_SUMMARY:
+			summary = 1;
+			break;
+		case OPT_TOP:
+			top = (unsigned)parse_int(optarg, "--top", 0, 1000000);
+			break;
 		case 'h':
 			usage();
 		case 'V':
@@ -287,6 +303,11 @@ int main(int argc, char **argv)
 		default:
 			dc_usage_error("unknown option");
 		}
+	}
+	if (summary) {
+		if (optind == argc)
+			dc_usage_error("--summary needs at least one FILE");
+		return summarize_traces(argc - optind, argv + optind, top);
 	}
 	if (check) {
 		if (optind == argc)

@@ -1,0 +1,292 @@
+/*
+ * summary.c - dc-write --summary: what a trace holds, per layer, function
+ * and file: calls, bytes and time.  It reads any DFTracer trace (ours or
+ * another writer's, gzip or plain) the way --check does, line by line
+ * through zlib, which reads every gzip member of a multi-member file.
+ *
+ * Bytes are the sum of the positive return values of calls that take a
+ * size (read, write, pwrite...), where the value is at most that size, so
+ * short reads count what really moved and mmap's address never does.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include <zlib.h>
+
+#include "hashset.h"
+#include "messages.h"
+#include "stream.h"
+#include "summary.h"
+
+struct row {
+	char *layer, *name, *file;
+	unsigned long long calls, bytes, time_us;
+};
+
+struct summary {
+	struct row *rows;
+	size_t nrows, cap;
+	struct hashmap index;      /* hash of (layer, name, file) -> row + 1 */
+	struct hashmap fnames;     /* fhash -> name string + 1 (in names) */
+	char **names;
+	size_t nnames;
+	unsigned long long events, dropped;
+	long long first_ts, last_ts;
+	int truncated, have_end;
+	struct hashmap pids;
+};
+
+static uint64_t fnv(const char *s, uint64_t h)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (h * 1099511628211ULL) | 1; /* never 0: reserved key */
+}
+
+static long long int_value(json_t *v)
+{
+	if (json_is_integer(v))
+		return (long long)json_integer_value(v);
+	if (json_is_string(v))
+		return strtoll(json_string_value(v), NULL, 10);
+	return -1;
+}
+
+static const char *file_of(struct summary *s, json_t *args)
+{
+	json_t *fh = json_object_get(args, "fhash");
+	const char *fname = json_string_value(json_object_get(args, "fname"));
+	uint64_t *slot;
+
+	if (fname != NULL)
+		return fname; /* the 2023 form names files inline */
+	if (fh == NULL)
+		return "-";
+	slot = hashmap_find(&s->fnames, (uint64_t)int_value(fh) + 1);
+	return slot ? s->names[*slot - 1] : "(unnamed)";
+}
+
+static struct row *row_for(struct summary *s, const char *layer,
+			   const char *name, const char *file)
+{
+	uint64_t key = fnv(file, fnv(name, fnv(layer, 1469598103934665603ULL)));
+	uint64_t *slot;
+	int added;
+	struct row *r;
+
+	slot = hashmap_insert(&s->index, key, &added);
+	if (!added)
+		return &s->rows[*slot - 1];
+	if (s->nrows == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->rows = xrealloc(s->rows, s->cap * sizeof(*s->rows));
+	}
+	r = &s->rows[s->nrows++];
+	memset(r, 0, sizeof(*r));
+	r->layer = xstrdup(layer);
+	r->name = xstrdup(name);
+	r->file = xstrdup(file);
+	*hashmap_find(&s->index, key) = s->nrows;
+	return r;
+}
+
+static void take(struct summary *s, json_t *ev)
+{
+	const char *name = json_string_value(json_object_get(ev, "name"));
+	const char *cat = json_string_value(json_object_get(ev, "cat"));
+	const char *ph = json_string_value(json_object_get(ev, "ph"));
+	json_t *args = json_object_get(ev, "args");
+	long long ts, dur, ret, size;
+	struct row *r;
+	int added;
+
+	if (name == NULL || cat == NULL || ph == NULL)
+		return;
+	if (strcmp(ph, "M") == 0) {
+		if (strcmp(name, "FH") == 0) {
+			const char *fname = json_string_value(json_object_get(args, "name"));
+			uint64_t *slot = hashmap_insert(&s->fnames,
+					(uint64_t)int_value(json_object_get(args, "value")) + 1,
+					&added);
+
+			if (fname != NULL && added) {
+				s->names = xrealloc(s->names, (s->nnames + 1) * sizeof(char *));
+				s->names[s->nnames++] = xstrdup(fname);
+				*slot = s->nnames;
+			}
+		}
+		return;
+	}
+	if (strcmp(name, "end") == 0 && strcmp(cat, "datacrumbs") == 0) {
+		s->have_end = 1;
+		s->dropped = (unsigned long long)int_value(json_object_get(args, "dropped"));
+		s->truncated = json_is_true(json_object_get(args, "truncated"));
+		return;
+	}
+	if (strcmp(cat, "datacrumbs") == 0 || strcmp(cat, "dftracer") == 0)
+		return; /* start, dropped, fork, exec... */
+	ts = int_value(json_object_get(ev, "ts"));
+	dur = int_value(json_object_get(ev, "dur"));
+	if (ts >= 0 && (s->first_ts == 0 || ts < s->first_ts))
+		s->first_ts = ts;
+	if (ts >= 0 && dur >= 0 && ts + dur > s->last_ts)
+		s->last_ts = ts + dur;
+	hashmap_insert(&s->pids, (uint64_t)int_value(json_object_get(ev, "pid")) + 1,
+		       &added);
+	s->events++;
+	r = row_for(s, cat, name, file_of(s, args));
+	r->calls++;
+	if (dur > 0)
+		r->time_us += (unsigned long long)dur;
+	/* A byte count is at most the size asked for; mmap's address is
+	 * not. */
+	ret = int_value(json_object_get(args, "ret"));
+	size = int_value(json_object_get(args, "size"));
+	if (size < 0)
+		size = int_value(json_object_get(args, "count"));
+	if (ret > 0 && ret <= size)
+		r->bytes += (unsigned long long)ret;
+}
+
+static int by_layer_then_time(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	int c = strcmp(x->layer, y->layer);
+
+	if (c != 0)
+		return c;
+	if (x->time_us != y->time_us)
+		return x->time_us < y->time_us ? 1 : -1;
+	return strcmp(x->name, y->name) != 0 ? strcmp(x->name, y->name)
+					     : strcmp(x->file, y->file);
+}
+
+/* Long paths keep their end, where the file name is. */
+static const char *tail(const char *s, size_t width)
+{
+	size_t n = strlen(s);
+
+	return n <= width ? s : s + n - width;
+}
+
+static int summarize(const char *path, unsigned top)
+{
+	struct summary s;
+	size_t cap = 1 << 16, len, i;
+	char *line = xmalloc(cap);
+	const char *layer = NULL;
+	unsigned shown = 0;
+	gzFile gz;
+	int bad = 0;
+
+	memset(&s, 0, sizeof(s));
+	hashmap_init(&s.index);
+	hashmap_init(&s.fnames);
+	hashmap_init(&s.pids);
+	gz = gzopen(path, "rb");
+	if (gz == NULL) {
+		syswarn("cannot open %s", path);
+		free(line);
+		return DC_EXIT_FAILURE;
+	}
+	for (;;) {
+		json_error_t jerr;
+		json_t *ev;
+
+		len = 0;
+		line[0] = '\0';
+		/* Read a whole line, however long. */
+		while (gzgets(gz, line + len, (int)(cap - len)) != NULL) {
+			len += strlen(line + len);
+			if (len > 0 && line[len - 1] == '\n')
+				break;
+			if (len + 1 >= cap) {
+				cap *= 2;
+				line = xrealloc(line, cap);
+			}
+		}
+		if (len == 0)
+			break;
+		while (len > 0 && strchr(" \t\r\n,", line[len - 1]))
+			line[--len] = '\0';
+		if (len == 0 || strcmp(line, "[") == 0 || strcmp(line, "]") == 0)
+			continue;
+		ev = json_loadb(line, len, JSON_DISABLE_EOF_CHECK, &jerr);
+		if (ev == NULL) {
+			bad++;
+			continue;
+		}
+		take(&s, ev);
+		json_decref(ev);
+	}
+	{
+		int errnum;
+		const char *msg = gzerror(gz, &errnum);
+
+		if (errnum != Z_OK && errnum != Z_STREAM_END) {
+			warn("%s: %s: the summary covers what could be read", path,
+			     errnum == Z_ERRNO ? strerror(errno) : msg);
+			bad++;
+		}
+	}
+	gzclose(gz);
+	free(line);
+
+	qsort(s.rows, s.nrows, sizeof(*s.rows), by_layer_then_time);
+	printf("%s: %llu events from %zu processes over %.3f s",
+	       path, s.events, s.pids.used,
+	       s.last_ts > s.first_ts ? (double)(s.last_ts - s.first_ts) / 1e6 : 0.0);
+	if (s.have_end)
+		printf(", %llu dropped%s", s.dropped,
+		       s.truncated ? ", input truncated" : "");
+	if (bad)
+		printf(", %d unreadable lines", bad);
+	printf("\n%-8s %-24s %-40s %9s %14s %12s\n", "layer", "function", "file",
+	       "calls", "bytes", "time (ms)");
+	for (i = 0; i < s.nrows; i++) {
+		const struct row *r = &s.rows[i];
+
+		/* At most `top` rows per layer, the most time-consuming. */
+		if (layer == NULL || strcmp(layer, r->layer) != 0) {
+			layer = r->layer;
+			shown = 0;
+		}
+		if (top > 0 && shown++ >= top)
+			continue;
+		printf("%-8.8s %-24.24s %-40s %9llu %14llu %12.3f\n", r->layer,
+		       r->name, tail(r->file, 40), r->calls, r->bytes,
+		       (double)r->time_us / 1e3);
+	}
+	for (i = 0; i < s.nrows; i++) {
+		free(s.rows[i].layer);
+		free(s.rows[i].name);
+		free(s.rows[i].file);
+	}
+	for (i = 0; i < s.nnames; i++)
+		free(s.names[i]);
+	free(s.names);
+	free(s.rows);
+	hashmap_free(&s.index);
+	hashmap_free(&s.fnames);
+	hashmap_free(&s.pids);
+	return bad ? DC_EXIT_BADINPUT : DC_EXIT_OK;
+}
+
+int summarize_traces(int n, char **files, unsigned top)
+{
+	int i, st, worst = DC_EXIT_OK;
+
+	for (i = 0; i < n; i++) {
+		st = summarize(files[i], top);
+		if (st == DC_EXIT_FAILURE || (st != DC_EXIT_OK && worst == DC_EXIT_OK))
+			worst = st;
+		if (i + 1 < n)
+			putchar('\n');
+	}
+	xfclose_stdout();
+	return worst;
+}
