@@ -40,6 +40,7 @@ enum dc_frame_type {
 	DC_FRAME_SYSINFO = 7, /* pairs of strings: key, value */
 	DC_FRAME_FILE = 8,    /* struct dc_file_rec + path: fs snapshot */
 	DC_FRAME_FDS = 9,     /* struct dc_fds_rec + entries: open files */
+	DC_FRAME_COUNTERS = 10, /* struct dc_counters_rec + entries: profile */
 };
 
 /* Exit statuses shared by every tool (EXIT STATUS in each man page). */
@@ -126,6 +127,27 @@ struct dc_fds_rec {
 	uint32_t pid;
 	uint32_t count;
 	/* then count x (int32 fd, string path) */
+};
+
+/* Profile mode: per process and probe, what happened in one interval.
+ * The kernel sums instead of sending every call; one frame per interval
+ * with the entries that saw calls. */
+struct dc_counters_rec {
+	uint64_t start_mono_ns;  /* interval start, monotonic clock */
+	uint64_t interval_ns;
+	uint32_t count;          /* entries that follow */
+	uint32_t reserved;
+	/* then count x struct dc_counter_entry */
+};
+
+struct dc_counter_entry {
+	uint32_t pid;
+	uint32_t probe_id;
+	uint64_t calls;          /* calls completed in the interval */
+	uint64_t dur_ns;         /* their summed duration */
+	uint64_t bytes;          /* summed positive returns of size-returning
+	                            calls (DC_RET_SIZE) */
+	uint64_t errors;         /* calls that failed */
 };
 
 struct dc_file_rec {
