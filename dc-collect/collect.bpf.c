@@ -34,6 +34,7 @@ const volatile bool trace_all = false;   /* --all: every process */
 const volatile __u32 self_tgid = 0;      /* never trace dc-collect */
 const volatile __u32 internal_base = 0;  /* first internal probe id */
 const volatile __u64 wakeup_bytes = 1 << 20; /* wake the reader past this */
+const volatile bool profile_mode = false; /* sum calls, do not send them */
 const volatile __u64 cgroup_id = 0;      /* --cgroup: its id, 0 if unused */
 const volatile __u32 cgroup_level = 0;   /* ... and its depth below the root */
 
@@ -84,6 +85,15 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } probe_drops SEC(".maps");
+
+/* Profile mode: cumulative sums per (process, probe); user space takes
+ * the difference every interval, so nothing is lost to a reset race. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, DC_MAX_PROFILE);
+	__type(key, struct dc_profile_key);
+	__type(value, struct dc_profile_value);
+} profile SEC(".maps");
 
 /* Scratch space: a zeroed stack to insert, and a record with a string. */
 struct scratch {
@@ -221,6 +231,32 @@ static __always_inline bool failed(__u8 ret_kind, __s64 ret)
 /* Emit a completed call.  A probe with a string argument goes through the
  * per-CPU scratch record (its length varies); the rest reserve a fixed
  * record in place. */
+static __always_inline bool failed(__u8 ret_kind, __s64 ret);
+
+/* Profile mode: add one call to its process's and probe's sums. */
+static __always_inline void profile_call(__u32 pid, __u32 probe_id, __u64 dur,
+					 __s64 ret, __u8 ret_kind)
+{
+	struct dc_profile_key key = { .pid = pid, .probe_id = probe_id };
+	struct dc_profile_value *v, zero = {};
+
+	v = bpf_map_lookup_elem(&profile, &key);
+	if (!v) {
+		bpf_map_update_elem(&profile, &key, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&profile, &key);
+		if (!v) {
+			count_drop(probe_id); /* the table is full */
+			return;
+		}
+	}
+	v->calls += 1;
+	v->dur_ns += dur;
+	if (ret_kind == DC_RET_SIZE && ret > 0)
+		v->bytes += ret;
+	if (failed(ret_kind, ret))
+		v->errors += 1;
+}
+
 static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 ret,
 				      __u32 depth)
 {
@@ -234,6 +270,11 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 
 	if (!cfg)
 		return;
+	if (profile_mode) {
+		profile_call(pid_tgid >> 32, probe_id, now - f->ts, ret,
+			     cfg->ret_kind);
+		return;
+	}
 	nargs = cfg->nargs;
 	if (nargs > DC_MAX_ARGS)
 		nargs = DC_MAX_ARGS;
@@ -632,6 +673,10 @@ static __always_inline void emit_kernel(__u32 probe_id, __u8 type,
 	struct dc_event *ev;
 	__u64 *args;
 
+	if (profile_mode) {
+		profile_call(pid_tgid >> 32, probe_id, dur, ret, DC_RET_NONE);
+		return;
+	}
 	ev = bpf_ringbuf_reserve(&events, DC_EVENT_FIXED_SIZE, 0);
 	if (!ev) {
 		count_drop(probe_id);

@@ -41,6 +41,7 @@
 #include "klayers.h"
 #include "messages.h"
 #include "proc.h"
+#include "profile.h"
 #include "umulti.h"
 #include "sign.h"
 #include "spec.h"
@@ -142,6 +143,8 @@ struct collector {
 	bool generic_tp;      /* some tracepoint uses the generic program */
 	bool kfunc;           /* kernel-function probes can be attached */
 	bool *skip;           /* per probe: not attachable here */
+	struct dc_profiler *profiler; /* profile mode */
+	uint64_t interval_start;      /* monotonic ns */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -483,6 +486,10 @@ static int on_record(void *ctx, void *data, size_t size)
 		if (ev->probe_id == c->internal_base + DC_IPROBE_REGISTER)
 			emit_process(c, (pid_t)ev->pid);
 		break;
+	case DC_EV_EXIT_PROC:
+		if (c->profiler)
+			dc_profiler_exited(c->profiler, ev->pid);
+		break;
 	}
 	return 0;
 }
@@ -787,6 +794,7 @@ static void open_and_load(struct collector *c)
 	skel->rodata->self_tgid = (__u32)getpid();
 	skel->rodata->trace_all = c->opt.mode == SEL_ALL;
 	skel->rodata->internal_base = c->internal_base;
+	skel->rodata->profile_mode = c->spec->mode == DC_MODE_PROFILE;
 	skel->rodata->wakeup_bytes = c->opt.wakeup ? c->opt.wakeup
 						   : c->opt.ring_size / 16;
 	if (c->opt.mode == SEL_CGROUP) {
@@ -1251,6 +1259,30 @@ static bool reap_child(struct collector *c)
 	return c->child_done;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/* Profile mode: one COUNTERS frame for the interval that just ended. */
+static void take_counters(struct collector *c)
+{
+	uint64_t now = now_ns();
+	const unsigned char *buf;
+	size_t len;
+
+	buf = dc_profiler_take(c->profiler, c->interval_start,
+			       now - c->interval_start, &len);
+	c->interval_start = now;
+	if (len == 0)
+		return;
+	flush_batch(c);
+	out_frame(c, DC_FRAME_COUNTERS, buf, (uint32_t)len);
+}
+
 static double now_seconds(void)
 {
 	struct timespec t;
@@ -1279,6 +1311,11 @@ static void run(struct collector *c)
 			break;
 		}
 		drain(c);
+		if (c->profiler && now_ns() - c->interval_start >=
+				       (uint64_t)c->spec->interval_ms * 1000000ULL) {
+			take_counters(c);
+			flush_out(c);
+		}
 		if (!out_ok(c))
 			break;
 		if (c->opt.mode == SEL_COMMAND && reap_child(c))
@@ -1288,6 +1325,10 @@ static void run(struct collector *c)
 	}
 	/* Whatever the kernel wrote before we stopped is still ours. */
 	drain(c);
+	if (c->profiler) {
+		take_counters(c);
+		flush_out(c);
+	}
 }
 
 static int command_exit_status(const struct collector *c)
@@ -1391,6 +1432,11 @@ int main(int argc, char **argv)
 	if (c.rb == NULL)
 		sysdie("cannot open the ring buffer");
 	c.batch = xmalloc(BATCH_BYTES);
+	if (c.spec->mode == DC_MODE_PROFILE) {
+		c.profiler = dc_profiler_new(bpf_map__fd(c.skel->maps.profile));
+		notice("profile mode: counters every %u ms instead of events",
+		       c.spec->interval_ms);
+	}
 
 	dc_stream_info_init(&c.info, c.opt.run_id);
 	c.out = dc_writer_open(out_fd, &c.info);
@@ -1427,6 +1473,7 @@ int main(int argc, char **argv)
 	}
 	if (c.opt.ready_file)
 		write_ready_file(c.opt.ready_file);
+	c.interval_start = now_ns();
 	if (c.opt.mode == SEL_COMMAND)
 		start_command(&c);
 	flush_out(&c);
@@ -1474,6 +1521,7 @@ int main(int argc, char **argv)
 	ring_buffer__free(c.rb);
 	collect_bpf__destroy(c.skel);
 	dc_spec_free(c.spec);
+	dc_profiler_free(c.profiler);
 	free(c.skip);
 	free(c.batch);
 	if (status == DC_EXIT_OK && c.opt.mode == SEL_COMMAND)

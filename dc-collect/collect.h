@@ -97,6 +97,21 @@ struct dc_block_start {
 	__u32 reserved;
 };
 
+/* Profile mode: the kernel sums calls per process and probe. */
+#define DC_MAX_PROFILE 65536
+
+struct dc_profile_key {
+	__u32 pid;
+	__u32 probe_id;
+};
+
+struct dc_profile_value {
+	__u64 calls;
+	__u64 dur_ns;
+	__u64 bytes;
+	__u64 errors;
+};
+
 /* Internal probe ids follow the spec's probes. */
 enum dc_internal_probe {
 	DC_IPROBE_FORK = 0,

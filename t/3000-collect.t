@@ -164,6 +164,23 @@ test_expect_success BPF,PYTHON3 '1,000,000 write() calls in a tight loop lose no
 	grep "1000[0-9]* events, 0 dropped" collect.err
 '
 
+test_expect_success BPF,PYTHON3 'profile mode: counters per interval add up to every call' '
+	{ printf "mode: profile\ninterval_ms: 100\n" && write_layer | sed 1d; } >c.yaml &&
+	cat c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" writes 50000 "$PWD/out" &&
+	grep "profile mode: counters every 100 ms" collect.err &&
+	test "$(pfw-query count t.pfw.gz --cat sys --name write)" = 0 &&
+	pfw-query list t.pfw.gz --ph C --cat sys --name write >counters &&
+	python3 - <<-\EOP
+	import json
+	c = [json.loads(l)["args"] for l in open("counters")]
+	assert len(c) >= 1, c
+	assert sum(a["calls"] for a in c) == 50000, c
+	assert sum(a["bytes"] for a in c) == 50000, c
+	assert sum(a["errors"] for a in c) == 0, c
+	EOP
+'
+
 test_expect_success BPF,PYTHON3 'SIGTERM drains, ends the stream and exits 0' '
 	sleep 30 &
 	sleeper=$! &&
