@@ -232,6 +232,31 @@ static void print_fds(FILE *f, const unsigned char *data, uint32_t len)
 	putc('\n', f);
 }
 
+/* One line per frame, the form dc-mkstream reads back: a pid= opens
+ * each entry. */
+static void print_counters(FILE *f, const unsigned char *data, uint32_t len)
+{
+	struct dc_counters_rec rec;
+	uint32_t i;
+
+	if (len < sizeof(rec))
+		return malformed(f, DC_FRAME_COUNTERS, len);
+	memcpy(&rec, data, sizeof(rec));
+	if ((len - sizeof(rec)) / sizeof(struct dc_counter_entry) < rec.count)
+		return malformed(f, DC_FRAME_COUNTERS, len);
+	fprintf(f, "counters start=%" PRIu64 " interval=%" PRIu64,
+		rec.start_mono_ns, rec.interval_ns);
+	for (i = 0; i < rec.count; i++) {
+		struct dc_counter_entry e;
+
+		memcpy(&e, data + sizeof(rec) + (size_t)i * sizeof(e), sizeof(e));
+		fprintf(f, " pid=%u probe=%u calls=%" PRIu64 " dur=%" PRIu64
+			" bytes=%" PRIu64 " errors=%" PRIu64, e.pid, e.probe_id,
+			e.calls, e.dur_ns, e.bytes, e.errors);
+	}
+	putc('\n', f);
+}
+
 static void print_end(FILE *f, const unsigned char *data, uint32_t len)
 {
 	struct dc_end_rec rec;
@@ -323,6 +348,9 @@ void text_frame(FILE *f, uint16_t type, const unsigned char *data,
 		break;
 	case DC_FRAME_FDS:
 		print_fds(f, data, len);
+		break;
+	case DC_FRAME_COUNTERS:
+		print_counters(f, data, len);
 		break;
 	default:
 		fprintf(f, "frame type=%u length=%u\n", type, len);

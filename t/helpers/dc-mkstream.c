@@ -24,6 +24,12 @@
  *   repeat N <event line>   (N events, ts advancing by dur+1000 each)
  *   drops kind=cpu|probe total=5 0=3 1=2
  *   sysinfo KEY=VALUE...
+ *   counters start=NS interval=NS pid=P probe=ID calls=N dur=NS bytes=N
+ *            errors=N [pid=P probe=ID ...]...
+ *                    (one COUNTERS frame; each pid= starts an entry, the
+ *                    keys after it fill that entry, missing ones are 0;
+ *                    the interval's end counts as an event end for the
+ *                    default end ts=)
  *   raw type=N [hex=0011aa...]   (any frame, e.g. unknown or malformed)
  *   end [events=AUTO|N] [dropped=N] [flags=N] [ts=N]
  *   truncate BYTES   (write only BYTES bytes of the next frame, then stop)
@@ -460,6 +466,57 @@ static void do_raw(struct token *tok, int n)
 
 static uint64_t last_event_end;
 
+/* One COUNTERS frame: a pid= key opens the next entry. */
+static void do_counters(struct token *tok, int n)
+{
+	struct dc_counters_rec rec;
+	struct dc_counter_entry ent[MAX_TOKENS], *e = NULL;
+	unsigned char buf[sizeof(rec) + sizeof(ent)];
+	int i;
+
+	memset(&rec, 0, sizeof(rec));
+	memset(ent, 0, sizeof(ent));
+	for (i = 1; i < n; i++) {
+		const char *k = tok[i].key;
+		uint64_t v;
+
+		if (k == NULL)
+			bad("counters takes KEY=VALUE pairs, not '%s'",
+			    tok[i].value);
+		v = (uint64_t)num(tok[i].value, k);
+		if (strcmp(k, "start") == 0) {
+			rec.start_mono_ns = v;
+		} else if (strcmp(k, "interval") == 0) {
+			rec.interval_ns = v;
+		} else if (strcmp(k, "reserved") == 0) {
+			rec.reserved = (uint32_t)v;
+		} else if (strcmp(k, "pid") == 0) {
+			e = &ent[rec.count++];
+			e->pid = (uint32_t)v;
+		} else if (e == NULL) {
+			bad("counters: '%s=' before the first pid=", k);
+		} else if (strcmp(k, "probe") == 0) {
+			e->probe_id = (uint32_t)v;
+		} else if (strcmp(k, "calls") == 0) {
+			e->calls = v;
+		} else if (strcmp(k, "dur") == 0) {
+			e->dur_ns = v;
+		} else if (strcmp(k, "bytes") == 0) {
+			e->bytes = v;
+		} else if (strcmp(k, "errors") == 0) {
+			e->errors = v;
+		} else {
+			bad("counters: unknown key '%s'", k);
+		}
+	}
+	if (rec.start_mono_ns + rec.interval_ns > last_event_end)
+		last_event_end = rec.start_mono_ns + rec.interval_ns;
+	memcpy(buf, &rec, sizeof(rec));
+	memcpy(buf + sizeof(rec), ent, rec.count * sizeof(ent[0]));
+	put_frame(DC_FRAME_COUNTERS, buf,
+		  (uint32_t)(sizeof(rec) + rec.count * sizeof(ent[0])));
+}
+
 static void do_end(struct token *tok, int n)
 {
 	struct dc_end_rec rec;
@@ -606,6 +663,8 @@ static void do_line(char *line)
 		do_drops(tok, n);
 	else if (strcmp(word, "sysinfo") == 0)
 		do_sysinfo(tok, n);
+	else if (strcmp(word, "counters") == 0)
+		do_counters(tok, n);
 	else if (strcmp(word, "end") == 0)
 		do_end(tok, n);
 	else if (strcmp(word, "raw") == 0)
