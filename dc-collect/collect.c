@@ -17,6 +17,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <mntent.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -607,17 +608,29 @@ static unsigned long long report_drops(struct collector *c, bool verbose)
 
 /* ---- BPF setup ---- */
 
-static struct dc_spec *load_spec(const struct options *o)
+/* The user the signed summary names: the run's output belongs to them. */
+static uid_t signer_uid(json_t *summary)
+{
+	json_t *uid = json_object_get(summary, "uid");
+
+	if (!json_is_integer(uid) || json_integer_value(uid) < 0)
+		return (uid_t)-1;
+	return (uid_t)json_integer_value(uid);
+}
+
+static struct dc_spec *load_spec(const struct options *o, uid_t *owner)
 {
 	char err[512];
 	int status = DC_EXIT_FAILURE;
-	json_t *spec_json;
+	json_t *spec_json, *summary = NULL;
 	struct dc_spec *spec;
 
-	spec_json = dc_verify_file(o->spec_path, o->key_path, NULL, err,
+	spec_json = dc_verify_file(o->spec_path, o->key_path, &summary, err,
 				   sizeof(err), &status);
 	if (spec_json == NULL)
 		die_status(status, "%s", err);
+	*owner = signer_uid(summary);
+	json_decref(summary);
 	spec = dc_spec_from_json(spec_json, err, sizeof(err));
 	json_decref(spec_json);
 	if (spec == NULL)
@@ -1394,6 +1407,7 @@ int main(int argc, char **argv)
 	struct dc_end_rec end;
 	struct timespec now;
 	int out_fd = STDOUT_FILENO;
+	uid_t owner;
 	int status;
 
 	dc_messages_init(argv[0]);
@@ -1403,7 +1417,7 @@ int main(int argc, char **argv)
 	if (c.opt.check_kernel)
 		return check_kernel();
 
-	c.spec = load_spec(&c.opt);
+	c.spec = load_spec(&c.opt, &owner);
 	c.internal_base = (unsigned)c.spec->nprobes;
 
 	dc_features_detect(&c.feat);
@@ -1420,6 +1434,15 @@ int main(int argc, char **argv)
 			      O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (out_fd < 0)
 			sysdie("cannot create %s", c.opt.output);
+		/* The stream is the trace of the user who had the spec signed:
+		 * theirs, and nobody else's (mode 0600). */
+		if (owner != (uid_t)-1 && owner != geteuid()) {
+			struct passwd *pw = getpwuid(owner);
+
+			if (fchown(out_fd, owner, pw ? pw->pw_gid : (gid_t)-1) != 0)
+				sysdie("cannot give %s to uid %u", c.opt.output,
+				       (unsigned)owner);
+		}
 	} else if (isatty(STDOUT_FILENO)) {
 		dc_usage_error("standard output is a terminal: pipe it into "
 			       "dc-aggregate or dc-write, or use --output");

@@ -437,6 +437,16 @@ test_expect_success 'the systemd units name the installed service and socket' '
 	grep -q "^ListenStream=/run/datacrumbs/sign.sock$" "$DC_BUILD_DIR/dc-sign/dc-signd.socket"
 '
 
+test_expect_success TESTUSER,BPF 'the collector gives the stream to the user the spec was signed for' '
+	setup_service &&
+	write_spec "$(syscall_probe sys)" &&
+	start_once &&
+	as_user "$DC_SIGN_BIN" --via-service -s "$(pwd)/sock" spec.json >signed.json &&
+	wait &&
+	dc-collect -k key -o out.dcs signed.json -- true 2>err &&
+	test "$(stat -c %U:%a out.dcs)" = "$DC_TEST_USER:600"
+'
+
 if test -f "$TRASH_DIRECTORY/created-user"; then
 	userdel "$DC_TEST_USER" 2>/dev/null
 	getent group "$DC_TEST_USER" >/dev/null && groupdel "$DC_TEST_USER" 2>/dev/null
