@@ -7,6 +7,10 @@
  * Bytes are the sum of the positive return values of calls that take a
  * size (read, write, pwrite...), where the value is at most that size, so
  * short reads count what really moved and mmap's address never does.
+ *
+ * Counter samples (ph "C", profile mode) add their calls, bytes and
+ * dur_us to the row of their layer and function, file "-": they name no
+ * file.
  */
 #include "config.h"
 
@@ -34,7 +38,7 @@ struct summary {
 	struct hashmap fnames;     /* fhash -> name string + 1 (in names) */
 	char **names;
 	size_t nnames;
-	unsigned long long events, dropped;
+	unsigned long long events, samples, dropped;
 	long long first_ts, last_ts;
 	int truncated, have_end;
 	struct hashmap pids;
@@ -137,6 +141,21 @@ static void take(struct summary *s, json_t *ev)
 		s->last_ts = ts + dur;
 	hashmap_insert(&s->pids, (uint64_t)int_value(json_object_get(ev, "pid")) + 1,
 		       &added);
+	if (strcmp(ph, "C") == 0) {
+		long long v;
+
+		s->samples++;
+		if (ts > s->last_ts)
+			s->last_ts = ts;
+		r = row_for(s, cat, name, "-");
+		if ((v = int_value(json_object_get(args, "calls"))) > 0)
+			r->calls += (unsigned long long)v;
+		if ((v = int_value(json_object_get(args, "bytes"))) > 0)
+			r->bytes += (unsigned long long)v;
+		if ((v = int_value(json_object_get(args, "dur_us"))) > 0)
+			r->time_us += (unsigned long long)v;
+		return;
+	}
 	s->events++;
 	r = row_for(s, cat, name, file_of(s, args));
 	r->calls++;
@@ -163,14 +182,6 @@ static int by_layer_then_time(const void *a, const void *b)
 		return x->time_us < y->time_us ? 1 : -1;
 	return strcmp(x->name, y->name) != 0 ? strcmp(x->name, y->name)
 					     : strcmp(x->file, y->file);
-}
-
-/* Long paths keep their end, where the file name is. */
-static const char *tail(const char *s, size_t width)
-{
-	size_t n = strlen(s);
-
-	return n <= width ? s : s + n - width;
 }
 
 static int summarize(const char *path, unsigned top)
@@ -240,13 +251,15 @@ static int summarize(const char *path, unsigned top)
 	printf("%s: %llu events from %zu processes over %.3f s",
 	       path, s.events, s.pids.used,
 	       s.last_ts > s.first_ts ? (double)(s.last_ts - s.first_ts) / 1e6 : 0.0);
+	if (s.samples > 0)
+		printf(", %llu counter samples", s.samples);
 	if (s.have_end)
 		printf(", %llu dropped%s", s.dropped,
 		       s.truncated ? ", input truncated" : "");
 	if (bad)
 		printf(", %d unreadable lines", bad);
-	printf("\n%-8s %-24s %-40s %9s %14s %12s\n", "layer", "function", "file",
-	       "calls", "bytes", "time (ms)");
+	printf("\n%-8s %-24s %9s %14s %12s  %s\n", "layer", "function", "calls",
+	       "bytes", "time (ms)", "file");
 	for (i = 0; i < s.nrows; i++) {
 		const struct row *r = &s.rows[i];
 
@@ -257,9 +270,9 @@ static int summarize(const char *path, unsigned top)
 		}
 		if (top > 0 && shown++ >= top)
 			continue;
-		printf("%-8.8s %-24.24s %-40s %9llu %14llu %12.3f\n", r->layer,
-		       r->name, tail(r->file, 40), r->calls, r->bytes,
-		       (double)r->time_us / 1e3);
+		printf("%-8.8s %-24.24s %9llu %14llu %12.3f  %s\n", r->layer,
+		       r->name, r->calls, r->bytes, (double)r->time_us / 1e3,
+		       r->file);
 	}
 	for (i = 0; i < s.nrows; i++) {
 		free(s.rows[i].layer);
