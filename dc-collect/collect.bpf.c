@@ -902,6 +902,21 @@ int dc_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 	return 0;
 }
 
+/* A USDT probe site: an instant; the cookie is the probe id.  (The
+ * probe's own arguments are not decoded yet.) */
+SEC("uprobe")
+int BPF_KPROBE(dc_usdt)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 probe_id = (__u32)bpf_get_attach_cookie(ctx);
+
+	if (!is_selected(pid_tgid >> 32))
+		return 0;
+	emit_kernel(probe_id, DC_EV_INSTANT, pid_tgid, bpf_ktime_get_ns(), 0,
+		    0, current_depth((__u32)pid_tgid), 0, 0, 0, 0, 0, 0, 0, 0);
+	return 0;
+}
+
 /* Any other tracepoint: the instant alone; the cookie is the probe id. */
 SEC("tp")
 int dc_tp_generic(void *ctx)

@@ -143,6 +143,7 @@ struct collector {
 	bool tp_needed[DC_TP_COUNT];
 	bool generic_tp;      /* some tracepoint uses the generic program */
 	bool kfunc;           /* kernel-function probes can be attached */
+	bool usdt;            /* some probe is a USDT site */
 	bool *skip;           /* per probe: not attachable here */
 	struct dc_profiler *profiler; /* profile mode */
 	uint64_t interval_start;      /* monotonic ns */
@@ -731,9 +732,7 @@ static void plan_probes(struct collector *c)
 			}
 			break;
 		case DC_PROBE_USDT:
-			warn("probe %s: USDT probes are not supported by this collector yet, skipped",
-			     p->function);
-			c->skip[i] = true;
+			c->usdt = true;
 			break;
 		default:
 			break;
@@ -834,6 +833,8 @@ static void open_and_load(struct collector *c)
 			bpf_program__set_autoload(dc_klayer_prog(skel, tp), false);
 	if (!c->generic_tp)
 		bpf_program__set_autoload(skel->progs.dc_tp_generic, false);
+	if (!c->usdt)
+		bpf_program__set_autoload(skel->progs.dc_usdt, false);
 	if (c->feat.umulti) {
 		bpf_program__set_expected_attach_type(skel->progs.dc_umulti_entry,
 						      DC_BPF_TRACE_UPROBE_MULTI);
@@ -1041,6 +1042,25 @@ static void attach_tracepoint(struct collector *c, size_t i)
 	c->attached++;
 }
 
+/* A USDT site is a uprobe at the note's address; attaching with the
+ * semaphore's offset makes the kernel raise it, so gated sites fire. */
+static void attach_usdt(struct collector *c, size_t i)
+{
+	const struct dc_probe *p = &c->spec->probes[i];
+	LIBBPF_OPTS(bpf_uprobe_opts, opts);
+
+	opts.bpf_cookie = (__u64)i;
+	opts.ref_ctr_offset = (size_t)p->semaphore;
+	if (!bpf_program__attach_uprobe_opts(c->skel->progs.dc_usdt, -1,
+					     p->target, p->offset, &opts)) {
+		warn("cannot attach USDT probe %s in %s: %s", p->function,
+		     p->target, strerror(errno));
+		c->failed++;
+		return;
+	}
+	c->attached++;
+}
+
 /* Kernel functions through kprobes, where the kernel has them: the same
  * generic entry/exit programs serve, the cookie is the probe id. */
 static void attach_kfunc(struct collector *c, size_t i)
@@ -1117,6 +1137,9 @@ static void attach_all(struct collector *c)
 			break;
 		case DC_PROBE_KFUNC:
 			attach_kfunc(c, i);
+			break;
+		case DC_PROBE_USDT:
+			attach_usdt(c, i);
 			break;
 		default:
 			warn("probe %s (%s): kind not supported by this collector, skipped",

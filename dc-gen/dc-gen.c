@@ -425,9 +425,14 @@ static void gen_usdt(struct gen *g, const struct layer_cfg *l)
 
 		if ((listed(l, full) || matches_any(l->include, l->ninclude, full)) &&
 		    !matches_any(l->exclude, l->nexclude, full)) {
+			size_t before = g->spec.nprobes;
+
 			key = xasprintf("u %s %llx", path, (unsigned long long)u->offset);
 			add_probe(g, l, key, DC_PROBE_USDT, path, full, u->offset, -1,
 				  l->optional);
+			/* The collector raises the semaphore while attached. */
+			if (g->spec.nprobes > before)
+				g->spec.probes[before].semaphore = u->semaphore_offset;
 			free(key);
 		}
 		free(full);

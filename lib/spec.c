@@ -160,6 +160,14 @@ static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
 		}
 		out->offset = (uint64_t)json_integer_value(v);
 	}
+	if ((v = json_object_get(p, "semaphore")) != NULL) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0) {
+			seterr(err, errlen, "probe %zu (%s): bad \"semaphore\"", idx,
+			       function);
+			return -1;
+		}
+		out->semaphore = (uint64_t)json_integer_value(v);
+	}
 	if (out->kind == DC_PROBE_SYSCALL && out->nr < 0) {
 		seterr(err, errlen, "probe %zu (%s): syscall without \"nr\"", idx,
 		       function);
@@ -305,6 +313,9 @@ json_t *dc_spec_to_json(const struct dc_spec *spec)
 			json_object_set_new(o, "offset", json_integer((json_int_t)p->offset));
 		if (p->nr >= 0)
 			json_object_set_new(o, "nr", json_integer(p->nr));
+		if (p->semaphore != 0)
+			json_object_set_new(o, "semaphore",
+					    json_integer((json_int_t)p->semaphore));
 		for (a = 0; a < p->nargs; a++)
 			json_array_append_new(args, json_string(dc_arg_kind_name(p->arg_kinds[a])));
 		json_object_set_new(o, "args", args);

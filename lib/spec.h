@@ -36,6 +36,7 @@ struct dc_probe {
 	                           category, or NULL */
 	char *function;         /* function, syscall or tracepoint name */
 	uint64_t offset;        /* uprobe file offset (0: resolve by name) */
+	uint64_t semaphore;     /* USDT semaphore file offset, 0 if none */
 	int64_t nr;             /* syscall number, -1 if not a syscall */
 	int nargs;
 	uint8_t arg_kinds[DC_MAX_ARGS]; /* enum dc_arg_kind */

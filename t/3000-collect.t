@@ -129,6 +129,21 @@ test_expect_success BPF,PYTHON3 'a recursive function pairs at every depth' '
 	done
 '
 
+test_expect_success BPF,PYTHON3 'USDT probes fire, gated ones too (semaphores raised)' '
+	cat >c.yaml <<-EOC &&
+	layers:
+	  - name: DEMO
+	    kind: usdt
+	    target: $DC_BUILD_DIR/t/helpers/usdt-demo
+	    include: ["^dcdemo:"]
+	EOC
+	trace c.yaml t.pfw.gz probes.sig -- "$DC_BUILD_DIR/t/helpers/usdt-demo" &&
+	for site in start gated stop; do
+		test "$(pfw-query count t.pfw.gz --ph i --cat DEMO --name dcdemo:$site)" = 1 ||
+		return 1
+	done
+'
+
 test_expect_success BPF,PYTHON3 'calls nested deeper than the kernel stack are counted, not lost silently' '
 	cat >c.yaml <<-EOC &&
 	layers:
