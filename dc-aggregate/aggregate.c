@@ -12,6 +12,11 @@
  *     file_id to the STRING id of the path it works on;
  *   - merges several inputs: one header, timestamps moved to its clock,
  *     probe and string ids renumbered where they clash;
+ *   - passes COUNTERS frames (profile mode) on, with merged inputs'
+ *     probe ids and clocks translated like events;
+ *   - with --profile, sums calls per interval, process and probe into
+ *     COUNTERS frames instead of writing them, as the collector's profile
+ *     mode would have;
  *   - ends with its own END frame: its event count, the inputs' losses,
  *     and flags saying whether an input was cut short or damaged.
  *
@@ -27,6 +32,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,11 +125,13 @@ static struct u64map threads; /* input << 32 | tid -> struct thread * */
 /* ---- output ---- */
 
 static int opt_text;
+static uint64_t opt_profile;  /* --profile interval in ns; 0: off */
 static struct dc_writer *writer;
 static unsigned char *batch;
 static size_t batch_len;
 static uint64_t events_out, unmatched_exits, unwound_calls;
 static uint64_t last_ts;      /* latest event end written */
+static uint64_t counters_out; /* counter entries written */
 
 static struct u64map out_probes; /* output probe id -> struct probe * */
 static struct u64map probe_index; /* hash of a PROBE payload -> probe */
@@ -174,8 +182,15 @@ static void out_flush(void)
 	}
 }
 
+static void profile_event(const struct dc_event *ev);
+
 static void out_event(const struct dc_event *ev)
 {
+	if (opt_profile != 0 &&
+	    (ev->type == DC_EV_CALL || ev->type == DC_EV_INSTANT)) {
+		profile_event(ev);
+		return;
+	}
 	if (batch_len + ev->size > OUT_BATCH)
 		flush_events();
 	memcpy(batch + batch_len, ev, ev->size);
@@ -603,7 +618,8 @@ static void track_files(unsigned in, const struct probe *pr,
 	uint32_t file = 0;
 	int failed = ev->ret < 0 || (ev->flags & DC_EVF_FAILED);
 
-	if (pr == NULL)
+	/* Counters name no files: --profile needs no file tables. */
+	if (pr == NULL || opt_profile != 0)
 		return;
 	if (pr->path_arg >= 0 && ev->str_len > 0)
 		file = event_path(p, pr, ev);
@@ -996,6 +1012,216 @@ static void handle_drops(unsigned idx, const struct dc_frame *f)
 	free(copy);
 }
 
+/* Counters of the collector's profile mode: probe ids and the interval
+ * start move to the output's numbering and clock, as events do. */
+static void handle_counters(unsigned idx, const struct dc_frame *f)
+{
+	struct input *in = &inputs[idx];
+	struct dc_counters_rec rec;
+	unsigned char *copy;
+	uint32_t i;
+
+	if (f->len < sizeof(rec)) {
+		damaged(in, "counters", f->offset);
+		return;
+	}
+	memcpy(&rec, f->data, sizeof(rec));
+	if ((f->len - sizeof(rec)) / sizeof(struct dc_counter_entry) < rec.count) {
+		damaged(in, "counters", f->offset);
+		return;
+	}
+	copy = xmalloc(f->len);
+	memcpy(copy, f->data, f->len);
+	rec.start_mono_ns += (uint64_t)in->delta;
+	memcpy(copy, &rec, sizeof(rec));
+	for (i = 0; i < rec.count; i++) {
+		size_t at = sizeof(rec) + (size_t)i * sizeof(struct dc_counter_entry) +
+			    offsetof(struct dc_counter_entry, probe_id);
+		uint32_t id;
+		uint64_t *slot;
+
+		memcpy(&id, copy + at, 4);
+		slot = u64map_get(&in->probes, id);
+		if (slot != NULL) {
+			id = ((struct probe *)PTR(*slot))->id;
+			memcpy(copy + at, &id, 4);
+		}
+	}
+	if (rec.start_mono_ns + rec.interval_ns > last_ts)
+		last_ts = rec.start_mono_ns + rec.interval_ns;
+	counters_out += rec.count;
+	flush_events();
+	out_frame(DC_FRAME_COUNTERS, copy, f->len);
+	free(copy);
+}
+
+/* ---- --profile: counters from calls ---- */
+
+/* Interval k covers [profile_base + k * opt_profile, ... + opt_profile):
+ * intervals start where the output stream started. */
+struct interval {
+	int64_t k;
+	struct u64map index;          /* pid << 32 | probe -> entry + 1 */
+	struct dc_counter_entry *entries;
+	size_t n, cap;
+};
+
+static uint64_t profile_base;
+static struct u64map intervals;   /* (uint64_t)k -> struct interval * */
+
+static int call_failed(uint8_t ret_kind, int64_t ret)
+{
+	/* The collector's rule for its own sums. */
+	if (ret_kind == DC_RET_HANDLE)
+		return ret == 0;
+	if (ret_kind == DC_RET_NONE)
+		return 0;
+	return ret < 0;
+}
+
+/* Count a finished call (or an instant) in the interval it ended in. */
+static void profile_event(const struct dc_event *ev)
+{
+	const struct probe *pr = probe_of(0, ev->probe_id);
+	uint64_t end = ev->ts + ev->dur, key, *slot;
+	int64_t off = (int64_t)(end - profile_base), len = (int64_t)opt_profile;
+	int64_t k = off >= 0 ? off / len : -((-off + len - 1) / len);
+	uint8_t ret_kind = pr ? pr->ret_kind : DC_RET_NONE;
+	struct dc_counter_entry *e;
+	struct interval *iv;
+
+	if (end > last_ts)
+		last_ts = end;
+	slot = u64map_get(&intervals, (uint64_t)k);
+	if (slot != NULL) {
+		iv = PTR(*slot);
+	} else {
+		iv = xcalloc(1, sizeof(*iv));
+		iv->k = k;
+		u64map_put(&intervals, (uint64_t)k, VAL(iv));
+	}
+	key = ((uint64_t)ev->pid << 32) | ev->probe_id;
+	slot = u64map_get(&iv->index, key);
+	if (slot != NULL) {
+		e = &iv->entries[*slot - 1];
+	} else {
+		if (iv->n == iv->cap) {
+			iv->cap = iv->cap ? 2 * iv->cap : 16;
+			iv->entries = xrealloc(iv->entries,
+					       iv->cap * sizeof(*iv->entries));
+		}
+		e = &iv->entries[iv->n++];
+		memset(e, 0, sizeof(*e));
+		e->pid = ev->pid;
+		e->probe_id = ev->probe_id;
+		u64map_put(&iv->index, key, iv->n);
+	}
+	e->calls++;
+	/* A call whose exit never came has no duration or result. */
+	if (ev->flags & DC_EVF_UNWOUND)
+		return;
+	e->dur_ns += ev->dur;
+	if (ret_kind == DC_RET_SIZE && ev->ret > 0)
+		e->bytes += (uint64_t)ev->ret;
+	if (call_failed(ret_kind, ev->ret))
+		e->errors++;
+}
+
+static int by_k(const void *a, const void *b)
+{
+	const struct interval *x = *(struct interval *const *)a;
+	const struct interval *y = *(struct interval *const *)b;
+
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+static int by_pid_probe(const void *a, const void *b)
+{
+	const struct dc_counter_entry *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->probe_id < y->probe_id ? -1 : x->probe_id > y->probe_id;
+}
+
+/* Write every interval, oldest first, entries by pid and probe. */
+static void profile_write(void)
+{
+	enum { PER_FRAME = 65536 }; /* entries: well under DC_FRAME_MAX */
+	struct interval **all;
+	unsigned char *frame;
+	size_t n = 0, i, j;
+
+	if (intervals.count == 0)
+		return;
+	all = xmalloc(intervals.count * sizeof(*all));
+	for (i = 0; i < intervals.cap; i++)
+		if (intervals.used[i])
+			all[n++] = PTR(intervals.vals[i]);
+	qsort(all, n, sizeof(*all), by_k);
+	frame = xmalloc(sizeof(struct dc_counters_rec) +
+			PER_FRAME * sizeof(struct dc_counter_entry));
+	flush_events();
+	for (i = 0; i < n; i++) {
+		struct interval *iv = all[i];
+
+		qsort(iv->entries, iv->n, sizeof(*iv->entries), by_pid_probe);
+		for (j = 0; j < iv->n; j += PER_FRAME) {
+			struct dc_counters_rec rec;
+			size_t count = iv->n - j < PER_FRAME ? iv->n - j : PER_FRAME;
+
+			memset(&rec, 0, sizeof(rec));
+			rec.start_mono_ns = profile_base +
+					    (uint64_t)(iv->k * (int64_t)opt_profile);
+			rec.interval_ns = opt_profile;
+			rec.count = (uint32_t)count;
+			memcpy(frame, &rec, sizeof(rec));
+			memcpy(frame + sizeof(rec), iv->entries + j,
+			       count * sizeof(*iv->entries));
+			out_frame(DC_FRAME_COUNTERS, frame, (uint32_t)(sizeof(rec) +
+				  count * sizeof(*iv->entries)));
+			counters_out += count;
+		}
+		u64map_free(&iv->index);
+		free(iv->entries);
+		free(iv);
+	}
+	free(frame);
+	free(all);
+	u64map_free(&intervals);
+}
+
+/* --profile's INTERVAL: a whole number with ns, us, ms or s (the
+ * default); 0 if it is not one. */
+static uint64_t parse_interval(const char *s)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t ns;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000 }, { "", 1000000000 },
+	};
+	unsigned long long v;
+	char *end;
+	size_t i;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0)
+		return 0;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(end, units[i].suffix) == 0) {
+			/* Interval arithmetic is signed: stay below 2^62. */
+			if (v == 0 || v > (1ULL << 62) / units[i].ns)
+				return 0;
+			return v * units[i].ns;
+		}
+	return 0;
+}
+
 static uint32_t end_flags;
 
 static void handle_end(unsigned idx, const struct dc_frame *f)
@@ -1039,6 +1265,9 @@ static void handle_frame(unsigned idx, const struct dc_frame *f)
 		break;
 	case DC_FRAME_FDS:
 		handle_fds(idx, f);
+		break;
+	case DC_FRAME_COUNTERS:
+		handle_counters(idx, f);
 		break;
 	default:
 		/* SYSINFO, FILE, and types from later versions pass as they
@@ -1205,6 +1434,10 @@ static void __attribute__((noreturn)) usage(void)
 	       "streams.  Reads INPUTs (standard input if none, or -), writes\n"
 	       "one stream to standard output.\n"
 	       "\n"
+	       "  -p, --profile=INTERVAL  sum calls per INTERVAL (a whole number\n"
+	       "                  with ns, us, ms or s; s by default), process\n"
+	       "                  and probe into COUNTERS frames, written at\n"
+	       "                  the end, instead of writing them as events\n"
 	       "  -t, --text      write the result as text, one line per frame\n"
 	       "                  or event, instead of a binary stream\n"
 	       "  -v, --verbose   say more on standard error\n"
@@ -1246,6 +1479,7 @@ static void open_inputs(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "profile", required_argument, NULL, 'p' },
 		{ "text", no_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1259,8 +1493,14 @@ int main(int argc, char **argv)
 	unsigned i;
 
 	dc_messages_init(argv[0]);
-	while ((opt = getopt_long(argc, argv, "tvhV", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "p:tvhV", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'p':
+			opt_profile = parse_interval(optarg);
+			if (opt_profile == 0)
+				dc_usage_error("bad interval '%s' for --profile",
+					       optarg);
+			break;
 		case 't':
 			opt_text = 1;
 			break;
@@ -1314,6 +1554,7 @@ int main(int argc, char **argv)
 		return status;
 	}
 	out_info = inputs[first].info;
+	profile_base = out_info.start_mono_ns;
 	for (i = 0; i < n_inputs; i++)
 		if (inputs[i].header_ok)
 			inputs[i].delta = inputs[i].info.clock_offset_ns -
@@ -1337,6 +1578,7 @@ int main(int argc, char **argv)
 		read_in_turn();
 
 	unwind_threads(~0u, 0);
+	profile_write();
 	memset(&end, 0, sizeof(end));
 	for (i = 0; i < n_inputs; i++) {
 		struct input *in = &inputs[i];
@@ -1378,7 +1620,7 @@ int main(int argc, char **argv)
 		warn("%" PRIu64 " exit records without an entry kept unpaired, "
 		     "%" PRIu64 " calls without an exit marked unwound",
 		     unmatched_exits, unwound_calls);
-	debug("%" PRIu64 " events written, %" PRIu64 " dropped upstream",
-	      events_out, dropped);
+	debug("%" PRIu64 " events and %" PRIu64 " counter entries written, %"
+	      PRIu64 " dropped upstream", events_out, counters_out, dropped);
 	return status;
 }

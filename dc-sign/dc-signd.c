@@ -317,23 +317,6 @@ static int caller_allowed(const struct policy *p, const struct caller *c)
 
 static struct dc_key *service_key;
 
-static int write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* In a child with the caller's identity: resolve and open each target.
  * Writes one NUL-terminated record per target to out: 'R' + resolved
  * path, or 'E' + the reason. */
@@ -354,7 +337,7 @@ check_as_caller(const struct caller *c, char **targets, size_t n, int out)
 		char *msg = xasprintf("Ecannot take on the identity of %s: %s",
 				      c->name, strerror(errno));
 
-		write_full(out, msg, strlen(msg) + 1);
+		dc_write_all(out, msg, strlen(msg) + 1);
 		_exit(1);
 	}
 	/* Changing ids reset this to fs.suid_dumpable; keep it off. */
@@ -379,7 +362,7 @@ check_as_caller(const struct caller *c, char **targets, size_t n, int out)
 				rec = xasprintf("R%s", resolved);
 			close(fd);
 		}
-		if (write_full(out, rec, strlen(rec) + 1) != 0)
+		if (dc_write_all(out, rec, strlen(rec) + 1) != 0)
 			_exit(1);
 		free(rec);
 	}

@@ -4,7 +4,8 @@
  * Reads plain or multi-member gzip files (naming the damaged member),
  * parses every line with jansson, checks the keys and types DFTracer
  * readers rely on (accepting the 2023 form where numbers are quoted),
- * unique ids, a metadata line for every hhash/fhash used, the end event's
+ * unique ids, a metadata line for every hhash/fhash used, counter samples
+ * (ph "C") with numeric args only, the end event's
  * counts, and the OUT.idx sidecar when there is one; then prints how many
  * events each category (cat) has.
  */
@@ -172,6 +173,20 @@ static void check_object(struct checker *c, json_t *obj)
 	if (strcmp(phs, "X") == 0 &&
 	    (!get_int(json_object_get(obj, "dur"), &n) || n < 0))
 		problem(c, "line %llu: \"dur\" missing or not a duration", ln);
+	if (strcmp(phs, "C") == 0) {
+		/* Counter tracks plot every arg: each must be a number. */
+		const char *key;
+
+		if (args == NULL)
+			problem(c, "line %llu: counter without args", ln);
+		else
+			json_object_foreach(args, key, v)
+				if (!json_is_number(v) && !get_int(v, &n)) {
+					problem(c, "line %llu: counter arg "
+						"\"%s\" is not a number", ln, key);
+					break;
+				}
+	}
 	if (args != NULL) {
 		note_use(c, &c->hh_use, args, "hhash");
 		note_use(c, &c->fh_use, args, "fhash");

@@ -190,6 +190,7 @@ struct probe {
 	int defined;
 	uint8_t nargs, ret_kind;
 	uint8_t kinds[DC_MAX_ARGS];
+	char *name, *cat;        /* raw, for counter samples */
 	char *cat_json;          /* "POSIX" with quotes */
 	char *drop_key;          /* "POSIX/write" with quotes, for drops */
 	size_t cat_json_len;
@@ -563,6 +564,10 @@ static void set_probe(struct probe *pr, const char *name, size_t name_len,
 	free(pr->cat_json);
 	free(pr->prefix);
 	free(pr->drop_key);
+	free(pr->name);
+	free(pr->cat);
+	pr->name = xasprintf("%.*s", (int)name_len, name);
+	pr->cat = xasprintf("%.*s", (int)cat_len, cat);
 	{
 		/* Names repeat across layers (POSIX write, sys write). */
 		char *both = xasprintf("%.*s/%.*s", (int)cat_len, cat,
@@ -1244,6 +1249,7 @@ void trace_counter(struct trace *t, uint32_t pid, uint64_t ts_ns,
 
 	for (i = 0; i < n; i++)
 		need += 6 * strlen(keys[i]) + 32;
+	describe_process(t, o, pid);
 	p = line_begin(o, need, &start, &id);
 	p = PUT(p, ",\"name\":");
 	p = put_jstr(p, name, strlen(name));
@@ -1264,7 +1270,52 @@ void trace_counter(struct trace *t, uint32_t pid, uint64_t ts_ns,
 		p = put_i64(p, values[i]);
 	}
 	p = PUT(p, "}}\n");
+	/* A sample is a stream event: the end event counts it. */
+	o->events++;
 	commit(o, start, p, id);
+}
+
+/* Profile mode: a counter sample per entry, at its interval's start,
+ * named and categorised like its probe's calls. */
+static int frame_counters(struct trace *t, const struct dc_frame *f,
+			  char *err, size_t errlen)
+{
+	static const char *const keys[] = { "calls", "dur_us", "bytes",
+					    "errors" };
+	struct dc_counters_rec rec;
+	struct dc_counter_entry e;
+	uint64_t end_us;
+	int64_t values[4];
+	uint32_t i;
+
+	if (f->len < sizeof(rec)) {
+		snprintf(err, errlen, "malformed counters frame");
+		return -1;
+	}
+	memcpy(&rec, f->data, sizeof(rec));
+	if ((f->len - sizeof(rec)) / sizeof(e) < rec.count) {
+		snprintf(err, errlen, "malformed counters frame");
+		return -1;
+	}
+	for (i = 0; i < rec.count; i++) {
+		const struct probe *pr;
+
+		memcpy(&e, f->data + sizeof(rec) + (size_t)i * sizeof(e),
+		       sizeof(e));
+		pr = probe_for(t, e.probe_id);
+		/* Signed in JSON, as every other number: see write_event. */
+		values[0] = (int64_t)e.calls;
+		values[1] = (int64_t)(e.dur_ns / 1000);
+		values[2] = (int64_t)e.bytes;
+		values[3] = (int64_t)e.errors;
+		trace_counter(t, e.pid, rec.start_mono_ns, pr->name, pr->cat, 4,
+			      keys, values);
+	}
+	/* The samples speak for the whole interval. */
+	end_us = to_us(t, rec.start_mono_ns + rec.interval_ns);
+	if (rec.count > 0 && end_us > t->last_us)
+		t->last_us = end_us;
+	return 0;
 }
 
 void trace_flush(struct trace *t)
@@ -1297,6 +1348,8 @@ int trace_frame(struct trace *t, const struct dc_frame *f, char *err,
 		return frame_process(t, f, err, errlen);
 	case DC_FRAME_DROPS:
 		return frame_drops(t, f, err, errlen);
+	case DC_FRAME_COUNTERS:
+		return frame_counters(t, f, err, errlen);
 	case DC_FRAME_END:
 		if (f->len < sizeof(t->end)) {
 			snprintf(err, errlen, "malformed end frame");
@@ -1374,10 +1427,15 @@ int trace_finish(struct trace *t, int how)
 		free(t->probes[i].cat_json);
 		free(t->probes[i].drop_key);
 		free(t->probes[i].prefix);
+		free(t->probes[i].name);
+		free(t->probes[i].cat);
 	}
 	free(t->probes);
 	free(t->unknown.cat_json);
 	free(t->unknown.prefix);
+	free(t->unknown.name);
+	free(t->unknown.cat);
+	free(t->unknown.drop_key);
 	for (i = 0; i < t->nstrings; i++)
 		free(t->strings[i].json);
 	free(t->strings);

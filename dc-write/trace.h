@@ -48,8 +48,9 @@ int trace_frame(struct trace *t, const struct dc_frame *frame, char *err,
  * Not concurrently with the other calls. */
 void trace_flush(struct trace *t);
 /*
- * A counter sample (ph "C"), for interval profiles: no stream frame
- * carries counters yet; the profile mode will feed them through here.
+ * A counter sample (ph "C"), for interval profiles: COUNTERS frames come
+ * through here, one sample per entry.  It describes pid first (PR,
+ * process_name) and counts as a stream event in the end event.
  */
 void trace_counter(struct trace *t, uint32_t pid, uint64_t ts_ns,
 		   const char *name, const char *cat, int n,

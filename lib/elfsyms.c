@@ -27,19 +27,6 @@
 #define STAPSDT_NOTE_NAME "stapsdt"
 #define STAPSDT_NOTE_TYPE 3
 
-static void seterr(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 /* A symbol before grouping by address. */
 struct raw_sym {
@@ -98,10 +85,10 @@ static int corrupt(struct reader *r, const char *what)
 	int e = elf_errno();
 
 	if (e != 0)
-		seterr(r->err, r->errlen, "%s: corrupt ELF file: %s: %s", r->path,
+		dc_format_error(r->err, r->errlen, "%s: corrupt ELF file: %s: %s", r->path,
 		       what, elf_errmsg(e));
 	else
-		seterr(r->err, r->errlen, "%s: corrupt ELF file: %s", r->path,
+		dc_format_error(r->err, r->errlen, "%s: corrupt ELF file: %s", r->path,
 		       what);
 	return EXIT_BAD;
 }
@@ -446,13 +433,13 @@ static int read_elf(struct reader *r, struct dc_elf *out)
 	out->type = eh.e_type;
 	out->machine = eh.e_machine;
 	if (out->elfclass != ELFCLASS64) {
-		seterr(r->err, r->errlen,
+		dc_format_error(r->err, r->errlen,
 		       "%s: %s ELF file: only 64-bit (ELFCLASS64) files are supported",
 		       r->path, out->elfclass == ELFCLASS32 ? "32-bit" : "unknown-class");
 		return EXIT_BAD;
 	}
 	if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) {
-		seterr(r->err, r->errlen,
+		dc_format_error(r->err, r->errlen,
 		       "%s: not an executable or shared object (ELF type %u)",
 		       r->path, (unsigned)eh.e_type);
 		return EXIT_BAD;
@@ -483,7 +470,7 @@ static int read_elf(struct reader *r, struct dc_elf *out)
 			continue;
 		if (ph.p_offset > r->file_size ||
 		    ph.p_filesz > r->file_size - ph.p_offset) {
-			seterr(r->err, r->errlen,
+			dc_format_error(r->err, r->errlen,
 			       "%s: truncated ELF file: segment %zu ends at byte %llu, the file has %llu",
 			       r->path, i,
 			       (unsigned long long)(ph.p_offset + ph.p_filesz),
@@ -503,7 +490,7 @@ static int read_elf(struct reader *r, struct dc_elf *out)
 	if (shnum > 0 && (eh.e_shoff > r->file_size ||
 			  gelf_fsize(r->elf, ELF_T_SHDR, shnum, EV_CURRENT) >
 				  r->file_size - eh.e_shoff)) {
-		seterr(r->err, r->errlen,
+		dc_format_error(r->err, r->errlen,
 		       "%s: truncated or corrupt ELF file: section headers end past byte %llu",
 		       r->path, (unsigned long long)r->file_size);
 		return EXIT_BAD;
@@ -517,7 +504,7 @@ static int read_elf(struct reader *r, struct dc_elf *out)
 		if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL &&
 		    (sh.sh_offset > r->file_size ||
 		     sh.sh_size > r->file_size - sh.sh_offset)) {
-			seterr(r->err, r->errlen,
+			dc_format_error(r->err, r->errlen,
 			       "%s: truncated ELF file: section %zu ends past byte %llu",
 			       r->path, elf_ndxscn(scn),
 			       (unsigned long long)r->file_size);
@@ -612,38 +599,38 @@ int dc_elf_open(const char *path, struct dc_elf **out, char *err, size_t errlen)
 	r.err = err;
 	r.errlen = errlen;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
-		seterr(err, errlen, "libelf is too old: %s", elf_errmsg(-1));
+		dc_format_error(err, errlen, "libelf is too old: %s", elf_errmsg(-1));
 		return EXIT_FAIL;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		seterr(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		dc_format_error(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return EXIT_FAIL;
 	}
 	if (fstat(fd, &st) != 0) {
-		seterr(err, errlen, "cannot stat %s: %s", path, strerror(errno));
+		dc_format_error(err, errlen, "cannot stat %s: %s", path, strerror(errno));
 		close(fd);
 		return EXIT_FAIL;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		seterr(err, errlen, "%s: not a regular file", path);
+		dc_format_error(err, errlen, "%s: not a regular file", path);
 		close(fd);
 		return EXIT_BAD;
 	}
 	if (st.st_size == 0) {
-		seterr(err, errlen, "%s: empty file, not an ELF file", path);
+		dc_format_error(err, errlen, "%s: empty file, not an ELF file", path);
 		close(fd);
 		return EXIT_BAD;
 	}
 	r.file_size = (uint64_t)st.st_size;
 	r.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (r.elf == NULL) {
-		seterr(err, errlen, "%s: not an ELF file: %s", path, elf_errmsg(-1));
+		dc_format_error(err, errlen, "%s: not an ELF file: %s", path, elf_errmsg(-1));
 		close(fd);
 		return EXIT_BAD;
 	}
 	if (elf_kind(r.elf) != ELF_K_ELF) {
-		seterr(err, errlen, "%s: not an ELF file", path);
+		dc_format_error(err, errlen, "%s: not an ELF file", path);
 		elf_end(r.elf);
 		close(fd);
 		return EXIT_BAD;
@@ -653,12 +640,12 @@ int dc_elf_open(const char *path, struct dc_elf **out, char *err, size_t errlen)
 		free(e);
 		elf_end(r.elf);
 		close(fd);
-		seterr(err, errlen, "out of memory");
+		dc_format_error(err, errlen, "out of memory");
 		return EXIT_FAIL;
 	}
 	rc = read_elf(&r, e);
 	if (rc == EXIT_FAIL && (err == NULL || err[0] == '\0'))
-		seterr(err, errlen, "%s: out of memory", path);
+		dc_format_error(err, errlen, "%s: out of memory", path);
 	for (i = 0; i < r.nsyms; i++) {
 		free(r.syms[i].n.name);
 		free(r.syms[i].n.version);
@@ -951,13 +938,13 @@ int dc_lib_resolve(const char *name, char *out, size_t outlen, char *err,
 	size_t i;
 
 	if (name == NULL || *name == '\0') {
-		seterr(err, errlen, "empty library name");
+		dc_format_error(err, errlen, "empty library name");
 		return 1;
 	}
 	memset(&p, 0, sizeof(p));
 	if (strchr(name, '/')) {
 		if (realpath(name, real) == NULL) {
-			seterr(err, errlen, "%s: %s", name, strerror(errno));
+			dc_format_error(err, errlen, "%s: %s", name, strerror(errno));
 			return 1;
 		}
 		goto found;
@@ -991,19 +978,19 @@ int dc_lib_resolve(const char *name, char *out, size_t outlen, char *err,
 		if (search_dir(&p, default_dirs[i]))
 			break;
 	if (p.best[0] == '\0') {
-		seterr(err, errlen,
+		dc_format_error(err, errlen,
 		       "library %s not found (searched LD_LIBRARY_PATH, /etc/ld.so.cache and the default directories)",
 		       name);
 		return 1;
 	}
 resolve:
 	if (realpath(p.best, real) == NULL) {
-		seterr(err, errlen, "%s: %s", p.best, strerror(errno));
+		dc_format_error(err, errlen, "%s: %s", p.best, strerror(errno));
 		return 1;
 	}
 found:
 	if (strlen(real) >= outlen) {
-		seterr(err, errlen, "%s: path too long", real);
+		dc_format_error(err, errlen, "%s: path too long", real);
 		return 1;
 	}
 	memcpy(out, real, strlen(real) + 1);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "messages.h"
 
@@ -127,6 +128,34 @@ void dc_usage_error(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "Try '%s --help' for more information.\n", dc_program);
 	exit(2);
+}
+
+void dc_format_error(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || len == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+int dc_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
 }
 
 void xfwrite(const void *buf, size_t len, FILE *f, const char *what)

@@ -37,6 +37,15 @@ void dc_print_version(void) __attribute__((noreturn));
 void dc_usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
+/* Format a one-line error into a caller's buffer (library functions
+ * report this way and let the tool decide how to die). */
+void dc_format_error(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* write(2) all of buf, retrying on EINTR and short writes: 0, or -1 with
+ * errno set. */
+int dc_write_all(int fd, const void *buf, size_t len);
+
 /* Checked writes to stdout: die on failure (disk full, closed pipe). */
 void xfwrite(const void *buf, size_t len, FILE *f, const char *what);
 void xfclose_stdout(void);

@@ -27,24 +27,12 @@
 
 #include "sign.h"
 #include "spec.h"
+#include "messages.h"
 #include "stream.h"
 
 #define CANONICAL_FLAGS (JSON_COMPACT | JSON_SORT_KEYS | JSON_ENSURE_ASCII)
 #define GZIP_MAX_OUTPUT (256u << 20) /* a bigger spec is a zip bomb */
 
-static void seterr(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 static void hex_encode(const unsigned char *in, size_t n, char *out)
 {
@@ -142,28 +130,28 @@ int dc_key_load(const char *path, struct dc_key *key, char *err,
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT)
-			seterr(err, errlen,
+			dc_format_error(err, errlen,
 			       "no signing key at %s (make one with dc-sign --gen-key -k %s)",
 			       path, path);
 		else
-			seterr(err, errlen, "cannot open signing key %s: %s",
+			dc_format_error(err, errlen, "cannot open signing key %s: %s",
 			       path, strerror(errno));
 		return DC_EXIT_FAILURE;
 	}
 	/* Check the file we opened, not the name, so it cannot be swapped. */
 	if (fstat(fd, &st) != 0) {
-		seterr(err, errlen, "cannot stat signing key %s: %s", path,
+		dc_format_error(err, errlen, "cannot stat signing key %s: %s", path,
 		       strerror(errno));
 		close(fd);
 		return DC_EXIT_FAILURE;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		seterr(err, errlen, "signing key %s is not a regular file", path);
+		dc_format_error(err, errlen, "signing key %s is not a regular file", path);
 		close(fd);
 		return DC_EXIT_FAILURE;
 	}
 	if (st.st_uid != geteuid()) {
-		seterr(err, errlen,
+		dc_format_error(err, errlen,
 		       "signing key %s is owned by %s, not by %s who runs this: refusing a key another user controls",
 		       path, user_name(st.st_uid, owner, sizeof(owner)),
 		       user_name(geteuid(), me, sizeof(me)));
@@ -171,7 +159,7 @@ int dc_key_load(const char *path, struct dc_key *key, char *err,
 		return DC_EXIT_FAILURE;
 	}
 	if ((st.st_mode & 077) != 0) {
-		seterr(err, errlen,
+		dc_format_error(err, errlen,
 		       "permissions %04o for signing key %s are too open: it must not be accessible by group or others (chmod 600 %s)",
 		       (unsigned)(st.st_mode & 07777), path, path);
 		close(fd);
@@ -183,7 +171,7 @@ int dc_key_load(const char *path, struct dc_key *key, char *err,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			seterr(err, errlen, "cannot read signing key %s: %s",
+			dc_format_error(err, errlen, "cannot read signing key %s: %s",
 			       path, strerror(errno));
 			close(fd);
 			OPENSSL_cleanse(text, sizeof(text));
@@ -196,7 +184,7 @@ int dc_key_load(const char *path, struct dc_key *key, char *err,
 	close(fd);
 	if (len != 2 * DC_KEY_BYTES + 1 || text[2 * DC_KEY_BYTES] != '\n' ||
 	    hex_decode(text, 2 * DC_KEY_BYTES, key->bytes, DC_KEY_BYTES) != 0) {
-		seterr(err, errlen,
+		dc_format_error(err, errlen,
 		       "malformed signing key %s: expected %d hex digits and a newline",
 		       path, 2 * DC_KEY_BYTES);
 		OPENSSL_cleanse(text, sizeof(text));
@@ -205,23 +193,6 @@ int dc_key_load(const char *path, struct dc_key *key, char *err,
 	}
 	OPENSSL_cleanse(text, sizeof(text));
 	key_set_id(key);
-	return 0;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
 	return 0;
 }
 
@@ -256,7 +227,7 @@ int dc_key_generate(const char *path, int force, struct dc_key *key,
 	if (path == NULL)
 		path = dc_default_key_path();
 	if (RAND_bytes(key->bytes, DC_KEY_BYTES) != 1) {
-		seterr(err, errlen, "cannot get random bytes from libcrypto");
+		dc_format_error(err, errlen, "cannot get random bytes from libcrypto");
 		return DC_EXIT_FAILURE;
 	}
 	hex_encode(key->bytes, DC_KEY_BYTES, text);
@@ -272,7 +243,7 @@ int dc_key_generate(const char *path, int force, struct dc_key *key,
 
 		if (stat(dir, &st) != 0 && errno == ENOENT &&
 		    mkdir(dir, 0755) != 0 && errno != EEXIST) {
-			seterr(err, errlen, "cannot create directory %s: %s",
+			dc_format_error(err, errlen, "cannot create directory %s: %s",
 			       dir, strerror(errno));
 			free(dir_copy);
 			goto fail;
@@ -285,11 +256,11 @@ int dc_key_generate(const char *path, int force, struct dc_key *key,
 				O_CLOEXEC, 0600);
 		if (fd < 0) {
 			if (errno == EEXIST)
-				seterr(err, errlen,
+				dc_format_error(err, errlen,
 				       "%s already exists: refusing to overwrite a signing key (use --force to replace it)",
 				       path);
 			else
-				seterr(err, errlen, "cannot create %s: %s",
+				dc_format_error(err, errlen, "cannot create %s: %s",
 				       path, strerror(errno));
 			goto fail;
 		}
@@ -297,28 +268,28 @@ int dc_key_generate(const char *path, int force, struct dc_key *key,
 		/* Replace atomically: a reader sees the old key or the new. */
 		fd = open_temp_beside(path, &tmp);
 		if (fd < 0) {
-			seterr(err, errlen, "cannot create a file beside %s: %s",
+			dc_format_error(err, errlen, "cannot create a file beside %s: %s",
 			       path, strerror(errno));
 			goto fail;
 		}
 	}
 	/* The umask may have taken bits away; 0600 is what we promise. */
-	if (fchmod(fd, 0600) != 0 || write_all(fd, text, strlen(text)) != 0 ||
+	if (fchmod(fd, 0600) != 0 || dc_write_all(fd, text, strlen(text)) != 0 ||
 	    fsync(fd) != 0) {
-		seterr(err, errlen, "cannot write %s: %s", tmp ? tmp : path,
+		dc_format_error(err, errlen, "cannot write %s: %s", tmp ? tmp : path,
 		       strerror(errno));
 		close(fd);
 		unlink(tmp ? tmp : path);
 		goto fail;
 	}
 	if (close(fd) != 0) {
-		seterr(err, errlen, "cannot write %s: %s", tmp ? tmp : path,
+		dc_format_error(err, errlen, "cannot write %s: %s", tmp ? tmp : path,
 		       strerror(errno));
 		unlink(tmp ? tmp : path);
 		goto fail;
 	}
 	if (tmp != NULL && rename(tmp, path) != 0) {
-		seterr(err, errlen, "cannot rename %s to %s: %s", tmp, path,
+		dc_format_error(err, errlen, "cannot rename %s to %s: %s", tmp, path,
 		       strerror(errno));
 		unlink(tmp);
 		goto fail;
@@ -347,7 +318,7 @@ static int gunzip(const unsigned char *in, size_t inlen, const char *name,
 	memset(&zs, 0, sizeof(zs));
 	/* 16 + MAX_WBITS: a gzip wrapper, not zlib or raw deflate. */
 	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
-		seterr(err, errlen, "%s: cannot start gzip decompression", name);
+		dc_format_error(err, errlen, "%s: cannot start gzip decompression", name);
 		return DC_EXIT_FAILURE;
 	}
 	zs.next_in = (unsigned char *)in;
@@ -357,7 +328,7 @@ static int gunzip(const unsigned char *in, size_t inlen, const char *name,
 			unsigned char *nb;
 
 			if (cap >= GZIP_MAX_OUTPUT) {
-				seterr(err, errlen,
+				dc_format_error(err, errlen,
 				       "%s: decompresses to more than %u MiB",
 				       name, GZIP_MAX_OUTPUT >> 20);
 				rc = DC_EXIT_BADINPUT;
@@ -368,7 +339,7 @@ static int gunzip(const unsigned char *in, size_t inlen, const char *name,
 				cap = GZIP_MAX_OUTPUT;
 			nb = realloc(buf, cap);
 			if (nb == NULL) {
-				seterr(err, errlen, "%s: out of memory", name);
+				dc_format_error(err, errlen, "%s: out of memory", name);
 				rc = DC_EXIT_FAILURE;
 				goto out;
 			}
@@ -392,13 +363,13 @@ static int gunzip(const unsigned char *in, size_t inlen, const char *name,
 		if (rc == Z_OK)
 			continue;
 		if (rc == Z_BUF_ERROR && zs.avail_in == 0) {
-			seterr(err, errlen, "%s: truncated gzip data", name);
+			dc_format_error(err, errlen, "%s: truncated gzip data", name);
 			rc = DC_EXIT_BADINPUT;
 			goto out;
 		}
 		if (rc == Z_BUF_ERROR)
 			continue;
-		seterr(err, errlen, "%s: corrupt gzip data: %s", name,
+		dc_format_error(err, errlen, "%s: corrupt gzip data: %s", name,
 		       zs.msg ? zs.msg : "inflate failed");
 		rc = DC_EXIT_BADINPUT;
 		goto out;
@@ -435,9 +406,9 @@ json_t *dc_json_read_buffer(const void *buf, size_t len, const char *name,
 	free(plain);
 	if (doc == NULL) {
 		if (len == 0)
-			seterr(err, errlen, "%s: empty file, not JSON", name);
+			dc_format_error(err, errlen, "%s: empty file, not JSON", name);
 		else
-			seterr(err, errlen, "%s:%d:%d: malformed JSON: %s", name,
+			dc_format_error(err, errlen, "%s:%d:%d: malformed JSON: %s", name,
 			       jerr.line, jerr.column, jerr.text);
 		*status = DC_EXIT_BADINPUT;
 		return NULL;
@@ -457,7 +428,7 @@ json_t *dc_json_read_file(const char *path, char *err, size_t errlen,
 	fd = strcmp(path, "-") == 0 ? STDIN_FILENO
 				    : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
-		seterr(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		dc_format_error(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		*status = DC_EXIT_FAILURE;
 		return NULL;
 	}
@@ -468,7 +439,7 @@ json_t *dc_json_read_file(const char *path, char *err, size_t errlen,
 			unsigned char *nb;
 
 			if (cap >= DC_SIGN_MAX_INPUT) {
-				seterr(err, errlen, "%s: larger than %u MiB", name,
+				dc_format_error(err, errlen, "%s: larger than %u MiB", name,
 				       DC_SIGN_MAX_INPUT >> 20);
 				*status = DC_EXIT_BADINPUT;
 				goto fail;
@@ -476,7 +447,7 @@ json_t *dc_json_read_file(const char *path, char *err, size_t errlen,
 			cap = cap ? cap * 2 : 65536;
 			nb = realloc(buf, cap + 1);
 			if (nb == NULL) {
-				seterr(err, errlen, "%s: out of memory", name);
+				dc_format_error(err, errlen, "%s: out of memory", name);
 				*status = DC_EXIT_FAILURE;
 				goto fail;
 			}
@@ -486,7 +457,7 @@ json_t *dc_json_read_file(const char *path, char *err, size_t errlen,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			seterr(err, errlen, "cannot read %s: %s", name,
+			dc_format_error(err, errlen, "cannot read %s: %s", name,
 			       strerror(errno));
 			*status = DC_EXIT_FAILURE;
 			goto fail;
@@ -580,13 +551,13 @@ int dc_json_write_file(const char *path, json_t *doc, char *err,
 
 	text = dc_json_pretty(doc, &len);
 	if (text == NULL) {
-		seterr(err, errlen, "cannot serialise JSON: out of memory");
+		dc_format_error(err, errlen, "cannot serialise JSON: out of memory");
 		return DC_EXIT_FAILURE;
 	}
 	data = text;
 	if (!to_stdout && ends_with(path, ".gz")) {
 		if (gzip_buffer(text, len, &gz, &gzlen) != 0) {
-			seterr(err, errlen, "cannot gzip %s", path);
+			dc_format_error(err, errlen, "cannot gzip %s", path);
 			goto out;
 		}
 		data = gz;
@@ -594,7 +565,7 @@ int dc_json_write_file(const char *path, json_t *doc, char *err,
 	}
 	if (to_stdout) {
 		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
-			seterr(err, errlen, "cannot write standard output: %s",
+			dc_format_error(err, errlen, "cannot write standard output: %s",
 			       strerror(errno));
 			goto out;
 		}
@@ -605,15 +576,15 @@ int dc_json_write_file(const char *path, json_t *doc, char *err,
 	 * renaming over it would replace the device node itself. */
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
-		if (fd < 0 || write_all(fd, data, len) != 0) {
-			seterr(err, errlen, "cannot write %s: %s", path,
+		if (fd < 0 || dc_write_all(fd, data, len) != 0) {
+			dc_format_error(err, errlen, "cannot write %s: %s", path,
 			       strerror(errno));
 			if (fd >= 0)
 				close(fd);
 			goto out;
 		}
 		if (close(fd) != 0) {
-			seterr(err, errlen, "cannot write %s: %s", path,
+			dc_format_error(err, errlen, "cannot write %s: %s", path,
 			       strerror(errno));
 			goto out;
 		}
@@ -622,25 +593,25 @@ int dc_json_write_file(const char *path, json_t *doc, char *err,
 	}
 	fd = open_temp_beside(path, &tmp);
 	if (fd < 0) {
-		seterr(err, errlen, "cannot create a file beside %s: %s", path,
+		dc_format_error(err, errlen, "cannot create a file beside %s: %s", path,
 		       strerror(errno));
 		goto out;
 	}
 	mask = umask(0);
 	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0 || write_all(fd, data, len) != 0) {
-		seterr(err, errlen, "cannot write %s: %s", path, strerror(errno));
+	if (fchmod(fd, 0666 & ~mask) != 0 || dc_write_all(fd, data, len) != 0) {
+		dc_format_error(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		close(fd);
 		unlink(tmp);
 		goto out;
 	}
 	if (close(fd) != 0) {
-		seterr(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		dc_format_error(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		unlink(tmp);
 		goto out;
 	}
 	if (rename(tmp, path) != 0) {
-		seterr(err, errlen, "cannot rename %s to %s: %s", tmp, path,
+		dc_format_error(err, errlen, "cannot rename %s to %s: %s", tmp, path,
 		       strerror(errno));
 		unlink(tmp);
 		goto out;
@@ -691,14 +662,14 @@ char *dc_canonical_json(json_t *v, char *err, size_t errlen)
 	char *text;
 
 	if (find_real(v, where, sizeof(where), 0)) {
-		seterr(err, errlen,
+		dc_format_error(err, errlen,
 		       "real number at %s: signed files hold integers only",
 		       where[0] ? where + (where[0] == '.') : "top level");
 		return NULL;
 	}
 	text = json_dumps(v, CANONICAL_FLAGS | JSON_ENCODE_ANY);
 	if (text == NULL)
-		seterr(err, errlen, "cannot serialise JSON: out of memory");
+		dc_format_error(err, errlen, "cannot serialise JSON: out of memory");
 	return text;
 }
 
@@ -724,7 +695,7 @@ static int compute_signature(json_t *doc, const struct dc_key *key,
 	char *text;
 
 	if (unsigned_doc == NULL) {
-		seterr(err, errlen, "out of memory");
+		dc_format_error(err, errlen, "out of memory");
 		return -1;
 	}
 	json_object_del(unsigned_doc, "signature");
@@ -736,7 +707,7 @@ static int compute_signature(json_t *doc, const struct dc_key *key,
 		 (const unsigned char *)text, strlen(text), mac,
 		 &maclen) == NULL || maclen != 32) {
 		free(text);
-		seterr(err, errlen, "HMAC-SHA256 failed in libcrypto");
+		dc_format_error(err, errlen, "HMAC-SHA256 failed in libcrypto");
 		return -1;
 	}
 	free(text);
@@ -810,7 +781,7 @@ json_t *dc_sign_spec(json_t *spec, const struct dc_key *key,
 			    "spec_sha256", spec_hash);
 	dc_spec_free(model);
 	if (summary == NULL) {
-		seterr(err, errlen, "cannot build the summary (bad user name?)");
+		dc_format_error(err, errlen, "cannot build the summary (bad user name?)");
 		*status = DC_EXIT_FAILURE;
 		return NULL;
 	}
@@ -821,12 +792,12 @@ json_t *dc_sign_spec(json_t *spec, const struct dc_key *key,
 			"summary", summary,
 			"spec", spec);
 	if (doc == NULL) {
-		seterr(err, errlen, "out of memory");
+		dc_format_error(err, errlen, "out of memory");
 		*status = DC_EXIT_FAILURE;
 		return NULL;
 	}
 	if (compute_signature(doc, key, mac, sigerr, sizeof(sigerr)) != 0) {
-		seterr(err, errlen, "%s", sigerr);
+		dc_format_error(err, errlen, "%s", sigerr);
 		json_decref(doc);
 		*status = DC_EXIT_BADINPUT;
 		return NULL;
@@ -848,23 +819,23 @@ json_t *dc_verify_doc(json_t *doc, const struct dc_key *key,
 	json_t *v, *spec, *sum;
 
 	if (!json_is_object(doc)) {
-		seterr(err, errlen, "not a signed probe spec: not a JSON object");
+		dc_format_error(err, errlen, "not a signed probe spec: not a JSON object");
 		*status = DC_EXIT_BADINPUT;
 		return NULL;
 	}
 	v = json_object_get(doc, "datacrumbs_signed");
 	if (v == NULL) {
 		if (json_object_get(doc, "datacrumbs_probes") != NULL)
-			seterr(err, errlen,
+			dc_format_error(err, errlen,
 			       "unsigned probe spec: sign it with dc-sign first");
 		else
-			seterr(err, errlen,
+			dc_format_error(err, errlen,
 			       "unsigned: not a signed probe spec (no \"datacrumbs_signed\")");
 		*status = DC_EXIT_SIGNATURE;
 		return NULL;
 	}
 	if (!json_is_integer(v) || json_integer_value(v) != DC_SIGNED_VERSION) {
-		seterr(err, errlen,
+		dc_format_error(err, errlen,
 		       "unsupported signed spec version (\"datacrumbs_signed\" must be %d)",
 		       DC_SIGNED_VERSION);
 		*status = DC_EXIT_BADINPUT;
@@ -873,41 +844,41 @@ json_t *dc_verify_doc(json_t *doc, const struct dc_key *key,
 	*status = DC_EXIT_SIGNATURE;
 	v = json_object_get(doc, "signature");
 	if (v == NULL) {
-		seterr(err, errlen, "unsigned: no \"signature\"");
+		dc_format_error(err, errlen, "unsigned: no \"signature\"");
 		return NULL;
 	}
 	sig = json_string_value(v);
 	if (sig == NULL ||
 	    hex_decode(sig, strlen(sig), want, sizeof(want)) != 0) {
-		seterr(err, errlen,
+		dc_format_error(err, errlen,
 		       "malformed signature: expected a string of %d hex digits",
 		       DC_SIGNATURE_CHARS);
 		return NULL;
 	}
 	alg = json_string_value(json_object_get(doc, "algorithm"));
 	if (alg == NULL || strcmp(alg, DC_SIGN_ALGORITHM) != 0) {
-		seterr(err, errlen,
+		dc_format_error(err, errlen,
 		       "unsupported signature algorithm \"%s\": only %s is accepted",
 		       alg ? alg : "(none)", DC_SIGN_ALGORITHM);
 		return NULL;
 	}
 	key_id = json_string_value(json_object_get(doc, "key_id"));
 	if (key_id == NULL) {
-		seterr(err, errlen, "malformed signed spec: no \"key_id\" string");
+		dc_format_error(err, errlen, "malformed signed spec: no \"key_id\" string");
 		return NULL;
 	}
 	if (compute_signature(doc, key, got, sigerr, sizeof(sigerr)) != 0) {
-		seterr(err, errlen, "cannot be verified: %s", sigerr);
+		dc_format_error(err, errlen, "cannot be verified: %s", sigerr);
 		return NULL;
 	}
 	/* Constant time, so timing does not reveal how much matched. */
 	if (CRYPTO_memcmp(want, got, sizeof(want)) != 0) {
 		if (strcmp(key_id, key->id) != 0)
-			seterr(err, errlen,
+			dc_format_error(err, errlen,
 			       "signature does not verify: signed with key ID %s, this key is %s (wrong key, or the file was changed)",
 			       key_id, key->id);
 		else
-			seterr(err, errlen,
+			dc_format_error(err, errlen,
 			       "signature does not verify with key ID %s: the file was changed after signing (tampered) or signed with another key",
 			       key->id);
 		return NULL;
@@ -916,7 +887,7 @@ json_t *dc_verify_doc(json_t *doc, const struct dc_key *key,
 	spec = json_object_get(doc, "spec");
 	sum = json_object_get(doc, "summary");
 	if (!json_is_object(spec) || !json_is_object(sum)) {
-		seterr(err, errlen,
+		dc_format_error(err, errlen,
 		       "malformed signed spec: \"spec\" and \"summary\" must be objects");
 		*status = DC_EXIT_BADINPUT;
 		return NULL;
@@ -924,7 +895,7 @@ json_t *dc_verify_doc(json_t *doc, const struct dc_key *key,
 	signed_hash = json_string_value(json_object_get(sum, "spec_sha256"));
 	if (dc_canonical_sha256(spec, spec_hash, sigerr, sizeof(sigerr)) != 0 ||
 	    signed_hash == NULL || strcmp(signed_hash, spec_hash) != 0) {
-		seterr(err, errlen,
+		dc_format_error(err, errlen,
 		       "signed summary does not match the spec (spec_sha256 differs)");
 		return NULL;
 	}
@@ -959,6 +930,6 @@ json_t *dc_verify_file(const char *path, const char *keypath,
 	dc_key_clear(&key);
 	json_decref(doc);
 	if (spec == NULL)
-		seterr(err, errlen, "%s: %s", name, inner);
+		dc_format_error(err, errlen, "%s: %s", name, inner);
 	return spec;
 }

@@ -1,6 +1,7 @@
 /*
  * spec.c - the probe spec model and its JSON form (dc-probes(5)).
  */
+#include "messages.h"
 #include "config.h"
 
 #include <stdarg.h>
@@ -82,17 +83,6 @@ int dc_probe_kind_parse(const char *name)
 	return lookup(probe_kind_names, (int)NPROBE_KINDS, name);
 }
 
-static void seterr(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 void dc_spec_free(struct dc_spec *spec)
 {
@@ -123,7 +113,7 @@ static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
 	int k;
 
 	if (!json_is_object(p)) {
-		seterr(err, errlen, "probe %zu: not an object", idx);
+		dc_format_error(err, errlen, "probe %zu: not an object", idx);
 		return -1;
 	}
 	layer = json_string_value(json_object_get(p, "layer"));
@@ -131,14 +121,14 @@ static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
 	function = json_string_value(json_object_get(p, "function"));
 	target = json_string_value(json_object_get(p, "target"));
 	if (layer == NULL || kind == NULL || function == NULL) {
-		seterr(err, errlen,
+		dc_format_error(err, errlen,
 		       "probe %zu: needs string \"layer\", \"kind\" and \"function\"",
 		       idx);
 		return -1;
 	}
 	k = dc_probe_kind_parse(kind);
 	if (k <= 0) {
-		seterr(err, errlen, "probe %zu (%s): unknown kind \"%s\"", idx,
+		dc_format_error(err, errlen, "probe %zu (%s): unknown kind \"%s\"", idx,
 		       function, kind);
 		return -1;
 	}
@@ -146,7 +136,7 @@ static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
 	out->nr = -1;
 	if ((v = json_object_get(p, "nr")) != NULL) {
 		if (!json_is_integer(v) || json_integer_value(v) < 0) {
-			seterr(err, errlen, "probe %zu (%s): bad \"nr\"", idx,
+			dc_format_error(err, errlen, "probe %zu (%s): bad \"nr\"", idx,
 			       function);
 			return -1;
 		}
@@ -154,7 +144,7 @@ static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
 	}
 	if ((v = json_object_get(p, "offset")) != NULL) {
 		if (!json_is_integer(v) || json_integer_value(v) < 0) {
-			seterr(err, errlen, "probe %zu (%s): bad \"offset\"", idx,
+			dc_format_error(err, errlen, "probe %zu (%s): bad \"offset\"", idx,
 			       function);
 			return -1;
 		}
@@ -162,27 +152,27 @@ static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
 	}
 	if ((v = json_object_get(p, "semaphore")) != NULL) {
 		if (!json_is_integer(v) || json_integer_value(v) < 0) {
-			seterr(err, errlen, "probe %zu (%s): bad \"semaphore\"", idx,
+			dc_format_error(err, errlen, "probe %zu (%s): bad \"semaphore\"", idx,
 			       function);
 			return -1;
 		}
 		out->semaphore = (uint64_t)json_integer_value(v);
 	}
 	if (out->kind == DC_PROBE_SYSCALL && out->nr < 0) {
-		seterr(err, errlen, "probe %zu (%s): syscall without \"nr\"", idx,
+		dc_format_error(err, errlen, "probe %zu (%s): syscall without \"nr\"", idx,
 		       function);
 		return -1;
 	}
 	if ((out->kind == DC_PROBE_UPROBE || out->kind == DC_PROBE_USDT) &&
 	    target == NULL) {
-		seterr(err, errlen, "probe %zu (%s): %s without \"target\"", idx,
+		dc_format_error(err, errlen, "probe %zu (%s): %s without \"target\"", idx,
 		       function, kind);
 		return -1;
 	}
 	args = json_object_get(p, "args");
 	if (args != NULL) {
 		if (!json_is_array(args) || json_array_size(args) > DC_MAX_ARGS) {
-			seterr(err, errlen,
+			dc_format_error(err, errlen,
 			       "probe %zu (%s): \"args\" must be an array of at most %d names",
 			       idx, function, DC_MAX_ARGS);
 			return -1;
@@ -192,7 +182,7 @@ static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
 			int ak = a ? dc_arg_kind_parse(a) : -1;
 
 			if (ak < 0) {
-				seterr(err, errlen,
+				dc_format_error(err, errlen,
 				       "probe %zu (%s): unknown argument kind \"%s\"",
 				       idx, function, a ? a : "(not a string)");
 				return -1;
@@ -205,7 +195,7 @@ static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
 	if (ret != NULL) {
 		k = dc_ret_kind_parse(ret);
 		if (k < 0) {
-			seterr(err, errlen, "probe %zu (%s): unknown return kind \"%s\"",
+			dc_format_error(err, errlen, "probe %zu (%s): unknown return kind \"%s\"",
 			       idx, function, ret);
 			return -1;
 		}
@@ -226,32 +216,32 @@ struct dc_spec *dc_spec_from_json(json_t *root, char *err, size_t errlen)
 	size_t i;
 
 	if (!json_is_object(root)) {
-		seterr(err, errlen, "probe spec is not a JSON object");
+		dc_format_error(err, errlen, "probe spec is not a JSON object");
 		return NULL;
 	}
 	v = json_object_get(root, "datacrumbs_probes");
 	if (!json_is_integer(v)) {
-		seterr(err, errlen, "not a probe spec (no \"datacrumbs_probes\")");
+		dc_format_error(err, errlen, "not a probe spec (no \"datacrumbs_probes\")");
 		return NULL;
 	}
 	if (json_integer_value(v) != DC_SPEC_VERSION) {
-		seterr(err, errlen, "unsupported probe spec version %lld",
+		dc_format_error(err, errlen, "unsupported probe spec version %lld",
 		       (long long)json_integer_value(v));
 		return NULL;
 	}
 	probes = json_object_get(root, "probes");
 	if (!json_is_array(probes)) {
-		seterr(err, errlen, "probe spec has no \"probes\" array");
+		dc_format_error(err, errlen, "probe spec has no \"probes\" array");
 		return NULL;
 	}
 	if (json_array_size(probes) > DC_SPEC_MAX_PROBES) {
-		seterr(err, errlen, "probe spec has %zu probes, more than %d",
+		dc_format_error(err, errlen, "probe spec has %zu probes, more than %d",
 		       json_array_size(probes), DC_SPEC_MAX_PROBES);
 		return NULL;
 	}
 	spec = calloc(1, sizeof(*spec));
 	if (spec == NULL) {
-		seterr(err, errlen, "out of memory");
+		dc_format_error(err, errlen, "out of memory");
 		return NULL;
 	}
 	spec->interval_ms = 1000;
@@ -261,14 +251,14 @@ struct dc_spec *dc_spec_from_json(json_t *root, char *err, size_t errlen)
 	else if (strcmp(mode, "profile") == 0)
 		spec->mode = DC_MODE_PROFILE;
 	else {
-		seterr(err, errlen, "unknown mode \"%s\"", mode);
+		dc_format_error(err, errlen, "unknown mode \"%s\"", mode);
 		free(spec);
 		return NULL;
 	}
 	v = json_object_get(root, "interval_ms");
 	if (v != NULL) {
 		if (!json_is_integer(v) || json_integer_value(v) <= 0) {
-			seterr(err, errlen, "\"interval_ms\" must be a positive integer");
+			dc_format_error(err, errlen, "\"interval_ms\" must be a positive integer");
 			free(spec);
 			return NULL;
 		}
@@ -276,7 +266,7 @@ struct dc_spec *dc_spec_from_json(json_t *root, char *err, size_t errlen)
 	}
 	spec->probes = calloc(json_array_size(probes) + 1, sizeof(*spec->probes));
 	if (spec->probes == NULL) {
-		seterr(err, errlen, "out of memory");
+		dc_format_error(err, errlen, "out of memory");
 		free(spec);
 		return NULL;
 	}

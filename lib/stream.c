@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "messages.h"
 #include "stream.h"
 
 #define WRITE_BUF (1u << 20)
@@ -65,29 +66,11 @@ struct dc_writer {
 	uint64_t bytes;
 };
 
-static int write_all(int fd, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int dc_writer_flush(struct dc_writer *w)
 {
 	if (w->used == 0)
 		return 0;
-	if (write_all(w->fd, w->buf, w->used) != 0)
+	if (dc_write_all(w->fd, w->buf, w->used) != 0)
 		return -1;
 	w->bytes += w->used;
 	w->used = 0;
@@ -100,7 +83,7 @@ static int writer_append(struct dc_writer *w, const void *data, size_t len)
 		if (dc_writer_flush(w) != 0)
 			return -1;
 		if (len > WRITE_BUF) {
-			if (write_all(w->fd, data, len) != 0)
+			if (dc_write_all(w->fd, data, len) != 0)
 				return -1;
 			w->bytes += len;
 			return 0;
