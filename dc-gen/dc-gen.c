@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <jansson.h>
 
 #include "dc-explore/tracefs.h"
@@ -123,6 +125,8 @@ struct gen {
 	struct opened *elfs;
 	size_t nelfs;
 	int tracefs_warned;
+	struct btf *btf;           /* the kernel's, once a kfunc layer asks */
+	int btf_tried;
 };
 
 static const struct plan *find_plan(const struct layer_cfg *l, const char *func)
@@ -520,8 +524,33 @@ static void gen_tracepoints(struct gen *g, const struct layer_cfg *l)
 	wanted_free(&w);
 }
 
+static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	return 0;
+}
+
+/* The kernel's BTF, to check kernel functions against, as dc-explore
+ * reads it ($DC_VMLINUX_BTF for tests).  NULL, said once, if absent. */
+static struct btf *kernel_btf(struct gen *g)
+{
+	const char *path = getenv("DC_VMLINUX_BTF");
+
+	if (g->btf == NULL && !g->btf_tried) {
+		g->btf_tried = 1;
+		libbpf_set_print(quiet_libbpf);
+		g->btf = path && *path ? btf__parse(path, NULL)
+				       : btf__load_vmlinux_btf();
+		if (g->btf == NULL)
+			warn("no kernel BTF (%s): kernel functions are not checked",
+			     path && *path ? path : "/sys/kernel/btf/vmlinux");
+	}
+	return g->btf;
+}
+
 static void gen_kfuncs(struct gen *g, const struct layer_cfg *l)
 {
+	struct btf *btf = kernel_btf(g);
 	size_t i;
 
 	if (l->ninclude > 0)
@@ -530,9 +559,19 @@ static void gen_kfuncs(struct gen *g, const struct layer_cfg *l)
 	for (i = 0; i < l->nfunctions; i++) {
 		char *key = xasprintf("k %s", l->functions[i]);
 
-		if (!matches_any(l->exclude, l->nexclude, l->functions[i]))
-			add_probe(g, l, key, DC_PROBE_KFUNC, NULL, l->functions[i], 0, -1,
-				  l->optional);
+		if (matches_any(l->exclude, l->nexclude, l->functions[i])) {
+			free(key);
+			continue;
+		}
+		/* Like a function missing from a library: a warning. */
+		if (btf != NULL && btf__find_by_name_kind(btf, l->functions[i],
+							  BTF_KIND_FUNC) < 0)
+			config_warn(g->cfg, l->line, l->col,
+				    "layer %s: kernel function %s is not in this kernel, skipped",
+				    l->name, l->functions[i]);
+		else
+			add_probe(g, l, key, DC_PROBE_KFUNC, NULL, l->functions[i],
+				  0, -1, l->optional);
 		free(key);
 	}
 }
@@ -583,6 +622,7 @@ static void gen_free(struct gen *g)
 		dc_elf_free(g->elfs[i].elf);
 	}
 	free(g->elfs);
+	btf__free(g->btf);
 	strset_free(&g->seen);
 }
 

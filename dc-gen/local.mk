@@ -7,9 +7,9 @@ dc_gen_dc_gen_SOURCES = \
 	dc-explore/tracefs.c dc-explore/tracefs.h
 nodist_dc_gen_dc_gen_SOURCES = dc-gen/syscall-names.h
 dc_gen_dc_gen_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(JANSSON_CFLAGS) \
-	$(YAML_CFLAGS)
+	$(YAML_CFLAGS) $(LIBBPF_CFLAGS)
 dc_gen_dc_gen_LDADD = lib/libdc.la $(LIBELF_LIBS) $(JANSSON_LIBS) \
-	$(YAML_LIBS)
+	$(YAML_LIBS) $(LIBBPF_LIBS)
 EXTRA_DIST += dc-gen/README.md
 
 # Every SYS_ name of <sys/syscall.h> for this build's architecture, as

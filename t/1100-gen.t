@@ -331,4 +331,20 @@ test_expect_success LIBC 'every built-in plan is valid: all layers at once' '
 	dc-gen --check spec.json
 '
 
+test_lazy_prereq BTF '
+	test -r /sys/kernel/btf/vmlinux || { echo "no /sys/kernel/btf/vmlinux"; false; }
+'
+
+test_expect_success BTF,PYTHON3 'kernel functions are checked against the kernel BTF' '
+	cat >k.yaml <<-\EOF &&
+	layers:
+	  - name: K
+	    kind: kfunc
+	    functions: [vfs_read, dc_no_such_kernel_function]
+	EOF
+	dc-gen k.yaml >spec.json 2>err &&
+	grep "k.yaml:2:5: warning: layer K: kernel function dc_no_such_kernel_function is not in this kernel, skipped" err &&
+	python3 -c "import json; ps = json.load(open(\"spec.json\"))[\"probes\"]; assert [p[\"function\"] for p in ps] == [\"vfs_read\"], ps"
+'
+
 test_done
