@@ -31,6 +31,14 @@ test_expect_success 'split by host names the file after the stream host' '
 	grep "\"name\":\"HH\".*\"name\":\"node7\"" out-node7.pfw
 '
 
+test_expect_success 'a host name from the stream cannot leave the output directory' '
+	mkdir -p d &&
+	printf "header host=../../evil/x\nend\n" | dc-mkstream |
+		dc-write --split-by host d/out.pfw &&
+	test -f "d/out-_._.._evil_x.pfw" &&
+	test ! -e evil && test ! -e ../evil
+'
+
 test_expect_success '--max-size rotates into complete numbered traces' '
 	dc-mkstream --synthetic 40000 >in.dcs &&
 	dc-write --max-size 100K --chunk-size 64K -i in.dcs out.pfw.gz &&
