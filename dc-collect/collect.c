@@ -916,14 +916,17 @@ static void attach_uprobe(struct collector *c, size_t i)
 						-1, p->target, p->offset, &opts);
 	if (entry == NULL) {
 		int err = errno;
+		/* 524 is the kernel's ENOTSUPP: an instruction uprobes cannot
+		 * replace (some atomics), which strerror does not know. */
+		const char *why = err == 524 ? "the kernel cannot probe its first instruction"
+					     : strerror(err);
 
 		c->failed++;
 		if (p->optional)
-			debug("%s:%s not attached: %s", p->target, p->function,
-			      strerror(err));
+			debug("%s:%s not attached: %s", p->target, p->function, why);
 		else
 			warn("cannot attach %s in %s: %s", p->function, p->target,
-			     strerror(err));
+			     why);
 		return;
 	}
 	opts.retprobe = true;
@@ -954,7 +957,10 @@ static int by_target(const void *a, const void *b)
 }
 
 /* All uprobes of one library with two multi-uprobe links (entry and
- * return); if the kernel refuses the group, attach it one by one. */
+ * return).  The kernel refuses a whole link for one bad offset, so a
+ * refused group is split in halves until the bad probes are alone, and
+ * those are tried one by one (which names them): a few bad functions cost
+ * a few links, not the whole library's speed. */
 static void attach_uprobe_group(struct collector *c, const size_t *idx,
 				size_t n)
 {
@@ -982,10 +988,14 @@ static void attach_uprobe_group(struct collector *c, const size_t *idx,
 	}
 	if (entry >= 0)
 		close(entry);
-	debug("multi-uprobe link on %s refused (%s): attaching one by one",
-	      target, strerror(-(entry < 0 ? entry : ret)));
-	for (i = 0; i < n; i++)
-		attach_uprobe(c, idx[i]);
+	debug("multi-uprobe link on %zu functions of %s refused (%s)", n, target,
+	      strerror(-(entry < 0 ? entry : ret)));
+	if (n == 1) {
+		attach_uprobe(c, idx[0]);
+		return;
+	}
+	attach_uprobe_group(c, idx, n / 2);
+	attach_uprobe_group(c, idx + n / 2, n - n / 2);
 }
 
 static void attach_uprobes(struct collector *c)
