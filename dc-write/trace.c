@@ -28,6 +28,12 @@
 #define LINE_SLACK 768       /* bound on a line besides its strings */
 #define ASYNC_TID_BASE (1u << 30) /* tids of async lanes (dc-trace(5)) */
 #define ASYNC_LANES 64
+/* Held records (see "parents" below): per thread and in all. */
+#define HOLD_MAX_RECORDS 65536
+#define HOLD_MAX_BYTES (8u << 20)
+#define HOLD_TOTAL_BYTES (64u << 20)
+#define RECENT_CALLS 8       /* calls remembered per thread for async work */
+#define PIDX_NONE INT64_MIN  /* the event gets no p_idx */
 
 /* ---- hashing ---- */
 
@@ -238,6 +244,30 @@ struct lanes {
 	unsigned used;
 };
 
+/* A record held until its parent is known, in the order of entry. */
+struct held {
+	uint64_t ts;
+	uint32_t off;            /* into the thread's buf */
+	uint32_t seq;            /* arrival order: ties stay deterministic */
+	uint16_t depth;
+};
+
+/* A call already written, for p_idx of work that ends after it. */
+struct recent {
+	uint64_t ts, end, id;
+	uint16_t depth;
+};
+
+struct thread {
+	uint32_t pid, tid;
+	unsigned char *buf;      /* held records, copied whole */
+	size_t len, cap;
+	struct held *held;
+	size_t nheld, held_cap;
+	struct recent recent[RECENT_CALLS];
+	unsigned nrecent, recent_next;
+};
+
 struct trace {
 	struct trace_opts opts;
 	struct dc_stream_info info;
@@ -261,6 +291,14 @@ struct trace {
 	struct hashmap lane_ids; /* pid + 1 -> index + 1 into lanes */
 	struct lanes *lanes;
 	size_t nlanes, lanes_cap;
+	struct hashmap thread_ids; /* pid << 32 | tid, + 1 -> index + 1 */
+	struct thread *threads;
+	size_t nthreads, threads_cap;
+	size_t cache_thread;     /* index + 1 of the last thread used */
+	size_t held_bytes;       /* over every thread */
+	int in_group;            /* writing a held group: no rotation */
+	struct recent *stack;    /* open calls while a group is written */
+	size_t stack_cap;
 	uint64_t events_in;
 	uint64_t drops_cpu;      /* sum of per-CPU DROPS frame totals */
 	uint64_t drops_probe;    /* sum of per-probe DROPS frame totals */
@@ -279,6 +317,23 @@ static uint64_t to_us(const struct trace *t, uint64_t mono_ns)
 
 /* ---- outputs ---- */
 
+/* The host name comes from the stream, which anyone may have written:
+ * in a file name it keeps only letters, digits, '.', '-' and '_', and
+ * never starts with a dot, so it cannot leave the output's directory. */
+static char *safe_host(const char *host)
+{
+	char *s = xstrdup(*host ? host : "unknown"), *p;
+
+	for (p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' ||
+		      *p == '_'))
+			*p = '_';
+	if (s[0] == '.')
+		s[0] = '_';
+	return s;
+}
+
 static char *output_name(const struct trace *t, uint32_t pid, int number)
 {
 	char part[64] = "";
@@ -286,7 +341,8 @@ static char *output_name(const struct trace *t, uint32_t pid, int number)
 	if (t->opts.split == SPLIT_PID)
 		snprintf(part, sizeof(part), "-%u", pid);
 	if (t->opts.split == SPLIT_HOST) {
-		char *name = xasprintf("%s-%s", t->base, t->info.host);
+		char *host = safe_host(t->info.host);
+		char *name = xasprintf("%s-%s", t->base, host);
 		char *path;
 
 		if (number > 0)
@@ -294,6 +350,7 @@ static char *output_name(const struct trace *t, uint32_t pid, int number)
 		else
 			path = xasprintf("%s%s", name, t->ext);
 		free(name);
+		free(host);
 		return path;
 	}
 	if (number > 0)
@@ -513,6 +570,9 @@ static void maybe_rotate(struct trace *t, struct output *o)
 	o->path = output_name(t, o->pid, ++o->number);
 	o->start_us = t->last_us;
 	open_file(t, o);
+	/* Ids start again at 1: calls written before are no parents. */
+	for (size_t i = 0; i < t->nthreads; i++)
+		t->threads[i].nrecent = 0;
 }
 
 static struct output *output_for(struct trace *t, uint32_t pid)
@@ -532,7 +592,9 @@ static struct output *output_for(struct trace *t, uint32_t pid)
 			o = t->outs[*slot - 1];
 		}
 	}
-	if (o->chunk_closed && t->opts.max_size > 0)
+	/* Not within a held group: a parent and its children share a
+	 * file, as p_idx needs. */
+	if (o->chunk_closed && t->opts.max_size > 0 && !t->in_group)
 		maybe_rotate(t, o);
 	return o;
 }
@@ -992,7 +1054,9 @@ static uint32_t async_lane(struct trace *t, const struct dc_event *ev)
 	return ASYNC_TID_BASE + (ev->pid % (1u << 24)) * ASYNC_LANES + i;
 }
 
-static void write_event(struct trace *t, const struct dc_event *ev)
+/* One event line; p_idx is printed unless PIDX_NONE.  Returns its id. */
+static uint64_t write_event(struct trace *t, const struct dc_event *ev,
+			    int64_t p_idx)
 {
 	struct output *o = output_for(t, ev->pid);
 	const struct probe *pr = probe_for(t, ev->probe_id);
@@ -1121,9 +1185,243 @@ static void write_event(struct trace *t, const struct dc_event *ev)
 	}
 	p = PUT(p, ",\"level\":");
 	p = put_u64(p, ev->depth);
+	if (p_idx != PIDX_NONE) {
+		p = PUT(p, ",\"p_idx\":");
+		p = put_i64(p, p_idx);
+	}
 	p = PUT(p, "}}\n");
 	o->events++;
 	commit(o, start, p, id);
+	return id;
+}
+
+/*
+ * ---- parents (p_idx) ----
+ *
+ * The collector writes a call when it returns, so on one thread the
+ * children (deeper depth) arrive before their parent.  Records of a thread
+ * below depth 0 are held until the depth-0 call that encloses them
+ * arrives; the group is then written in order of entry (ts, then depth),
+ * parents before children, and each event's p_idx is the id of the
+ * innermost call of the group still open at its start.  Async records
+ * (block I/O) do not nest: they take the innermost call whose time holds
+ * their start, among the thread's last written calls, or else in the
+ * group they are held with.
+ *
+ * Held records are written early, with p_idx -1 where the parent is not
+ * yet written, when a thread holds HOLD_MAX_RECORDS records or
+ * HOLD_MAX_BYTES, when all threads hold HOLD_TOTAL_BYTES (the largest
+ * group goes), when the input is idle (trace_flush) and when it ends.
+ */
+
+static struct thread *thread_for(struct trace *t, uint32_t pid, uint32_t tid)
+{
+	uint64_t key = ((uint64_t)pid << 32 | tid) + 1, *slot;
+	struct thread *th;
+	int added;
+
+	if (t->cache_thread != 0) {
+		th = &t->threads[t->cache_thread - 1];
+		if (th->pid == pid && th->tid == tid)
+			return th;
+	}
+	slot = hashmap_insert(&t->thread_ids, key, &added);
+	if (added) {
+		if (t->nthreads == t->threads_cap) {
+			t->threads_cap = t->threads_cap ? 2 * t->threads_cap : 16;
+			t->threads = xrealloc(t->threads,
+					      t->threads_cap * sizeof(*t->threads));
+		}
+		th = &t->threads[t->nthreads];
+		memset(th, 0, sizeof(*th));
+		th->pid = pid;
+		th->tid = tid;
+		*slot = ++t->nthreads;
+	}
+	t->cache_thread = *slot;
+	return &t->threads[*slot - 1];
+}
+
+static int is_async(const struct dc_event *ev)
+{
+	return ev->type == DC_EV_CALL && (ev->flags & DC_EVF_ASYNC);
+}
+
+static void remember_call(struct thread *th, const struct dc_event *ev,
+			  uint64_t id)
+{
+	struct recent *r = &th->recent[th->recent_next];
+
+	r->ts = ev->ts;
+	r->end = ev->ts + ev->dur;
+	r->id = id;
+	r->depth = ev->depth;
+	th->recent_next = (th->recent_next + 1) % RECENT_CALLS;
+	if (th->nrecent < RECENT_CALLS)
+		th->nrecent++;
+}
+
+/* The innermost of calls[0..n) whose time holds ev's start. */
+static int64_t enclosing(const struct recent *calls, size_t n,
+			 const struct dc_event *ev)
+{
+	const struct recent *best = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (calls[i].ts <= ev->ts && ev->ts <= calls[i].end &&
+		    calls[i].depth < ev->depth &&
+		    (best == NULL || calls[i].depth > best->depth))
+			best = &calls[i];
+	return best ? (int64_t)best->id : -1;
+}
+
+static int held_cmp(const void *a, const void *b)
+{
+	const struct held *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Write what thread number ti holds, in order of entry. */
+static void write_held(struct trace *t, size_t ti)
+{
+	struct thread *th = &t->threads[ti];
+	size_t i, n = 0;
+
+	if (th->nheld == 0)
+		return;
+	qsort(th->held, th->nheld, sizeof(*th->held), held_cmp);
+	if (t->stack_cap < th->nheld) {
+		t->stack_cap = th->nheld;
+		t->stack = xrealloc(t->stack, t->stack_cap * sizeof(*t->stack));
+	}
+	t->in_group = 1;
+	for (i = 0; i < th->nheld; i++) {
+		const struct dc_event *ev = (const void *)(th->buf + th->held[i].off);
+		int64_t p_idx;
+		uint64_t id;
+
+		if (is_async(ev)) {
+			p_idx = enclosing(t->stack, n, ev);
+			if (p_idx < 0)
+				p_idx = enclosing(th->recent, th->nrecent, ev);
+			write_event(t, ev, p_idx);
+			continue;
+		}
+		/* Calls entered before ev at its depth or deeper, or ended
+		 * before it began, are closed. */
+		while (n > 0 && (t->stack[n - 1].depth >= ev->depth ||
+				 t->stack[n - 1].end < ev->ts))
+			n--;
+		p_idx = n > 0 ? (int64_t)t->stack[n - 1].id : -1;
+		id = write_event(t, ev, p_idx);
+		if (ev->type == DC_EV_CALL) {
+			t->stack[n].ts = ev->ts;
+			t->stack[n].end = ev->ts + ev->dur;
+			t->stack[n].id = id;
+			t->stack[n].depth = ev->depth;
+			n++;
+			remember_call(th, ev, id);
+		}
+	}
+	t->in_group = 0;
+	t->held_bytes -= th->len;
+	th->len = 0;
+	th->nheld = 0;
+	/* A burst need not keep its memory. */
+	if (th->cap > (1u << 20)) {
+		free(th->buf);
+		free(th->held);
+		th->buf = NULL;
+		th->held = NULL;
+		th->cap = th->held_cap = 0;
+	}
+}
+
+static void hold(struct trace *t, struct thread *th, const struct dc_event *ev)
+{
+	struct held *h;
+
+	if (th->len + ev->size > th->cap) {
+		th->cap = th->cap ? 2 * th->cap : 4096;
+		while (th->cap < th->len + ev->size)
+			th->cap *= 2;
+		th->buf = xrealloc(th->buf, th->cap);
+	}
+	if (th->nheld == th->held_cap) {
+		th->held_cap = th->held_cap ? 2 * th->held_cap : 64;
+		th->held = xrealloc(th->held, th->held_cap * sizeof(*th->held));
+	}
+	h = &th->held[th->nheld];
+	h->ts = ev->ts;
+	h->off = (uint32_t)th->len;
+	h->seq = (uint32_t)th->nheld;
+	h->depth = ev->depth;
+	th->nheld++;
+	memcpy(th->buf + th->len, ev, ev->size);
+	th->len += ev->size;
+	t->held_bytes += ev->size;
+}
+
+static void write_all_held(struct trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nthreads; i++)
+		write_held(t, i);
+}
+
+/* A call or instant of a thread: written now, or held for its parent. */
+static void thread_event(struct trace *t, const struct dc_event *ev)
+{
+	struct thread *th = thread_for(t, ev->pid, ev->tid);
+	size_t ti = (size_t)(th - t->threads), i, big;
+	uint64_t id;
+
+	if (is_async(ev)) {
+		/* Its depth is one more than the calls open when it was
+		 * issued: beyond 1, an enclosing call exists.  Unless it
+		 * is among those written, it may not have returned yet. */
+		int64_t p_idx = th->nheld == 0 ?
+			enclosing(th->recent, th->nrecent, ev) : -1;
+
+		if (th->nheld == 0 && (p_idx >= 0 || ev->depth <= 1)) {
+			write_event(t, ev, p_idx);
+			return;
+		}
+	} else if (ev->depth == 0) {
+		if (ev->type == DC_EV_CALL) {
+			if (th->nheld > 0) {
+				/* The outermost call: its group is complete. */
+				hold(t, th, ev);
+				write_held(t, ti);
+				return;
+			}
+			id = write_event(t, ev, -1);
+			remember_call(th, ev, id);
+			return;
+		}
+		/* An instant outside every call: whatever is held will
+		 * get no outer call (its exit was lost). */
+		write_held(t, ti);
+		write_event(t, ev, -1);
+		return;
+	}
+	hold(t, th, ev);
+	if (th->nheld >= HOLD_MAX_RECORDS || th->len >= HOLD_MAX_BYTES) {
+		write_held(t, ti);
+	} else if (t->held_bytes >= HOLD_TOTAL_BYTES) {
+		big = ti;
+		for (i = 0; i < t->nthreads; i++)
+			if (t->threads[i].len > t->threads[big].len)
+				big = i;
+		write_held(t, big);
+	}
 }
 
 static void frame_events(struct trace *t, const struct dc_frame *f)
@@ -1144,7 +1442,12 @@ static void frame_events(struct trace *t, const struct dc_frame *f)
 		}
 		if (ev->type == DC_EV_FORK || ev->type == DC_EV_EXEC)
 			process_event_update(t, ev);
-		write_event(t, ev);
+		/* Unpaired entries and exits and process events have no
+		 * p_idx: they are written as they come. */
+		if (ev->type == DC_EV_CALL || ev->type == DC_EV_INSTANT)
+			thread_event(t, ev);
+		else
+			write_event(t, ev, PIDX_NONE);
 	}
 }
 
@@ -1322,6 +1625,10 @@ void trace_flush(struct trace *t)
 {
 	size_t i;
 
+	/* A trace read while it runs shows every record: held ones go
+	 * out with the parents known so far. */
+	write_all_held(t);
+
 	for (i = 0; i < t->nouts; i++) {
 		struct output *o = t->outs[i];
 
@@ -1401,6 +1708,7 @@ struct trace *trace_new(const struct trace_opts *opts,
 	hashmap_init(&t->proc_ids);
 	hashmap_init(&t->out_ids);
 	hashmap_init(&t->lane_ids);
+	hashmap_init(&t->thread_ids);
 	if (opts->split != SPLIT_PID)
 		new_output(t, 0);
 	return t;
@@ -1411,6 +1719,16 @@ int trace_finish(struct trace *t, int how)
 	int ret = 0;
 	size_t i;
 
+	/* Nothing held is lost: outer calls that never returned leave
+	 * their children with p_idx -1. */
+	write_all_held(t);
+	for (i = 0; i < t->nthreads; i++) {
+		free(t->threads[i].buf);
+		free(t->threads[i].held);
+	}
+	free(t->threads);
+	free(t->stack);
+	hashmap_free(&t->thread_ids);
 	for (i = 0; i < t->nouts; i++) {
 		struct output *o = t->outs[i];
 

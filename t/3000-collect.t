@@ -202,7 +202,7 @@ test_expect_success BPF,PYTHON3 'SIGTERM drains, ends the stream and exits 0' '
 	printf "layers: [syscalls]\n" >c.yaml &&
 	{ trace c.yaml t.pfw.gz --pid $sleeper --ready-file ready probes.sig & } &&
 	tracer=$! &&
-	while test ! -e ready; do sleep 0.1; done &&
+	wait_for_file ready &&
 	pkill -TERM -f "dc-collect -k $SHARED/key --pid $sleeper" &&
 	wait $tracer &&
 	kill "$sleeper" &&
@@ -258,7 +258,7 @@ test_expect_success BPF,CGROUP2,PYTHON3 '--cgroup traces what runs in the cgroup
 	dc-gen c.yaml >p.json && dc-sign -k "$SHARED/key" -o p.sig p.json &&
 	{ dc-collect -k "$SHARED/key" --cgroup "$cg" --ready-file ready p.sig 2>err |
 		dc-aggregate | dc-write t.pfw.gz & } &&
-	while test ! -e ready; do sleep 0.1; done &&
+	wait_for_file ready &&
 	sh -c "echo \$\$ >\"$cg/inner/cgroup.procs\" && exec dd if=/dev/zero of=IN bs=4k count=7 2>/dev/null" &&
 	dd if=/dev/zero of=OUT bs=4k count=5 2>/dev/null &&
 	pkill -INT -f "dc-collect -k $SHARED/key --cgroup $cg" &&

@@ -171,6 +171,20 @@ test_lazy_prereq BPF '
 # Fixtures shared by the tests of one script live in its trash root.
 SHARED="$TRASH_DIRECTORY"
 
+# wait_for_file FILE [SECONDS]: until FILE exists, at most SECONDS (30):
+# a collector that fails must fail the test, not hang it.
+wait_for_file() {
+	_tries=$(( ${2:-30} * 10 ))
+	while test ! -e "$1"; do
+		_tries=$((_tries - 1))
+		if test "$_tries" -le 0; then
+			echo "gave up waiting for $1" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
 # Wall-clock microseconds since the epoch, as traces count them.
 now_us() {
 	date +%s%6N
