@@ -186,23 +186,6 @@ static void compress_job(struct job *j, struct deflater *d)
 
 /* ---- writing finished jobs ---- */
 
-static int write_all(int fd, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static void set_failed(struct gzout *o, const char *what, int err)
 {
 	if (o->failed)
@@ -223,7 +206,7 @@ static void write_job(struct gz_pool *pool, struct job *j)
 
 	if (o->failed)
 		return;
-	if (write_all(o->fd, data, len) != 0) {
+	if (dc_write_all(o->fd, data, len) != 0) {
 		set_failed(o, o->path, errno);
 		return;
 	}
@@ -249,7 +232,7 @@ static void write_job(struct gz_pool *pool, struct job *j)
 				      (unsigned long long)j->first_id,
 				      (unsigned long long)j->last_id);
 		n += snprintf(line + n, sizeof(line) - (size_t)n, "}\n");
-		if (write_all(o->index_fd, line, (size_t)n) != 0) {
+		if (dc_write_all(o->index_fd, line, (size_t)n) != 0) {
 			set_failed(o, o->index_path, errno);
 			return;
 		}

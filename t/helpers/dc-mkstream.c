@@ -98,23 +98,6 @@ static void start_stream(void)
 	header_done = 1;
 }
 
-static int write_all(int fd, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * A damaged frame cannot go through dc_writer_frame, which only writes
  * good ones: lay it out here (the 16-byte frame header of dc-stream(5))
@@ -141,7 +124,7 @@ static void write_damaged(uint16_t type, const void *data, uint32_t len)
 			total = (size_t)truncate_next;
 		stopped = 1;
 	}
-	if (dc_writer_flush(writer) != 0 || write_all(STDOUT_FILENO, buf, total) != 0)
+	if (dc_writer_flush(writer) != 0 || dc_write_all(STDOUT_FILENO, buf, total) != 0)
 		sysdie("cannot write standard output");
 	free(buf);
 }
