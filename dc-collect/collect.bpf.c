@@ -786,21 +786,26 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 	return 0;
 }
 
+/* A folio added to or removed from the page cache: one instant. */
+static __always_inline void
+emit_page_cache(__u32 tp, struct trace_event_raw_mm_filemap_op_page_cache *ctx)
+{
+	emit_instant(tp, 4, BPF_CORE_READ(ctx, s_dev),
+		     BPF_CORE_READ(ctx, i_ino), BPF_CORE_READ(ctx, index),
+		     1ULL << BPF_CORE_READ(ctx, order), 0, 0);
+}
+
 SEC("tp/filemap/mm_filemap_add_to_page_cache")
 int dc_pc_add(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 {
-	emit_instant(DC_TP_PC_ADD, 4, BPF_CORE_READ(ctx, s_dev),
-		     BPF_CORE_READ(ctx, i_ino), BPF_CORE_READ(ctx, index),
-		     1ULL << BPF_CORE_READ(ctx, order), 0, 0);
+	emit_page_cache(DC_TP_PC_ADD, ctx);
 	return 0;
 }
 
 SEC("tp/filemap/mm_filemap_delete_from_page_cache")
 int dc_pc_delete(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 {
-	emit_instant(DC_TP_PC_DELETE, 4, BPF_CORE_READ(ctx, s_dev),
-		     BPF_CORE_READ(ctx, i_ino), BPF_CORE_READ(ctx, index),
-		     1ULL << BPF_CORE_READ(ctx, order), 0, 0);
+	emit_page_cache(DC_TP_PC_DELETE, ctx);
 	return 0;
 }
 
@@ -821,21 +826,26 @@ int dc_dirty(struct trace_event_raw_writeback_folio_template *ctx)
 	return 0;
 }
 
+/* A readahead decision: the window it asks for, in pages. */
+static __always_inline void
+emit_readahead(__u32 tp, struct trace_event_raw_page_cache_ra_op *ctx)
+{
+	emit_instant(tp, 4, BPF_CORE_READ(ctx, s_dev),
+		     BPF_CORE_READ(ctx, i_ino), BPF_CORE_READ(ctx, index),
+		     BPF_CORE_READ(ctx, size), 0, 0);
+}
+
 SEC("tp/readahead/page_cache_sync_ra")
 int dc_ra_sync(struct trace_event_raw_page_cache_ra_op *ctx)
 {
-	emit_instant(DC_TP_RA_SYNC, 4, BPF_CORE_READ(ctx, s_dev),
-		     BPF_CORE_READ(ctx, i_ino), BPF_CORE_READ(ctx, index),
-		     BPF_CORE_READ(ctx, size), 0, 0);
+	emit_readahead(DC_TP_RA_SYNC, ctx);
 	return 0;
 }
 
 SEC("tp/readahead/page_cache_async_ra")
 int dc_ra_async(struct trace_event_raw_page_cache_ra_op *ctx)
 {
-	emit_instant(DC_TP_RA_ASYNC, 4, BPF_CORE_READ(ctx, s_dev),
-		     BPF_CORE_READ(ctx, i_ino), BPF_CORE_READ(ctx, index),
-		     BPF_CORE_READ(ctx, size), 0, 0);
+	emit_readahead(DC_TP_RA_ASYNC, ctx);
 	return 0;
 }
 
