@@ -117,6 +117,11 @@ struct thread {
 	uint32_t pid, tid;
 	size_t depth, cap;
 	struct dc_event **stack;  /* copies of the open ENTER records */
+	/* The last failed call seen on this thread, for its caller: calls
+	 * arrive when they return, children before their parent. */
+	int32_t child_error;
+	uint16_t child_depth;
+	uint64_t child_ts;
 };
 
 static struct u64map procs;   /* input << 32 | pid -> struct proc * */
@@ -720,6 +725,25 @@ static struct thread *get_thread(unsigned in, const struct dc_event *ev,
 	return t;
 }
 
+/* A failed library call without an error code takes the one of the
+ * failed syscall it made (one level down, inside its time): that is the
+ * errno the caller saw. */
+static void inherit_error(unsigned in, struct dc_event *ev)
+{
+	struct thread *t;
+
+	if (ev->error == 0 && !(ev->flags & DC_EVF_FAILED))
+		return;
+	t = get_thread(in, ev, 1);
+	if (ev->error == 0 && t->child_error != 0 &&
+	    t->child_depth == ev->depth + 1 && t->child_ts >= ev->ts &&
+	    t->child_ts <= ev->ts + ev->dur)
+		ev->error = t->child_error;
+	t->child_error = ev->error;
+	t->child_depth = ev->depth;
+	t->child_ts = ev->ts;
+}
+
 static struct probe *probe_of(unsigned in, uint32_t out_id)
 {
 	uint64_t *slot = u64map_get(&out_probes, out_id);
@@ -908,6 +932,7 @@ static void handle_events(unsigned idx, const struct dc_frame *f)
 		switch (ev->type) {
 		case DC_EV_CALL:
 			track_files(idx, pr, ev, 1);
+			inherit_error(idx, ev);
 			out_event(ev);
 			break;
 		case DC_EV_ENTER:

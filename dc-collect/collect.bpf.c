@@ -216,7 +216,7 @@ static __always_inline void fill_header(struct dc_event *ev, __u8 type,
 	ev->reserved0 = 0;
 	ev->reserved1 = 0;
 	ev->file_id = 0;
-	ev->reserved2 = 0;
+	ev->error = 0;
 }
 
 static __always_inline bool failed(__u8 ret_kind, __s64 ret)
@@ -226,6 +226,13 @@ static __always_inline bool failed(__u8 ret_kind, __s64 ret)
 	if (ret_kind == DC_RET_NONE)
 		return false;
 	return ret < 0;
+}
+
+/* A syscall returns -errno on failure (the last 4095 values). */
+static __always_inline __s32 syscall_error(const struct dc_call_frame *f,
+					   __s64 ret)
+{
+	return f->is_syscall && ret < 0 && ret >= -4095 ? (__s32)-ret : 0;
 }
 
 /* Emit a completed call.  A probe with a string argument goes through the
@@ -270,6 +277,12 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 
 	if (!cfg)
 		return;
+	/* A C function returning int leaves the upper half of the return
+	 * register undefined: -1 must read as -1, not 4294967295. */
+	if (!f->is_syscall && (cfg->ret_kind == DC_RET_FD ||
+			       cfg->ret_kind == DC_RET_STATUS ||
+			       cfg->ret_kind == DC_RET_INT))
+		ret = (__s32)ret;
 	if (profile_mode) {
 		profile_call(pid_tgid >> 32, probe_id, now - f->ts, ret,
 			     cfg->ret_kind);
@@ -308,6 +321,7 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 		ev->str_len = (__u16)(len - 1);
 		if (failed(cfg->ret_kind, ret))
 			ev->flags |= DC_EVF_FAILED;
+		ev->error = syscall_error(f, ret);
 		size = (DC_EVENT_FIXED_SIZE + len + 7) & ~7ULL;
 		if (size > sizeof(s->rec))
 			size = sizeof(s->rec);
@@ -331,6 +345,7 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 	ev->size = DC_EVENT_HDR_SIZE + 8 * nargs;
 	if (failed(cfg->ret_kind, ret))
 		ev->flags |= DC_EVF_FAILED;
+	ev->error = syscall_error(f, ret);
 	args = (__u64 *)((__u8 *)ev + DC_EVENT_HDR_SIZE);
 	for (i = 0; i < DC_MAX_ARGS; i++)
 		args[i] = f->args[i];

@@ -1182,6 +1182,10 @@ static uint64_t write_event(struct trace *t, const struct dc_event *ev,
 			p = PUT(p, ",\"ret\":");
 			p = put_i64(p, ev->ret);
 		}
+		if (ev->error != 0) {
+			p = PUT(p, ",\"errno\":");
+			p = put_i64(p, ev->error);
+		}
 	}
 	p = PUT(p, ",\"level\":");
 	p = put_u64(p, ev->depth);

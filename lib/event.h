@@ -101,7 +101,9 @@ struct dc_event {
 	__u16 reserved1;
 	__u32 file_id;   /* STRING frame id of the file this call works on;
 	                    0 if unknown (filled in by dc-aggregate) */
-	__u32 reserved2;
+	__s32 error;     /* errno of a failed call, 0 if none or unknown:
+	                    the kernel's for a syscall; for a library call,
+	                    that of the failed syscall it made (dc-aggregate) */
 	/* __u64 args[nargs]; then str_len bytes + NUL, padded to 8 */
 };
 

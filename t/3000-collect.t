@@ -49,6 +49,14 @@ test_expect_success BPF,PYTHON3 '100 fsync calls give 100 fsync events' '
 	test "$(pfw-query count t.pfw.gz --cat sys --name write --file "$PWD/F" --arg ret=1)" = 100
 '
 
+test_expect_success BPF,PYTHON3 'a failed library call carries the errno of the syscall under it' '
+	printf "layers: [posix, syscalls]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" read "$PWD/missing" &&
+	test "$(cat collect.rc)" = 1 &&
+	test "$(pfw-query count t.pfw.gz --cat POSIX --name open --file "$PWD/missing" --arg ret=-1 --arg errno=2)" = 1 &&
+	test "$(pfw-query count t.pfw.gz --cat sys --name openat --file "$PWD/missing" --arg ret=-2 --arg errno=2)" = 1
+'
+
 test_expect_success BPF,PYTHON3 'a file read twice after dropping caches: block reads only the first time' '
 	dd if=/dev/urandom of=R bs=1M count=8 2>/dev/null && sync &&
 	echo 3 >/proc/sys/vm/drop_caches &&
