@@ -110,6 +110,10 @@ struct proc {
 	char *cwd;                /* NULL: unknown */
 	struct u64map fds;        /* fd -> output string id */
 	struct u64map handles;    /* handle -> output string id */
+	/* The fd the last close removed, and its file: a library close()
+	 * arrives after the close syscall it made (children come first). */
+	int64_t closed_fd;
+	uint32_t closed_file;
 };
 
 struct thread {
@@ -628,8 +632,14 @@ static void track_files(unsigned in, const struct probe *pr,
 		return;
 	if (pr->path_arg >= 0 && ev->str_len > 0)
 		file = event_path(p, pr, ev);
-	else if (pr->fd_arg >= 0 && pr->fd_arg < ev->nargs)
-		file = fd_file(p, (int32_t)args[pr->fd_arg]);
+	else if (pr->fd_arg >= 0 && pr->fd_arg < ev->nargs) {
+		int32_t fd = (int32_t)args[pr->fd_arg];
+
+		file = fd_file(p, fd);
+		if (file == 0 && pr->op == OP_CLOSE && p->closed_file != 0 &&
+		    p->closed_fd == fd)
+			file = p->closed_file;
+	}
 	else if (pr->handle_arg >= 0 && pr->handle_arg < ev->nargs)
 		file = handle_file(p, args[pr->handle_arg]);
 	if (file != 0)
@@ -671,8 +681,15 @@ static void track_files(unsigned in, const struct probe *pr,
 	case OP_CLOSE:
 		/* Gone whatever close returned: Linux frees the fd even when
 		 * close reports EINTR or EIO. */
-		if (pr->fd_arg < ev->nargs)
-			u64map_del(&p->fds, (uint64_t)(int64_t)(int32_t)args[pr->fd_arg]);
+		if (pr->fd_arg < ev->nargs) {
+			int32_t fd = (int32_t)args[pr->fd_arg];
+
+			if (ev->file_id != 0) {
+				p->closed_fd = fd;
+				p->closed_file = ev->file_id;
+			}
+			u64map_del(&p->fds, (uint64_t)(int64_t)fd);
+		}
 		break;
 	case OP_CLOSE_HANDLE:
 		if (pr->handle_arg < ev->nargs)

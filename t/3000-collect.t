@@ -46,7 +46,9 @@ test_expect_success BPF,PYTHON3 '100 fsync calls give 100 fsync events' '
 	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" fsync "$PWD/F" 100 &&
 	test "$(pfw-query count t.pfw.gz --cat POSIX --name fsync --file "$PWD/F")" = 100 &&
 	test "$(pfw-query count t.pfw.gz --cat sys --name fsync --file "$PWD/F")" = 100 &&
-	test "$(pfw-query count t.pfw.gz --cat sys --name write --file "$PWD/F" --arg ret=1)" = 100
+	test "$(pfw-query count t.pfw.gz --cat sys --name write --file "$PWD/F" --arg ret=1)" = 100 &&
+	test "$(pfw-query count t.pfw.gz --cat sys --name close --file "$PWD/F")" = 1 &&
+	test "$(pfw-query count t.pfw.gz --cat POSIX --name close --file "$PWD/F")" = 1
 '
 
 test_expect_success BPF,PYTHON3 'a failed library call carries the errno of the syscall under it' '
