@@ -925,6 +925,18 @@ int dc_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 	return 0;
 }
 
+/* A packet freed as dropped (consumed packets go through consume_skb):
+ * the protocol and the kernel's reason.  Drops found in softirq context
+ * are attributed to whatever task was running, so only those in a
+ * selected task's context are kept. */
+SEC("tp/skb/kfree_skb")
+int dc_skb_drop(struct trace_event_raw_kfree_skb *ctx)
+{
+	emit_instant(DC_TP_SKB_DROP, 2, BPF_CORE_READ(ctx, protocol),
+		     (__u64)BPF_CORE_READ(ctx, reason), 0, 0, 0, 0);
+	return 0;
+}
+
 /* A USDT probe site: an instant; the cookie is the probe id.  (The
  * probe's own arguments are not decoded yet.) */
 SEC("uprobe")

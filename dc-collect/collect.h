@@ -78,6 +78,7 @@ enum dc_tracepoint {
 	DC_TP_SOCK_STATE,       /* sock:inet_sock_set_state */
 	DC_TP_URING_SUBMIT,     /* io_uring:io_uring_submit_req */
 	DC_TP_URING_COMPLETE,   /* io_uring:io_uring_complete */
+	DC_TP_SKB_DROP,         /* skb:kfree_skb (a dropped packet) */
 	DC_TP_COUNT
 };
 

@@ -61,6 +61,8 @@ static const struct dc_klayer klayers[] = {
 	  { DC_ARG_OPCODE, DC_ARG_INT }, DC_RET_NONE, false },
 	{ "io_uring:io_uring_complete", DC_TP_URING_COMPLETE, 1,
 	  { DC_ARG_INT }, DC_RET_SIZE, false },
+	{ "skb:kfree_skb", DC_TP_SKB_DROP, 2,
+	  { DC_ARG_PROTOCOL, DC_ARG_REASON }, DC_RET_NONE, false },
 };
 
 #define NKLAYERS (sizeof(klayers) / sizeof(klayers[0]))
@@ -102,6 +104,7 @@ struct bpf_program *dc_klayer_prog(struct collect_bpf *skel, int tp)
 	case DC_TP_SOCK_STATE: return skel->progs.dc_sock_state;
 	case DC_TP_URING_SUBMIT: return skel->progs.dc_uring_submit;
 	case DC_TP_URING_COMPLETE: return skel->progs.dc_uring_complete;
+	case DC_TP_SKB_DROP: return skel->progs.dc_skb_drop;
 	}
 	return NULL;
 }

@@ -271,6 +271,7 @@ static const struct builtin_func net_funcs[] = {
 	F("net:netif_receive_skb", "", "none"),
 	Q("sock:sock_send_length", "", "none"),
 	Q("sock:sock_recv_length", "", "none"),
+	Q("skb:kfree_skb", "", "none"),
 	{ NULL, NULL, NULL, 0 }
 };
 

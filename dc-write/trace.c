@@ -616,7 +616,7 @@ static void set_probe(struct probe *pr, const char *name, size_t name_len,
 		[DC_ARG_FAMILY] = "family", [DC_ARG_PROTOCOL] = "protocol",
 		[DC_ARG_OLDSTATE] = "oldstate", [DC_ARG_NEWSTATE] = "newstate",
 		[DC_ARG_SPORT] = "sport", [DC_ARG_DPORT] = "dport",
-		[DC_ARG_OPCODE] = "opcode",
+		[DC_ARG_OPCODE] = "opcode", [DC_ARG_REASON] = "reason",
 	};
 	size_t nj, cj;
 	char *name_json = jstr_dup(name, name_len, &nj);

@@ -65,6 +65,7 @@ enum dc_arg_kind {
 	DC_ARG_SPORT = 22,  /* source port */
 	DC_ARG_DPORT = 23,  /* destination port */
 	DC_ARG_OPCODE = 24, /* io_uring opcode */
+	DC_ARG_REASON = 25, /* the kernel's drop reason (enum skb_drop_reason) */
 	DC_ARG_KIND_MAX
 };
 

@@ -24,7 +24,7 @@ static const char *const arg_names[DC_ARG_KIND_MAX] = {
 	[DC_ARG_FAMILY] = "family", [DC_ARG_PROTOCOL] = "protocol",
 	[DC_ARG_OLDSTATE] = "oldstate", [DC_ARG_NEWSTATE] = "newstate",
 	[DC_ARG_SPORT] = "sport", [DC_ARG_DPORT] = "dport",
-	[DC_ARG_OPCODE] = "opcode",
+	[DC_ARG_OPCODE] = "opcode", [DC_ARG_REASON] = "reason",
 };
 
 static const char *const ret_names[DC_RET_KIND_MAX] = {

@@ -106,6 +106,13 @@ test_expect_success BPF,PYTHON3 'a loopback TCP connection: connect, accept, sen
 	test "$(pfw-query count t.pfw.gz --cat net --ph i --name sock:inet_sock_set_state)" -gt 0
 '
 
+test_expect_success BPF,PYTHON3 'dropped packets: 50 datagrams to a closed port, 50 drops' '
+	printf "layers: [net]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" udpdrop 50 &&
+	test "$(pfw-query count t.pfw.gz --cat net --ph i --name skb:kfree_skb --arg protocol=2048)" = 50 &&
+	test "$(pfw-query count t.pfw.gz --cat net --ph i --name sock:sock_send_length)" = 50
+'
+
 test_expect_success BPF,PYTHON3 '4 threads and 2 forked children traced completely, a bystander absent' '
 	"$WORKLOAD" spin 3 "$PWD/bystander" &
 	printf "layers: [posix]\n" >c.yaml &&

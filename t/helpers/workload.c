@@ -11,6 +11,7 @@
  *   workload recurse DEPTH         dc_test_recurse(DEPTH) recursing to 0
  *   workload tcp N                 loopback TCP: listen, connect, accept,
  *                                  N x send/recv 1000 bytes, close
+ *   workload udpdrop N             N UDP datagrams to a closed loopback port
  *   workload spin SECONDS FILE     append a line to FILE every 10 ms
  */
 #include <arpa/inet.h>
@@ -211,6 +212,33 @@ static int do_tcp(long n)
 	return close(ls);
 }
 
+/* N UDP datagrams to a loopback port nobody listens on: each one is
+ * dropped by the kernel (no socket), in this task's context. */
+static int do_udpdrop(long n)
+{
+	struct sockaddr_in addr;
+	socklen_t len = sizeof(addr);
+	int s, probe;
+	long i;
+
+	memset(&addr, 0, sizeof(addr));
+	addr.sin_family = AF_INET;
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	/* A port that was free a moment ago, now closed again. */
+	probe = socket(AF_INET, SOCK_DGRAM, 0);
+	if (probe < 0 || bind(probe, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
+	    getsockname(probe, (struct sockaddr *)&addr, &len) != 0)
+		fail("bind");
+	close(probe);
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	if (s < 0)
+		fail("socket");
+	for (i = 0; i < n; i++)
+		if (sendto(s, "drop", 4, 0, (struct sockaddr *)&addr, sizeof(addr)) != 4)
+			fail("sendto");
+	return close(s);
+}
+
 static int do_spin(double seconds, const char *path)
 {
 	struct timespec t0, t;
@@ -245,6 +273,8 @@ int main(int argc, char **argv)
 		return dc_test_recurse(atoi(argv[2])) == atoi(argv[2]) ? 0 : 1;
 	if (strcmp(mode, "tcp") == 0 && argc == 3)
 		return do_tcp(atol(argv[2]));
+	if (strcmp(mode, "udpdrop") == 0 && argc == 3)
+		return do_udpdrop(atol(argv[2]));
 	if (strcmp(mode, "spin") == 0 && argc == 4)
 		return do_spin(atof(argv[2]), argv[3]);
 	fprintf(stderr, "usage: see the header of t/helpers/workload.c\n");
