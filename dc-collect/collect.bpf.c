@@ -330,7 +330,6 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 			count_drop(probe_id);
 			return;
 		}
-		count(DC_CNT_EMITTED);
 		return;
 	}
 
@@ -350,7 +349,6 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 	for (i = 0; i < DC_MAX_ARGS; i++)
 		args[i] = f->args[i];
 	bpf_ringbuf_submit(ev, rb_flags());
-	count(DC_CNT_EMITTED);
 }
 
 /* Pop the frame matching probe_id and emit it.  If the top frame is
@@ -559,7 +557,6 @@ static __always_inline void emit_proc(__u8 type, __u32 which, __u32 tgid,
 		count_drop(probe_id);
 		return;
 	}
-	count(DC_CNT_EMITTED);
 }
 
 SEC("raw_tp/sched_process_fork")
@@ -707,7 +704,6 @@ static __always_inline void emit_kernel(__u32 probe_id, __u8 type,
 	args[4] = a4;
 	args[5] = a5;
 	bpf_ringbuf_submit(ev, rb_flags());
-	count(DC_CNT_EMITTED);
 }
 
 /* An instant by the current task, if it is selected and tp is traced. */

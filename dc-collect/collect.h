@@ -49,9 +49,10 @@ struct dc_stack {
 	struct dc_call_frame frames[DC_MAX_DEPTH];
 };
 
-/* Counters kept per CPU (index into the `counters` per-CPU array). */
+/* Counters kept per CPU (index into the `counters` per-CPU array).
+ * Records written are counted by the reader, not here: one map update
+ * less per event. */
 enum dc_counter {
-	DC_CNT_EMITTED = 0,      /* records written to the ring buffer */
 	DC_CNT_DROPPED = 1,      /* records lost: ring buffer full */
 	DC_CNT_DEPTH = 2,        /* calls lost: stack deeper than stored */
 	DC_CNT_UNPAIRED = 3,     /* exits whose entry was never seen */
