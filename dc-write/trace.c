@@ -1189,7 +1189,10 @@ static uint64_t write_event(struct trace *t, const struct dc_event *ev,
 	}
 	p = PUT(p, ",\"level\":");
 	p = put_u64(p, ev->depth);
-	if (p_idx != PIDX_NONE) {
+	/* An outermost call has no parent: level 0 says so, and leaving
+	 * p_idx out there keeps the common case small.  Deeper events
+	 * always carry it, -1 when their parent is not known. */
+	if (p_idx != PIDX_NONE && (ev->depth > 0 || p_idx >= 0)) {
 		p = PUT(p, ",\"p_idx\":");
 		p = put_i64(p, p_idx);
 	}

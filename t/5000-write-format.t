@@ -32,12 +32,12 @@ write_expect() {
 	{"id":4,"name":"process_name","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"dd (100)"}}
 	{"id":5,"name":"thread_name","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"100"}}
 	{"id":6,"name":"FH","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"/tmp/f","value":344000883352744}}
-	{"id":7,"name":"open","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000004,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"fhash":344000883352744,"flags":65,"mode":420,"ret":3,"level":0,"p_idx":-1}}
-	{"id":8,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000005,"dur":2,"ph":"X","args":{"hhash":4145648582732102,"fhash":344000883352744,"fd":3,"size":4096,"ret":4096,"level":0,"p_idx":-1}}
+	{"id":7,"name":"open","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000004,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"fhash":344000883352744,"flags":65,"mode":420,"ret":3,"level":0}}
+	{"id":8,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000005,"dur":2,"ph":"X","args":{"hhash":4145648582732102,"fhash":344000883352744,"fd":3,"size":4096,"ret":4096,"level":0}}
 	{"id":9,"name":"thread_name","cat":"datacrumbs","pid":100,"tid":101,"ph":"M","args":{"name":"101"}}
 	{"id":10,"name":"write","cat":"POSIX","pid":100,"tid":101,"ts":1700000000000008,"dur":0,"ph":"B","args":{"hhash":4145648582732102,"fd":3,"size":10,"level":0}}
 	{"id":11,"name":"write","cat":"POSIX","pid":100,"tid":101,"ts":1700000000000009,"dur":0,"ph":"E","args":{"hhash":4145648582732102,"ret":-5,"level":0}}
-	{"id":12,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000009,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"ret":0,"level":0,"p_idx":-1}}
+	{"id":12,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000009,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"ret":0,"level":0}}
 	{"id":13,"name":"fork","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000010,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"child":101,"level":0}}
 	{"id":14,"name":"PR","cat":"datacrumbs","pid":101,"tid":101,"ph":"M","args":{"name":"/bin/x","value":8858493123116091,"rank":-1,"ppid":100,"uid":0,"gid":0,"cmdline":"/bin/x","cwd":"/tmp"}}
 	{"id":15,"name":"process_name","cat":"datacrumbs","pid":101,"tid":101,"ph":"M","args":{"name":"x (101)"}}
@@ -154,14 +154,14 @@ test_expect_success 'kernel fields by kind; async work on lanes of its own' '
 	dc-mkstream in.txt | dc-write out.pfw &&
 	grep "\"name\":\"block_rq\"" out.pfw | sed "s/.*\"tid\":\([0-9]*\),.*\"args\":{\"hhash\":[0-9]*,\(.*\)}}/\1 \2/" >got &&
 	cat >expect <<-\EXPECT &&
-	1073742272 "dev":8388609,"sector":2048,"size":4096,"op":"WS","ret":0,"level":0,"p_idx":-1
-	1073742273 "dev":8388609,"sector":4096,"size":512,"op":"R","ret":0,"level":0,"p_idx":-1
-	1073742272 "dev":8388609,"sector":8192,"size":512,"op":"R","ret":0,"level":0,"p_idx":-1
+	1073742272 "dev":8388609,"sector":2048,"size":4096,"op":"WS","ret":0,"level":0
+	1073742273 "dev":8388609,"sector":4096,"size":512,"op":"R","ret":0,"level":0
+	1073742272 "dev":8388609,"sector":8192,"size":512,"op":"R","ret":0,"level":0
 	EXPECT
 	test_cmp expect got &&
 	grep "\"name\":\"thread_name\",.*\"tid\":1073742272,.*{\"name\":\"async lane 0\"}" out.pfw &&
 	grep "\"name\":\"thread_name\",.*\"tid\":1073742273,.*{\"name\":\"async lane 1\"}" out.pfw &&
-	grep "\"name\":\"tcp_state\",\"cat\":\"net\",\"pid\":7,\"tid\":8,.*\"family\":2,\"protocol\":6,\"oldstate\":1,\"newstate\":7,\"sport\":5000,\"dport\":80,\"level\":0,\"p_idx\":-1}}" out.pfw
+	grep "\"name\":\"tcp_state\",\"cat\":\"net\",\"pid\":7,\"tid\":8,.*\"family\":2,\"protocol\":6,\"oldstate\":1,\"newstate\":7,\"sport\":5000,\"dport\":80,\"level\":0}}" out.pfw
 '
 
 test_expect_success 'every number fits a JSON reader: 2^64-1 is written as -1' '

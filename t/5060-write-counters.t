@@ -26,7 +26,7 @@ write_expect() {
 	{"id":5,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000001000,"ph":"C","args":{"calls":5,"dur_us":10,"bytes":20480,"errors":1}}
 	{"id":6,"name":"openat","cat":"sys","pid":100,"tid":100,"ts":1700000000001000,"ph":"C","args":{"calls":2,"dur_us":3,"bytes":0,"errors":0}}
 	{"id":7,"name":"thread_name","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"100"}}
-	{"id":8,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000002000,"dur":2,"ph":"X","args":{"hhash":4145648582732102,"fd":3,"size":4096,"ret":4096,"level":0,"p_idx":-1}}
+	{"id":8,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000002000,"dur":2,"ph":"X","args":{"hhash":4145648582732102,"fd":3,"size":4096,"ret":4096,"level":0}}
 	{"id":9,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000001001000,"ph":"C","args":{"calls":1,"dur_us":0,"bytes":7,"errors":0}}
 	{"id":10,"name":"end","cat":"datacrumbs","pid":0,"tid":0,"ts":1700000002001000,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"num_events":9,"events":4,"dropped":0,"truncated":false,"corrupt":false,"interrupted":false}}
 	EXPECT

@@ -15,9 +15,11 @@ probes() {
 	IN
 }
 
-# Events only, "name level p_idx id" per line, in file order.
+# Events only, "name level p_idx id" per line, in file order.  Level-0
+# events carry no p_idx (they have no parent): shown as -1 here.
 events() {
 	grep "\"ph\":\"[Xi]\",.*\"level\"" "$1" |
+	sed '/"cat":"datacrumbs"/!s/"level":0}}$/"level":0,"p_idx":-1}}/' |
 	sed "s/^{\"id\":\([0-9]*\),\"name\":\"\([^\"]*\)\".*\"level\":\([0-9]*\),\"p_idx\":\(-*[0-9]*\)}}$/\2 \3 \4 \1/"
 }
 
@@ -34,8 +36,8 @@ test_expect_success 'a group is written in order of entry, children under parent
 	{"id":1,"name":"HH","cat":"datacrumbs","pid":0,"tid":0,"ph":"M","args":{"name":"node1","value":4145648582732102}}
 	{"id":2,"name":"start","cat":"datacrumbs","pid":0,"tid":0,"ts":1700000000000001,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"host":"node1","run":"r1","format":1}}
 	{"id":3,"name":"thread_name","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"100"}}
-	{"id":4,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000001,"dur":1,"ph":"X","args":{"hhash":4145648582732102,"fd":3,"size":1,"ret":1,"level":0,"p_idx":-1}}
-	{"id":5,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000004,"dur":4,"ph":"X","args":{"hhash":4145648582732102,"fd":3,"size":4096,"ret":4096,"level":0,"p_idx":-1}}
+	{"id":4,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000001,"dur":1,"ph":"X","args":{"hhash":4145648582732102,"fd":3,"size":1,"ret":1,"level":0}}
+	{"id":5,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000004,"dur":4,"ph":"X","args":{"hhash":4145648582732102,"fd":3,"size":4096,"ret":4096,"level":0}}
 	{"id":6,"name":"write","cat":"sys","pid":100,"tid":100,"ts":1700000000000005,"dur":2,"ph":"X","args":{"hhash":4145648582732102,"fd":3,"size":4096,"ret":4096,"level":1,"p_idx":5}}
 	{"id":7,"name":"fault","cat":"mm","pid":100,"tid":100,"ts":1700000000000005,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"index":7,"level":2,"p_idx":6}}
 	{"id":8,"name":"end","cat":"datacrumbs","pid":0,"tid":0,"ts":1700000000000008,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"num_events":7,"events":4,"dropped":0,"truncated":false,"corrupt":false,"interrupted":false}}
@@ -82,7 +84,11 @@ test_expect_success PYTHON3 'a recursive chain and siblings, threads interleaved
 	        continue
 	    o = json.loads(line)
 	    seen[o["id"]] = o
-	    p = o.get("args", {}).get("p_idx")
+	    a = o.get("args", {})
+	    p = a.get("p_idx")
+	    if p is None and a.get("level") == 0 and o.get("cat") != "datacrumbs" \
+	            and o.get("ph") in ("X", "i"):
+	        p = -1  # level 0: no parent, no p_idx
 	    if p is None:
 	        continue
 	    n += 1
@@ -200,9 +206,10 @@ test_expect_success PYTHON3 'a thread holds at most 65536 records: the rest keep
 	    if line.strip() in "[]":
 	        continue
 	    o = json.loads(line)
-	    if "p_idx" in o["args"]:
+	    top = o["args"].get("level") == 0 and o["cat"] != "datacrumbs" and o["ph"] in ("X", "i")
+	    if "p_idx" in o["args"] or top:
 	        ids[o["id"]] = o
-	        p = o["args"]["p_idx"]
+	        p = o["args"].get("p_idx", -1)
 	        par = "-" if p == -1 else ids[p]["args"]["level"]
 	        c["%s %d %s" % (o["name"], o["args"]["level"], par)] += 1
 	for k in sorted(c):
