@@ -285,6 +285,17 @@ test_expect_success BPF,CGROUP2,PYTHON3 '--cgroup traces what runs in the cgroup
 	test "$(pfw-query count t.pfw.gz --file "$PWD/OUT")" = 0
 '
 
+test_expect_success BPF 'a reader that dies: one line, exit 1, and the command still finishes' '
+	printf "layers: [syscalls]\n" >c.yaml &&
+	dc-gen c.yaml >p.json && dc-sign -k "$SHARED/key" -o p.sig p.json &&
+	{ dc-collect -k "$SHARED/key" p.sig -- sh -c \
+		"sleep 1; dd if=/dev/zero of=F bs=64k count=64 2>/dev/null" \
+		2>err; echo $? >rc; } | head -c 100 >/dev/null &&
+	test "$(cat rc)" = 1 &&
+	grep "the stream.s reader went away; stopping" err &&
+	test "$(stat -c %s F)" = 4194304
+'
+
 test_expect_success 'bad options: exit 2 with a one-line reason' '
 	test_must_fail_with 2 dc-collect 2>err &&
 	grep "missing the signed probe spec" err &&
