@@ -138,10 +138,21 @@ static __always_inline bool is_selected(__u32 tgid)
 	return bpf_map_lookup_elem(&selected, &tgid) != NULL;
 }
 
+/* Records since the last look at the ring's fill level, per CPU (racy
+ * increments only make a look come a little early or late). */
+__u32 rb_since_query[256];
+
 /* Wake the reader only when enough data waits; otherwise it polls on a
- * short timer.  One wakeup per event would cost more than the event. */
+ * short timer.  One wakeup per event would cost more than the event, and
+ * so would reading the ring's positions (shared with the reader's CPU) at
+ * every event: look every 32 records. */
 static __always_inline __u64 rb_flags(void)
 {
+	__u32 cpu = bpf_get_smp_processor_id() & 255;
+
+	if (++rb_since_query[cpu] < 32)
+		return BPF_RB_NO_WAKEUP;
+	rb_since_query[cpu] = 0;
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
 		return BPF_RB_FORCE_WAKEUP;
 	return BPF_RB_NO_WAKEUP;
