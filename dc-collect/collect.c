@@ -524,7 +524,7 @@ static void sum_percpu(int map_fd, __u32 key, int ncpu, __u64 *per_cpu,
 }
 
 /* Write DROPS frames (per CPU and per probe) and return the total. */
-static unsigned long long report_drops(struct collector *c, bool verbose)
+static unsigned long long report_drops(struct collector *c)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	int cfd = bpf_map__fd(c->skel->maps.counters);
@@ -543,15 +543,15 @@ static unsigned long long report_drops(struct collector *c, bool verbose)
 	cap = sizeof(rec) + sizeof(e) * (size_t)(ncpu > DC_MAX_PROBES ? ncpu : DC_MAX_PROBES);
 	buf = xmalloc(cap);
 
-	/* Lost records: ring buffer full, stack too deep, no stack slot. */
-	sum_percpu(cfd, DC_CNT_DROPPED, ncpu, per_cpu, &total);
-	sum_percpu(cfd, DC_CNT_DEPTH, ncpu, per_cpu + 0, &depth);
+	/* Lost records: ring buffer full, stack too deep, no stack slot.
+	 * All records lost, per CPU, are read last: per_cpu keeps them. */
+	sum_percpu(cfd, DC_CNT_DEPTH, ncpu, per_cpu, &depth);
 	sum_percpu(cfd, DC_CNT_NOSTACK, ncpu, per_cpu, &nostack);
 	sum_percpu(cfd, DC_CNT_UNPAIRED, ncpu, per_cpu, &unpaired);
 	sum_percpu(cfd, DC_CNT_UNWOUND, ncpu, per_cpu, &unwound);
-
-	/* Per CPU: the ring-buffer drops. */
 	sum_percpu(cfd, DC_CNT_DROPPED, ncpu, per_cpu, &total);
+
+	/* Per CPU. */
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = DC_DROPS_PER_CPU;
 	rec.total = total;
@@ -599,7 +599,7 @@ static unsigned long long report_drops(struct collector *c, bool verbose)
 	if (nostack > 0)
 		warn("%llu calls dropped: more than %d threads in calls at once",
 		     (unsigned long long)nostack, DC_MAX_THREADS);
-	if (verbose || unpaired || unwound)
+	if (unpaired || unwound)
 		debug("%llu exits without entry, %llu abandoned calls",
 		      (unsigned long long)unpaired, (unsigned long long)unwound);
 	free(per_cpu);
@@ -684,7 +684,7 @@ static bool block_group_ready(void)
  * Decoded tracepoints take their argument plan from klayers.c. */
 static void plan_probes(struct collector *c)
 {
-	unsigned kfuncs = 0, missing_tp = 0;
+	unsigned kfuncs = 0;
 	size_t i;
 
 	c->skip = xcalloc(c->spec->nprobes + 1, sizeof(bool));
@@ -701,7 +701,6 @@ static void plan_probes(struct collector *c)
 				warn("tracepoint %s: not in this kernel, skipped",
 				     p->function);
 				c->skip[i] = true;
-				missing_tp++;
 				break;
 			}
 			k = dc_klayer_find(p->function);
@@ -744,7 +743,6 @@ static void plan_probes(struct collector *c)
 		     "fentry %s here; trace kernel layers with tracepoints "
 		     "(dc-gen's kernel config)",
 		     kfuncs, c->feat.fentry ? "not used for them" : "refused");
-	(void)missing_tp;
 }
 
 /* The mount point of the cgroup v2 hierarchy that holds path, into root. */
@@ -867,7 +865,6 @@ static void fill_tables(struct collector *c)
 		cfg.nargs = (__u8)p->nargs;
 		cfg.ret_kind = p->ret_kind;
 		cfg.str_arg = DC_NO_STR_ARG;
-		cfg.flags = DC_PCFG_ENABLED;
 		for (a = 0; a < p->nargs; a++) {
 			cfg.arg_kinds[a] = p->arg_kinds[a];
 			if ((p->arg_kinds[a] == DC_ARG_PATH ||
@@ -875,8 +872,6 @@ static void fill_tables(struct collector *c)
 			    cfg.str_arg == DC_NO_STR_ARG)
 				cfg.str_arg = (__u8)a;
 		}
-		if (p->kind == DC_PROBE_SYSCALL)
-			cfg.flags |= DC_PCFG_SYSCALL;
 		if (p->kind == DC_PROBE_TRACEPOINT && !c->skip[i]) {
 			const struct dc_klayer *k = dc_klayer_find(p->function);
 			__u32 tp, val = key + 1;
@@ -1548,7 +1543,7 @@ int main(int argc, char **argv)
 		return DC_EXIT_FAILURE;
 	}
 
-	dropped = report_drops(&c, dc_verbose > 0);
+	dropped = report_drops(&c);
 	memset(&end, 0, sizeof(end));
 	end.events = c.events;
 	end.dropped = dropped;

@@ -25,15 +25,12 @@ struct dc_probe_cfg {
 	__u8 ret_kind;
 	__u8 str_arg;            /* index of the path/string argument, or
 	                            DC_NO_STR_ARG */
-	__u8 flags;              /* DC_PCFG_* */
+	__u8 reserved0;
 	__u8 arg_kinds[DC_MAX_ARGS];
 	__u16 reserved;
 };
 
 #define DC_NO_STR_ARG 0xff
-#define DC_PCFG_ENABLED 0x01
-#define DC_PCFG_SYSCALL 0x02
-#define DC_PCFG_REGISTER 0x04    /* the client library's register call */
 
 /* One pending call on a thread's stack. */
 struct dc_call_frame {
@@ -53,11 +50,12 @@ struct dc_stack {
  * Records written are counted by the reader, not here: one map update
  * less per event. */
 enum dc_counter {
-	DC_CNT_DROPPED = 1,      /* records lost: ring buffer full */
-	DC_CNT_DEPTH = 2,        /* calls lost: stack deeper than stored */
-	DC_CNT_UNPAIRED = 3,     /* exits whose entry was never seen */
-	DC_CNT_UNWOUND = 4,      /* entries whose exit was never seen */
-	DC_CNT_NOSTACK = 5,      /* calls lost: no stack slot for thread */
+	DC_CNT_DROPPED = 0,      /* records lost, for any reason below or
+	                            because the ring buffer was full */
+	DC_CNT_DEPTH = 1,        /* calls lost: stack deeper than stored */
+	DC_CNT_UNPAIRED = 2,     /* exits whose entry was never seen */
+	DC_CNT_UNWOUND = 3,      /* entries whose exit was never seen */
+	DC_CNT_NOSTACK = 4,      /* calls lost: no stack slot for thread */
 	DC_CNT_MAX
 };
 
