@@ -51,12 +51,12 @@ cpus=$(${pin:-} nproc)
 
 t_read=$(best "$pin cat '$tmp/in.dcs' >/dev/null")
 t_fmt=$(best "$pin '$dcw' --plain -i '$tmp/in.dcs' - >/dev/null")
-t_dcw=$(best "$pin '$dcw' $opts -i '$tmp/in.dcs' '$tmp/out.pfw.gz'")
+t_dcw=$(best "$pin '$dcw' --force $opts -i '$tmp/in.dcs' '$tmp/out.pfw.gz'")
 # CPU seconds (user + system, all threads) of one dc-write run: on a busy
 # machine wall time says little, CPU time says what the work costs.
 cpu_dcw=-
 if [ -x /usr/bin/time ]; then
-	cpu_dcw=$(/usr/bin/time -f "%U %S" $pin "$dcw" $opts -i "$tmp/in.dcs" \
+	cpu_dcw=$(/usr/bin/time -f "%U %S" $pin "$dcw" --force $opts -i "$tmp/in.dcs" \
 		"$tmp/out.pfw.gz" 2>&1 >/dev/null | awk '{ print $1 + $2 }')
 fi
 load=$(cut -d" " -f1 /proc/loadavg 2>/dev/null || echo -)

@@ -131,6 +131,7 @@ static void usage(void)
 	       "                         came for S seconds (default %d; 0: never)\n"
 	       "      --fsync            fsync after every member\n"
 	       "      --no-index         do not write OUT.idx\n"
+	       "      --force            replace an existing OUT (and OUT.idx)\n"
 	       "      --summary          print calls, bytes and time per layer,\n"
 	       "                         function and file of the trace FILEs\n"
 	       "      --top N            with --summary, at most N rows per layer\n"
@@ -189,7 +190,7 @@ int main(int argc, char **argv)
 	enum {
 		OPT_PLAIN = 256, OPT_SPLIT, OPT_MAX_SIZE, OPT_CHUNK,
 		OPT_THREADS, OPT_LEVEL, OPT_FSYNC, OPT_NO_INDEX, OPT_CHECK,
-		OPT_COMPRESSOR, OPT_FLUSH, OPT_SUMMARY, OPT_TOP,
+		OPT_COMPRESSOR, OPT_FLUSH, OPT_SUMMARY, OPT_TOP, OPT_FORCE,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -203,6 +204,7 @@ int main(int argc, char **argv)
 		{ "fsync", no_argument, NULL, OPT_FSYNC },
 		{ "flush-interval", required_argument, NULL, OPT_FLUSH },
 		{ "no-index", no_argument, NULL, OPT_NO_INDEX },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "summary", no_argument, NULL, OPT_SUMMARY },
 		{ "top", required_argument, NULL, OPT_TOP },
@@ -286,6 +288,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NO_INDEX:
 			opts.index = 0;
+			break;
+		case OPT_FORCE:
+			opts.force = 1;
 			break;
 		case OPT_CHECK:
 			check = 1;

@@ -364,31 +364,19 @@ void gz_pool_free(struct gz_pool *pool)
 /* ---- outputs ---- */
 
 struct gzout *gzout_open(struct gz_pool *pool, int fd, const char *path,
-			 int compress, size_t chunk_size,
+			 int compress, size_t chunk_size, int index_fd,
 			 const char *index_path)
 {
 	struct gzout *o = xcalloc(1, sizeof(*o));
 
 	o->pool = pool;
 	o->fd = fd;
-	o->index_fd = -1;
+	o->index_fd = index_fd;
 	o->compress = compress;
 	o->chunk_size = chunk_size;
 	o->path = xstrdup(path);
-	if (index_path != NULL) {
+	if (index_fd >= 0)
 		o->index_path = xstrdup(index_path);
-		o->index_fd = open(index_path, O_WRONLY | O_CREAT | O_TRUNC |
-					       O_CLOEXEC, 0644);
-		if (o->index_fd < 0) {
-			int err = errno;
-
-			free(o->index_path);
-			free(o->path);
-			free(o);
-			errno = err;
-			return NULL;
-		}
-	}
 	return o;
 }
 

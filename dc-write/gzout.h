@@ -34,11 +34,11 @@ void gz_pool_free(struct gz_pool *pool);
 
 /*
  * Open an output on fd (already open for writing; gzout closes it unless
- * it is standard output).  index_path may be NULL.  NULL (errno set) when
- * the index cannot be created.
+ * it is standard output).  index_fd (-1: none), already created, is the
+ * index index_path, closed by gzout_close.
  */
 struct gzout *gzout_open(struct gz_pool *pool, int fd, const char *path,
-			 int compress, size_t chunk_size,
+			 int compress, size_t chunk_size, int index_fd,
 			 const char *index_path);
 
 /* Room for up to n bytes at the end of the current chunk. */

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "gzout.h"
 #include "hashset.h"
 #include "messages.h"
+#include "outfile.h"
 #include "trace.h"
 
 #define META_CAT "datacrumbs"
@@ -422,31 +424,53 @@ static void put_hash_meta(struct output *o, const char *kind, uint32_t pid,
 	free(args);
 }
 
+/*
+ * Create path and, next to a regular gzip file, its index: never through
+ * a symbolic link, and an existing file only with --force (outfile.h).
+ * When the index cannot be created, the trace just created is removed.
+ */
+static int create_outputs(struct trace *t, const char *path, int compress,
+			  int *index_fd, char **index)
+{
+	char msg[PATH_MAX + 128];
+	struct stat st;
+	int fd, err;
+
+	*index_fd = -1;
+	*index = NULL;
+	fd = dc_create_output(path, t->opts.force, 0644);
+	if (fd < 0)
+		die("%s", dc_create_output_error(msg, sizeof(msg), path, errno));
+	/* An index only next to regular files: not /dev/full.idx. */
+	if (!t->opts.index || !compress || fstat(fd, &st) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return fd;
+	*index = xasprintf("%s.idx", path);
+	*index_fd = dc_create_output(*index, t->opts.force, 0644);
+	if (*index_fd < 0) {
+		err = errno;
+		close(fd);
+		unlink(path);
+		die("%s", dc_create_output_error(msg, sizeof(msg), *index, err));
+	}
+	return fd;
+}
+
 static void open_file(struct trace *t, struct output *o)
 {
 	const char *path = o->path;
 	int compress = !t->opts.plain;
 	char *index = NULL, *start, *p;
-	struct stat st;
 	uint64_t id;
-	int fd;
+	int fd, index_fd = -1;
 
-	if (strcmp(path, "-") == 0) {
+	if (strcmp(path, "-") == 0)
 		fd = STDOUT_FILENO;
-	} else {
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0)
-			sysdie("cannot create %s", path);
-		/* An index only next to regular files: not /dev/full.idx. */
-		if (t->opts.index && compress && fstat(fd, &st) == 0 &&
-		    S_ISREG(st.st_mode))
-			index = xasprintf("%s.idx", path);
-	}
+	else
+		fd = create_outputs(t, path, compress, &index_fd, &index);
 	o->gz = gzout_open(t->opts.pool, fd,
 			   fd == STDOUT_FILENO ? "standard output" : path, compress,
-			   t->opts.chunk_size, index);
-	if (o->gz == NULL)
-		sysdie("cannot create %s", index);
+			   t->opts.chunk_size, index_fd, index);
 	free(index);
 	o->next_id = 1;
 	o->events = 0;

@@ -19,6 +19,7 @@ struct trace_opts {
 	const char *path;      /* "-" for standard output */
 	int plain;             /* no gzip */
 	int index;             /* write OUT.idx next to regular gzip files */
+	int force;             /* replace existing files */
 	enum trace_split split;
 	uint64_t max_size;     /* rotate after this many compressed bytes; 0 */
 	size_t chunk_size;     /* uncompressed bytes per gzip member */
