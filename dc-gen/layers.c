@@ -203,6 +203,9 @@ static const struct builtin_func syscall_funcs[] = {
 	Q("dup2", "fd,fd", "fd"),
 	F("dup3", "fd,fd,flags", "fd"),
 	F("fcntl", "fd,int,int", "int"),
+	/* The working directory, so readers resolve relative paths. */
+	F("chdir", "path", "status"),
+	F("fchdir", "fd", "status"),
 	Q("io_uring_setup", "int,ptr", "fd"),
 	Q("io_uring_enter", "fd,int,int,flags,ptr,size", "int"),
 	F("sendfile", "fd,fd,ptr,size", "size"),
