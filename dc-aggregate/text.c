@@ -101,7 +101,7 @@ static void print_probe(FILE *f, const unsigned char *data, uint32_t len)
 
 static void print_process(FILE *f, const unsigned char *data, uint32_t len)
 {
-	static const char *const keys[] = { "exe", "cmdline", "cwd" };
+	static const char *const keys[] = { "exe", "cmdline", "cwd", "job" };
 	struct dc_process_rec rec;
 
 	if (len < sizeof(rec))
@@ -110,7 +110,7 @@ static void print_process(FILE *f, const unsigned char *data, uint32_t len)
 	fprintf(f, "process pid=%u ppid=%u uid=%u gid=%u rank=%d flags=%u "
 		"start=%" PRIu64, rec.pid, rec.ppid, rec.uid, rec.gid, rec.rank,
 		rec.flags, rec.start_mono_ns);
-	print_strings(f, data, len, sizeof(rec), keys, 3, 1);
+	print_strings(f, data, len, sizeof(rec), keys, 4, 1);
 	putc('\n', f);
 }
 

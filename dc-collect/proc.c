@@ -3,8 +3,8 @@
  *
  * Each traced process gets a PROCESS frame (dc-stream(5)) when it is
  * selected, forks or execs, so readers can name tracks and files without
- * asking the machine later.  The MPI rank comes from the launcher's
- * environment variables.
+ * asking the machine later.  The rank and the batch job (id, step, node
+ * list, world size, local rank) come from the environment (jobinfo.h).
  */
 #include "config.h"
 
@@ -19,6 +19,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "jobinfo.h"
 #include "proc.h"
 #include "stream.h"
 
@@ -52,41 +53,14 @@ static ssize_t read_link(const char *path, char *buf, size_t cap)
 	return n;
 }
 
-/* The launchers' rank variables, most specific first. */
-static const char *const rank_vars[] = {
-	"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK",
-	"SLURM_PROCID", "FLUX_TASK_RANK", NULL,
-};
-
-static int find_rank(const char *env, size_t len)
-{
-	size_t pos = 0;
-	int i;
-
-	for (i = 0; rank_vars[i] != NULL; i++) {
-		size_t vl = strlen(rank_vars[i]);
-
-		for (pos = 0; pos < len;) {
-			const char *e = env + pos;
-			size_t el = strnlen(e, len - pos);
-
-			if (el > vl && memcmp(e, rank_vars[i], vl) == 0 &&
-			    e[vl] == '=')
-				return atoi(e + vl + 1);
-			pos += el + 1;
-		}
-	}
-	return -1;
-}
-
 size_t dc_proc_record(pid_t pid, unsigned long long start_mono_ns,
 		      unsigned char *buf, size_t cap)
 {
 	struct dc_process_rec rec;
-	char path[64], text[8192], exe[4096], cwd[4096];
+	char path[64], text[8192], exe[4096], cwd[4096], job[1024];
 	char *big;
 	ssize_t n, cmdlen;
-	size_t pos;
+	size_t pos, joblen = 0;
 	char *p;
 
 	memset(&rec, 0, sizeof(rec));
@@ -126,8 +100,10 @@ size_t dc_proc_record(pid_t pid, unsigned long long start_mono_ns,
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
 	n = read_file(path, big, 65536);
-	if (n > 0)
-		rec.rank = find_rank(big, (size_t)n);
+	if (n > 0) {
+		rec.rank = dc_job_rank(big, (size_t)n);
+		joblen = dc_job_fields(big, (size_t)n, job, sizeof(job));
+	}
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
 	cmdlen = read_file(path, big, 65535);
 	if (cmdlen < 0)
@@ -147,6 +123,8 @@ size_t dc_proc_record(pid_t pid, unsigned long long start_mono_ns,
 		pos = dc_put_str(buf, cap, pos, big, (size_t)cmdlen);
 	if (pos)
 		pos = dc_put_str(buf, cap, pos, cwd, strlen(cwd));
+	if (pos)
+		pos = dc_put_str(buf, cap, pos, job, joblen);
 	free(big);
 	return pos;
 }

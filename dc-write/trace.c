@@ -221,6 +221,8 @@ struct process {
 	uint32_t version;        /* bumped on every change, from 1 */
 	char *exe, *cmdline, *cwd; /* raw bytes; cmdline NUL-separated */
 	size_t exe_len, cmdline_len, cwd_len;
+	char *job;               /* batch job: key=value pairs, NUL-separated */
+	size_t job_len;
 };
 
 struct output {
@@ -861,12 +863,57 @@ static void process_set(struct process *pr, const char *exe, size_t exe_len,
 	pr->version++;
 }
 
+static void process_set_job(struct process *pr, const char *job, size_t len)
+{
+	char *j = memdup(job, len);
+
+	free(pr->job);
+	pr->job = j;
+	pr->job_len = len;
+}
+
+/* The job's key=value pairs as PR arguments; counts (world size, node
+ * count, local rank) as numbers, ids as strings ("12", "12.server"). */
+static char *put_job(char *p, const char *job, size_t len)
+{
+	size_t pos = 0;
+
+	while (pos < len) {
+		const char *e = job + pos, *eq;
+		size_t el = strnlen(e, len - pos), kl, vl, i;
+		int digits;
+
+		pos += el + 1;
+		eq = memchr(e, '=', el);
+		if (eq == NULL || eq == e)
+			continue;
+		kl = (size_t)(eq - e);
+		vl = el - kl - 1;
+		/* JSON numbers have no leading zeros: "007" stays a string. */
+		digits = vl > 0 && vl < 19 && !(vl > 1 && eq[1] == '0') &&
+			 !(kl > 4 && memcmp(e, "job_", 4) == 0) &&
+			 !(kl == 8 && memcmp(e, "nodelist", 8) == 0);
+		for (i = 0; i < vl && digits; i++)
+			digits = eq[1 + i] >= '0' && eq[1 + i] <= '9';
+		*p++ = ',';
+		p = put_jstr(p, e, kl);
+		*p++ = ':';
+		if (digits) {
+			memcpy(p, eq + 1, vl);
+			p += vl;
+		} else {
+			p = put_jstr(p, eq + 1, vl);
+		}
+	}
+	return p;
+}
+
 static int frame_process(struct trace *t, const struct dc_frame *f, char *err,
 			 size_t errlen)
 {
 	struct dc_process_rec rec;
-	const char *exe, *cmd, *cwd;
-	size_t el, cl, wl, pos = sizeof(rec);
+	const char *exe, *cmd, *cwd, *job;
+	size_t el, cl, wl, jl, pos = sizeof(rec);
 	struct process *pr;
 
 	if (f->len < sizeof(rec) ||
@@ -882,6 +929,10 @@ static int frame_process(struct trace *t, const struct dc_frame *f, char *err,
 	pr->uid = rec.uid;
 	pr->gid = rec.gid;
 	pr->rank = rec.rank;
+	/* The job string came later (dc-stream(5)): optional. */
+	if (pos < f->len &&
+	    dc_get_str(f->data, f->len, pos, &job, &jl) != 0)
+		process_set_job(pr, job, jl);
 	process_set(pr, exe, el, cmd, cl, cwd, wl);
 	t->proc_gen++;
 	return 0;
@@ -903,7 +954,8 @@ static void describe_process(struct trace *t, struct output *o, uint32_t pid)
 	if (*seen == pr->version)
 		return;
 	*seen = pr->version;
-	args = xmalloc(6 * (pr->exe_len + pr->cmdline_len + pr->cwd_len) + 256);
+	args = xmalloc(6 * (pr->exe_len + pr->cmdline_len + pr->cwd_len +
+			    2 * pr->job_len) + 256);
 	/* Arguments travel NUL-separated; show them space-separated. */
 	cmd = memdup(pr->cmdline, pr->cmdline_len);
 	for (i = 0; i < pr->cmdline_len; i++)
@@ -926,6 +978,7 @@ static void describe_process(struct trace *t, struct output *o, uint32_t pid)
 	p = put_jstr(p, cmd, pr->cmdline_len);
 	p = PUT(p, ",\"cwd\":");
 	p = put_jstr(p, pr->cwd, pr->cwd_len);
+	p = put_job(p, pr->job, pr->job_len);
 	put_meta(o, "PR", pid, pid, args, (size_t)(p - args));
 	free(cmd);
 	/* Perfetto's track name: "Rank 3 (ior)" or "dd (4242)". */
@@ -1028,6 +1081,8 @@ static void process_event_update(struct trace *t, const struct dc_event *ev)
 		child->uid = pr->uid;
 		child->gid = pr->gid;
 		child->rank = pr->rank;
+		if (pr->job_len > 0)
+			process_set_job(child, pr->job, pr->job_len);
 		process_set(child, pr->exe, pr->exe_len, pr->cmdline,
 			    pr->cmdline_len, pr->cwd, pr->cwd_len);
 		t->proc_gen++;
@@ -1792,6 +1847,7 @@ int trace_finish(struct trace *t, int how)
 		free(t->procs[i].exe);
 		free(t->procs[i].cmdline);
 		free(t->procs[i].cwd);
+		free(t->procs[i].job);
 	}
 	free(t->procs);
 	hashmap_free(&t->string_ids);
