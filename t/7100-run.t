@@ -154,14 +154,14 @@ test_expect_success BPF,NOBODY,PYTHON3 'not root: the site service traces the co
 		dc-aggregate | dc-write svc-trace.pfw.gz & } &&
 	wait_for_file svc/56/ready &&
 	cpid=$(cat svc/56/ready) &&
-	as_nobody dc-run --job-id 56 --service-dir "$PWD/svc" "$SHARED/probes.sig" \
-		"$PWD/work" workload writes 5 "$PWD/work/F" 2>err &&
+	as_nobody SLURM_JOB_ID=56 dc-run --service-dir "$PWD/svc" "$SHARED/probes.sig" \
+		"$PWD/work" sh -c "workload writes 5 \"$PWD/work/F\"; sleep 1" 2>err &&
 	kill -INT $cpid &&
 	wait &&
 	echo "dc-run: trace $PWD/svc-trace.pfw.gz (written by the site service)" >expect &&
 	test_cmp expect err &&
 	test "$(pfw-query count svc-trace.pfw.gz --cat POSIX --name write --file "$PWD/work/F")" = 5 &&
-	test "$(pfw-query count svc-trace.pfw.gz --ph M --name PR --arg uid=65534)" -ge 1
+	test "$(pfw-query count svc-trace.pfw.gz --ph M --name PR --arg uid=65534 --arg job_id=56)" -ge 1
 '
 
 test_done

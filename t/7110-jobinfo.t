@@ -17,7 +17,7 @@ test_expect_success 'setup: a key and the signed default probes' '
 trace() {
 	env -i PATH="$PATH" "$@" dc-collect -k "$SHARED/key" "$SHARED/probes.sig" -- \
 		workload writes 1 2>collect.err |
-	dc-aggregate | dc-write trace.pfw.gz
+	dc-aggregate | dc-write --force trace.pfw.gz
 }
 
 # The PR records of the workload as JSON objects, one a line.
