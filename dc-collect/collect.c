@@ -161,17 +161,31 @@ static unsigned long long parse_size(const char *s, const char *what)
 	char *end;
 	unsigned long long v;
 
+	int shift = 0;
+
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno != 0 || end == s)
+	if (errno != 0 || end == s || *s == '-' || *s == '+')
 		dc_usage_error("bad %s '%s'", what, s);
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
 	}
-	if (*end != '\0')
+	if (*end != '\0' || v > (ULLONG_MAX >> shift))
 		dc_usage_error("bad %s '%s'", what, s);
+	return v << shift;
+}
+
+/* A number of the option opt from lo to hi: never truncated to fit. */
+static unsigned long long parse_range(const char *s, const char *opt,
+				      unsigned long long lo,
+				      unsigned long long hi)
+{
+	unsigned long long v = parse_size(s, opt);
+
+	if (v < lo || v > hi)
+		dc_usage_error("%s takes %llu to %llu, not '%s'", opt, lo, hi, s);
 	return v;
 }
 
@@ -233,12 +247,16 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'r': o->run_id = optarg; break;
 		case 'R': o->ready_file = optarg; break;
 		case 'L': o->client_lib = optarg; break;
-		case 'b': o->ring_size = parse_size(optarg, "ring size"); break;
-		case 'W': o->wakeup = parse_size(optarg, "wakeup size"); break;
+		case 'b':
+			/* The kernel takes up to 2^31 (a u32, a power of 2). */
+			o->ring_size = parse_range(optarg, "--ring-size", 4096,
+						   1ULL << 31);
+			break;
+		case 'W':
+			o->wakeup = parse_range(optarg, "--wakeup", 1, 1ULL << 31);
+			break;
 		case 'P':
-			o->poll_ms = (int)parse_size(optarg, "poll interval");
-			if (o->poll_ms <= 0 || o->poll_ms > 60000)
-				dc_usage_error("--poll-ms must be 1..60000");
+			o->poll_ms = (int)parse_range(optarg, "--poll-ms", 1, 60000);
 			break;
 		case 'K': o->check_kernel = true; break;
 		case 'S':
@@ -248,10 +266,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->snapshots[o->nsnapshots++] = optarg;
 			break;
 		case 'M':
-			o->snapshot_max = (unsigned long)parse_size(optarg, "snapshot limit");
+			o->snapshot_max = (unsigned long)parse_range(
+				optarg, "--snapshot-max", 1, 100000000);
 			break;
 		case 'I':
-			o->proc_interval = (unsigned)parse_size(optarg, "interval");
+			o->proc_interval = (unsigned)parse_range(
+				optarg, "--proc-interval", 0, 86400);
 			break;
 		case 'A':
 			if (strcmp(optarg, "single") == 0)
@@ -292,8 +312,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->mode == SEL_NONE)
 		dc_usage_error("say what to trace: -- COMMAND, --pid, --clients, --cgroup or --all");
-	if (o->ring_size < 4096 || (o->ring_size & (o->ring_size - 1)) != 0)
-		dc_usage_error("--ring-size must be a power of two of at least 4096");
+	if ((o->ring_size & (o->ring_size - 1)) != 0)
+		dc_usage_error("--ring-size must be a power of two (4K to 2G)");
+	if (o->wakeup > o->ring_size)
+		dc_usage_error("--wakeup must not exceed --ring-size");
 	if (o->run_id != NULL) {
 		const char *s;
 
@@ -1189,11 +1211,12 @@ static void select_pid(struct collector *c, pid_t pid)
 static void start_command(struct collector *c)
 {
 	int report[2], status, err = 0;
-	pid_t pid;
+	pid_t pid, parent;
 	ssize_t n;
 
 	if (pipe2(report, O_CLOEXEC) != 0)
 		sysdie("cannot create a pipe");
+	parent = getpid();
 	pid = fork();
 	if (pid < 0)
 		sysdie("cannot fork");
@@ -1206,8 +1229,13 @@ static void start_command(struct collector *c)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		raise(SIGSTOP);
+		/* A profiler never takes down what it watches: if the
+		 * collector dies, the command goes on untraced.  Should it
+		 * die while the command waits stopped below, the command is
+		 * continued (SIGCONT to a running process does nothing). */
+		prctl(PR_SET_PDEATHSIG, SIGCONT);
+		if (getppid() == parent)
+			raise(SIGSTOP);
 		execvp(c->opt.command[0], c->opt.command);
 		err = errno;
 		if (write(report[1], &err, sizeof(err)) < 0)
@@ -1227,9 +1255,7 @@ static void start_command(struct collector *c)
 	if (n == (ssize_t)sizeof(err)) {
 		waitpid(pid, NULL, 0);
 		c->child_done = true;
-		/* Nothing was traced: leave no stream file behind. */
-		if (c->opt.output != NULL)
-			unlink(c->opt.output);
+		/* Nothing was traced: the stream file goes (atexit). */
 		die_status(err == ENOENT ? 127 : 126, "cannot run %s: %s",
 			   c->opt.command[0], strerror(err));
 	}
@@ -1281,6 +1307,20 @@ static void write_ready_file(const char *path)
 		sysdie("cannot create ready file %s", path);
 	}
 	unlink(tmp);
+}
+
+/*
+ * -o FILE created before tracing began: a failure in between (a process
+ * that is not there, an attach that fails, a command that cannot run)
+ * must not leave a stream file with nothing traced in it.  One name for
+ * the atexit handler, cleared once tracing runs.
+ */
+static const char *unstarted_output;
+
+static void remove_unstarted_output(void)
+{
+	if (unstarted_output != NULL)
+		unlink(unstarted_output);
 }
 
 /* ---- main loop ---- */
@@ -1440,15 +1480,20 @@ int main(int argc, char **argv)
 
 	dc_messages_init(argv[0]);
 	memset(&c, 0, sizeof(c));
+	atexit(remove_unstarted_output);
 	parse_options(argc, argv, &c.opt);
 	libbpf_set_print(libbpf_log);
 	if (c.opt.check_kernel)
 		return check_kernel();
 
+	/* Not allowed to use BPF at all (not root): say that first, not
+	 * whatever reading the root-only signing key would say. */
+	dc_features_detect(&c.feat);
+	if (c.feat.denied)
+		die("cannot collect: %s", dc_features_missing(&c.feat));
 	c.spec = load_spec(&c.opt, &owner);
 	c.internal_base = (unsigned)c.spec->nprobes;
 
-	dc_features_detect(&c.feat);
 	if (c.opt.single_attach)
 		c.feat.umulti = false;
 	notice("%s", dc_features_line(&c.feat));
@@ -1457,24 +1502,9 @@ int main(int argc, char **argv)
 		die("cannot collect: %s", missing);
 	plan_probes(&c);
 
-	if (c.opt.output != NULL) {
-		out_fd = open(c.opt.output, O_WRONLY | O_CREAT | O_EXCL |
-			      O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (out_fd < 0)
-			sysdie("cannot create %s", c.opt.output);
-		/* The stream is the trace of the user who had the spec signed:
-		 * theirs, and nobody else's (mode 0600). */
-		if (owner != (uid_t)-1 && owner != geteuid()) {
-			struct passwd *pw = getpwuid(owner);
-
-			if (fchown(out_fd, owner, pw ? pw->pw_gid : (gid_t)-1) != 0)
-				sysdie("cannot give %s to uid %u", c.opt.output,
-				       (unsigned)owner);
-		}
-	} else if (isatty(STDOUT_FILENO)) {
+	if (c.opt.output == NULL && isatty(STDOUT_FILENO))
 		dc_usage_error("standard output is a terminal: pipe it into "
 			       "dc-aggregate or dc-write, or use --output");
-	}
 
 	open_and_load(&c);
 	fill_tables(&c);
@@ -1487,6 +1517,26 @@ int main(int argc, char **argv)
 		c.profiler = dc_profiler_new(bpf_map__fd(c.skel->maps.profile));
 		notice("profile mode: counters every %u ms instead of events",
 		       c.spec->interval_ms);
+	}
+
+	/* The output only now that loading worked, so a spec or kernel
+	 * that fails leaves no empty file; until the command runs, any
+	 * failure removes it again (remove_unstarted_output). */
+	if (c.opt.output != NULL) {
+		out_fd = open(c.opt.output, O_WRONLY | O_CREAT | O_EXCL |
+			      O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (out_fd < 0)
+			sysdie("cannot create %s", c.opt.output);
+		unstarted_output = c.opt.output;
+		/* The stream is the trace of the user who had the spec signed:
+		 * theirs, and nobody else's (mode 0600). */
+		if (owner != (uid_t)-1 && owner != geteuid()) {
+			struct passwd *pw = getpwuid(owner);
+
+			if (fchown(out_fd, owner, pw ? pw->pw_gid : (gid_t)-1) != 0)
+				sysdie("cannot give %s to uid %u", c.opt.output,
+				       (unsigned)owner);
+		}
 	}
 
 	dc_stream_info_init(&c.info, c.opt.run_id);
@@ -1528,6 +1578,7 @@ int main(int argc, char **argv)
 	if (c.opt.mode == SEL_COMMAND)
 		start_command(&c);
 	flush_out(&c);
+	unstarted_output = NULL; /* tracing: the file is the user's now */
 
 	run(&c);
 

@@ -61,6 +61,21 @@ static bool probe_fentry(int *err)
 	return true;
 }
 
+/* Whether the kernel refuses us BPF altogether.  The feature probes
+ * below cannot tell "not permitted" from "absent" (libbpf 1.1's map
+ * probe answers 0 with errno EPERM, its helper probe even answers yes),
+ * so try the simplest map there is: EPERM means no root, no CAP_BPF. */
+static bool bpf_denied(void)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
+
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == EPERM || errno == EACCES;
+}
+
 void dc_features_detect(struct dc_features *f)
 {
 	struct utsname u;
@@ -69,6 +84,7 @@ void dc_features_detect(struct dc_features *f)
 	if (uname(&u) == 0)
 		snprintf(f->release, sizeof(f->release), "%s", u.release);
 	f->btf = exists("/sys/kernel/btf/vmlinux");
+	f->denied = bpf_denied();
 	f->ringbuf = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) > 0;
 	f->cookie = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
 					    BPF_FUNC_get_attach_cookie, NULL) > 0;
@@ -80,6 +96,9 @@ void dc_features_detect(struct dc_features *f)
 
 const char *dc_features_missing(const struct dc_features *f)
 {
+	if (f->denied)
+		return "permission denied: loading BPF programs needs root "
+		       "(or CAP_BPF and CAP_PERFMON)";
 	if (!f->btf)
 		return "the kernel has no BTF (/sys/kernel/btf/vmlinux): CO-RE programs cannot load";
 	if (!f->ringbuf)
@@ -106,7 +125,8 @@ const char *dc_features_line(const struct dc_features *f)
 		 "kernel functions: kprobes %s, %s: %s",
 		 f->release, f->uprobes ? "yes" : "no",
 		 f->umulti ? "multi-link" : "one by one",
-		 f->ringbuf ? "yes" : "no", f->cookie ? "yes" : "no",
+		 f->denied ? "not permitted" : f->ringbuf ? "yes" : "no",
+		 f->denied ? "not permitted" : f->cookie ? "yes" : "no",
 		 f->kprobes ? "yes" : "unavailable", fentry,
 		 f->fentry ? "kernel-function probes use fentry"
 		 : f->kprobes ? "kernel-function probes use kprobes"

@@ -19,6 +19,7 @@ struct dc_features {
 	bool fentry;       /* BPF_PROG_TYPE_TRACING loads */
 	bool umulti;       /* the multi-uprobe link (6.6+) */
 	int fentry_errno;  /* why fentry failed to load */
+	bool denied;       /* BPF refused us (EPERM): not root, no CAP_BPF */
 	char release[128]; /* uname -r */
 };
 

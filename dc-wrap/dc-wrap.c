@@ -113,8 +113,9 @@ int main(int argc, char **argv)
 			errno = 0;
 			timeout = strtol(optarg, &end, 10);
 			if (errno != 0 || end == optarg || *end != '\0' ||
-			    timeout < 0)
-				dc_usage_error("invalid timeout '%s'", optarg);
+			    timeout < 0 || timeout > 86400 * 366)
+				dc_usage_error("--timeout takes 0 to %d seconds, "
+					       "not '%s'", 86400 * 366, optarg);
 			break;
 		case 'l':
 			lib = optarg;

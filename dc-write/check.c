@@ -48,6 +48,9 @@ struct checker {
 	uint64_t nonmeta, lifecycle;
 	struct member *members;
 	size_t nmembers;
+	int started, ended;        /* our start and end events seen */
+	int cut;                   /* the last gzip member is cut short */
+	uint64_t cut_at;           /* at this byte */
 };
 
 static void problem(struct checker *c, const char *fmt, ...)
@@ -202,6 +205,12 @@ static void check_object(struct checker *c, json_t *obj)
 		    (strcmp(nm, "start") == 0 || strcmp(nm, "end") == 0 ||
 		     strcmp(nm, "dropped") == 0))
 			c->lifecycle++;
+		if (strcmp(cs, META_CAT) == 0 && nm != NULL) {
+			if (strcmp(nm, "start") == 0)
+				c->started = 1;
+			else if (strcmp(nm, "end") == 0)
+				c->ended = 1;
+		}
 	}
 	c->nonmeta++;
 	/* DFTracer's end event counts the objects before it. */
@@ -376,8 +385,10 @@ static int read_gzip(struct checker *c, int fd, unsigned char *head,
 	}
 	inflateEnd(&zs);
 	if (in_member) {
-		problem(c, "gzip member %zu (byte %llu) is truncated",
-			c->nmembers, (unsigned long long)member_start);
+		/* The writer stopped inside a member (killed, or the file
+		 * was copied in part): what came out of it was read. */
+		c->cut = 1;
+		c->cut_at = member_start;
 		return -1;
 	}
 	return 0;
@@ -427,7 +438,9 @@ static void check_index(struct checker *c, const char *path)
 		json_decref(e);
 		k++;
 	}
-	if (k < c->nmembers)
+	/* A writer killed between a member and its index line leaves the
+	 * index behind the trace: that is the trace being incomplete. */
+	if (k < c->nmembers && (c->ended || !c->started))
 		problem(c, "%s: lists %zu of %zu gzip members", path, k,
 			c->nmembers);
 	free(line);
@@ -447,7 +460,7 @@ static int check_one(const char *file)
 	const char **keys;
 	const char *key;
 	json_t *val;
-	int fd, gz = 0, damaged = 0;
+	int fd, gz = 0, damaged = 0, incomplete;
 	ssize_t r;
 
 	memset(&c, 0, sizeof(c));
@@ -507,9 +520,19 @@ static int check_one(const char *file)
 	}
 	if (c.problems > MAX_PROBLEMS)
 		warn("%s: %lu more problems", file, c.problems - MAX_PROBLEMS);
+	incomplete = c.cut || (c.started && !c.ended && !damaged);
+	if (c.cut)
+		warn("%s: incomplete: gzip member %zu (byte %llu) is cut short; "
+		     "the %llu lines before the cut were read", file,
+		     c.nmembers, (unsigned long long)c.cut_at,
+		     (unsigned long long)c.lineno);
+	else if (incomplete)
+		warn("%s: incomplete: no end record (the writer was stopped "
+		     "before it finished); all %llu lines were read", file,
+		     (unsigned long long)c.lineno);
 
 	printf("%s: %s: %llu objects in %llu lines", file,
-	       c.problems ? "INVALID" : "valid",
+	       c.problems ? "INVALID" : incomplete ? "incomplete" : "valid",
 	       (unsigned long long)c.objects, (unsigned long long)c.lineno);
 	if (gz)
 		printf(", %zu gzip member%s", c.nmembers,
@@ -533,18 +556,23 @@ static int check_one(const char *file)
 	hashmap_free(&c.fh_def);
 	hashmap_free(&c.hh_use);
 	hashmap_free(&c.fh_use);
-	return c.problems ? DC_EXIT_BADINPUT : DC_EXIT_OK;
+	return c.problems ? DC_EXIT_BADINPUT
+	       : incomplete ? DC_EXIT_TRUNCATED : DC_EXIT_OK;
 }
 
 int check_traces(int n, char **files)
 {
 	int i, status = DC_EXIT_OK;
 
+	/* The worst file decides: cannot read (1), invalid (4),
+	 * incomplete (3), valid (0). */
 	for (i = 0; i < n; i++) {
 		int st = check_one(files[i]);
 
-		if (st == DC_EXIT_FAILURE || status == DC_EXIT_OK)
-			status = st != DC_EXIT_OK ? st : status;
+		if (status == DC_EXIT_FAILURE || st == DC_EXIT_OK)
+			continue;
+		if (st == DC_EXIT_FAILURE || st > status)
+			status = st;
 	}
 	xfclose_stdout();
 	return status;

@@ -148,28 +148,30 @@ static uint64_t parse_size(const char *s, const char *opt)
 {
 	char *end;
 	unsigned long long v;
+	int shift = 0;
 
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno != 0 || end == s || *s == '-')
+	if (errno != 0 || end == s || *s == '-' || *s == '+')
 		dc_usage_error("bad size '%s' for %s", s, opt);
 	switch (*end) {
 	case 'k': case 'K':
-		v <<= 10;
+		shift = 10;
 		end++;
 		break;
 	case 'm': case 'M':
-		v <<= 20;
+		shift = 20;
 		end++;
 		break;
 	case 'g': case 'G':
-		v <<= 30;
+		shift = 30;
 		end++;
 		break;
 	}
-	if (*end != '\0')
+	/* Never wrapped around to a small number. */
+	if (*end != '\0' || v > (UINT64_MAX >> shift))
 		dc_usage_error("bad size '%s' for %s", s, opt);
-	return v;
+	return (uint64_t)v << shift;
 }
 
 static long parse_int(const char *s, const char *opt, long lo, long hi)
@@ -258,12 +260,14 @@ int main(int argc, char **argv)
 		case OPT_MAX_SIZE:
 			opts.max_size = parse_size(optarg, "--max-size");
 			if (opts.max_size == 0)
-				dc_usage_error("--max-size must be positive");
+				dc_usage_error("--max-size must be positive, "
+					       "not '%s'", optarg);
 			break;
 		case OPT_CHUNK:
 			opts.chunk_size = (size_t)parse_size(optarg, "--chunk-size");
 			if (opts.chunk_size < 1 || opts.chunk_size > (1u << 30))
-				dc_usage_error("--chunk-size must be from 1 to 1G");
+				dc_usage_error("--chunk-size takes 1 to 1G, "
+					       "not '%s'", optarg);
 			break;
 		case OPT_THREADS:
 			threads = parse_int(optarg, "--threads", 0, 256);

@@ -40,7 +40,7 @@ struct summary {
 	size_t nnames;
 	unsigned long long events, samples, dropped;
 	long long first_ts, last_ts;
-	int truncated, have_end;
+	int truncated, dropped_unknown, have_end;
 	struct hashmap pids;
 };
 
@@ -129,6 +129,7 @@ static void take(struct summary *s, json_t *ev)
 		s->have_end = 1;
 		s->dropped = (unsigned long long)int_value(json_object_get(args, "dropped"));
 		s->truncated = json_is_true(json_object_get(args, "truncated"));
+		s->dropped_unknown = json_is_true(json_object_get(args, "dropped_unknown"));
 		return;
 	}
 	if (strcmp(cat, "datacrumbs") == 0 || strcmp(cat, "dftracer") == 0)
@@ -254,7 +255,10 @@ static int summarize(const char *path, unsigned top)
 	if (s.samples > 0)
 		printf(", %llu counter samples", s.samples);
 	if (s.have_end)
-		printf(", %llu dropped%s", s.dropped,
+		printf(", %llu dropped%s%s", s.dropped,
+		       s.dropped_unknown ? " and an unknown number after the "
+					   "last frame (the collector or a stage "
+					   "after it died)" : "",
 		       s.truncated ? ", input truncated" : "");
 	if (bad)
 		printf(", %d unreadable lines", bad);

@@ -525,6 +525,10 @@ static struct output *new_output(struct trace *t, uint32_t pid)
 	return o;
 }
 
+#define LOST_TEXT "the stream ended without its end record: the collector " \
+	"or a stage after it died; an unknown number of events after the " \
+	"last frame are missing"
+
 /* The end event, then close the file. */
 static int close_file(struct trace *t, struct output *o, int how)
 {
@@ -548,7 +552,7 @@ static int close_file(struct trace *t, struct output *o, int how)
 	}
 	if (ts < o->start_us)
 		ts = o->start_us;
-	p = line_begin(o, LINE_SLACK, &start, &id);
+	p = line_begin(o, LINE_SLACK + sizeof(LOST_TEXT), &start, &id);
 	p = PUT(p, ",\"name\":\"end\",\"cat\":\"" META_CAT "\",\"pid\":");
 	p = put_u64(p, o->pid);
 	p = PUT(p, ",\"tid\":");
@@ -569,6 +573,12 @@ static int close_file(struct trace *t, struct output *o, int how)
 	p = (how & TRACE_CORRUPT) ? PUT(p, "true") : PUT(p, "false");
 	p = PUT(p, ",\"interrupted\":");
 	p = (how & TRACE_INTERRUPTED) ? PUT(p, "true") : PUT(p, "false");
+	/* A stream that ended without its END record: the collector (or a
+	 * stage after it) died, and what was still in its ring buffer and
+	 * pipes after the last frame is gone, uncounted.  Say so, rather
+	 * than let "dropped" look exact. */
+	if (how & TRACE_TRUNCATED)
+		p = PUT(p, ",\"dropped_unknown\":true,\"lost\":\"" LOST_TEXT "\"");
 	p = PUT(p, "}}\n");
 	commit(o, start, p, id);
 	if (gzout_close(o->gz, &err) != 0) {

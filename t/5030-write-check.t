@@ -65,11 +65,46 @@ test_expect_success 'an index of another tool is left alone, with a note' '
 	grep "valid" out
 '
 
-test_expect_success 'a truncated file is reported, exit 4' '
+test_expect_success 'a file cut inside a gzip member is incomplete, exit 3' '
 	dc-mkstream --synthetic 3000 | dc-write out.pfw.gz &&
 	head -c $(( $(wc -c <out.pfw.gz) - 100 )) out.pfw.gz >cut.pfw.gz &&
-	test_must_fail_with 4 dc-write --check cut.pfw.gz 2>err &&
-	grep "gzip member 0 (byte 0) is truncated" err
+	test_must_fail_with 3 dc-write --check cut.pfw.gz >out 2>err &&
+	test_one_line err &&
+	grep "cut.pfw.gz: incomplete: gzip member 0 (byte 0) is cut short" err &&
+	grep "^cut.pfw.gz: incomplete: " out
+'
+
+test_expect_success 'a trace without its end record is incomplete, exit 3, all read' '
+	dc-mkstream --synthetic 3000 | dc-write --chunk-size 4K out.pfw.gz &&
+	gzip -dc out.pfw.gz | grep -v "\"name\":\"end\"" | gzip >noend.pfw.gz &&
+	test_must_fail_with 3 dc-write --check noend.pfw.gz >out 2>err &&
+	test_one_line err &&
+	grep "noend.pfw.gz: incomplete: no end record" err &&
+	lines=$(gzip -dc noend.pfw.gz | wc -l) &&
+	grep "all $lines lines were read" err &&
+	grep "^noend.pfw.gz: incomplete: $((lines - 1)) objects in $lines lines" out &&
+	grep "^ *3000  POSIX" out
+'
+
+test_expect_success 'a killed writer: members on disk, index behind, no end: incomplete' '
+	dc-mkstream --synthetic 3000 | dc-write --chunk-size 4K out.pfw.gz &&
+	n=$(wc -l <out.pfw.gz.idx) && test "$n" -gt 3 &&
+	last=$(sed -n "$((n - 1))p" out.pfw.gz.idx | sed "s/.*\"offset\":\([0-9]*\).*\"length\":\([0-9]*\).*/\1 \2/") &&
+	set -- $last &&
+	head -c $(($1 + $2)) out.pfw.gz >k.pfw.gz &&
+	head -n $((n - 2)) out.pfw.gz.idx >k.pfw.gz.idx &&
+	test_must_fail_with 3 dc-write --check k.pfw.gz >out 2>err &&
+	grep "k.pfw.gz: incomplete: no end record" err &&
+	grep "^k.pfw.gz: incomplete" out
+'
+
+test_expect_success 'the worst file decides the status: invalid over incomplete' '
+	dc-mkstream --synthetic 100 | dc-write ok.pfw.gz &&
+	gzip -dc ok.pfw.gz | grep -v "\"name\":\"end\"" | gzip >noend.pfw.gz &&
+	echo "not json" >bad.pfw &&
+	test_must_fail_with 3 dc-write --check ok.pfw.gz noend.pfw.gz >/dev/null 2>&1 &&
+	test_must_fail_with 4 dc-write --check noend.pfw.gz bad.pfw ok.pfw.gz >/dev/null 2>&1 &&
+	test_must_fail_with 4 dc-write --check bad.pfw noend.pfw.gz >/dev/null 2>&1
 '
 
 test_expect_success 'bad lines: not JSON, missing keys, duplicate ids, unknown hashes, counts' '
