@@ -249,8 +249,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'L': o->client_lib = optarg; break;
 		case 'b':
 			/* The kernel takes up to 2^31 (a u32, a power of 2). */
-			o->ring_size = parse_range(optarg, "--ring-size", 4096,
-						   1ULL << 31);
+			o->ring_size = parse_size(optarg, "--ring-size");
+			if (o->ring_size < 4096 || o->ring_size > (1ULL << 31) ||
+			    (o->ring_size & (o->ring_size - 1)) != 0)
+				dc_usage_error("--ring-size takes a power of two "
+					       "from 4096 to 2147483648, not '%s'",
+					       optarg);
 			break;
 		case 'W':
 			o->wakeup = parse_range(optarg, "--wakeup", 1, 1ULL << 31);
@@ -312,8 +316,6 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->mode == SEL_NONE)
 		dc_usage_error("say what to trace: -- COMMAND, --pid, --clients, --cgroup or --all");
-	if ((o->ring_size & (o->ring_size - 1)) != 0)
-		dc_usage_error("--ring-size must be a power of two (4K to 2G)");
 	if (o->wakeup > o->ring_size)
 		dc_usage_error("--wakeup must not exceed --ring-size");
 	if (o->run_id != NULL) {

@@ -30,7 +30,7 @@ test_expect_success 'dc-collect: ring size, wakeup, poll, snapshot and interval 
 
 test_expect_success 'dc-collect: the range is named, a non-power of two refused' '
 	test_must_fail_with 2 dc-collect --ring-size 4G p.sig -- true 2>err &&
-	grep "ring-size takes 4096 to 2147483648" err &&
+	grep "ring-size takes a power of two from 4096 to 2147483648, not .4G." err &&
 	test_must_fail_with 2 dc-collect --ring-size 12K p.sig -- true 2>err &&
 	grep "power of two" err &&
 	test_must_fail_with 2 dc-collect --ring-size 64K --wakeup 128K p.sig -- true 2>err &&

@@ -216,13 +216,15 @@ test_expect_success BPF,PYTHON3 'profile mode: counters per interval add up to e
 test_expect_success BPF,PYTHON3 'SIGTERM drains, ends the stream and exits 0' '
 	sleep 30 &
 	sleeper=$! &&
+	test_when_finished "test_kill_pid $sleeper sleep" &&
 	printf "layers: [syscalls]\n" >c.yaml &&
 	{ trace c.yaml t.pfw.gz --pid $sleeper --ready-file ready probes.sig & } &&
 	tracer=$! &&
 	wait_for_file ready &&
-	pkill -TERM -f "dc-collect -k $SHARED/key --pid $sleeper" &&
+	collector=$(ready_pid ready) &&
+	test_when_finished "test_kill_pid -INT $collector dc-collect" &&
+	kill -TERM "$collector" &&
 	wait $tracer &&
-	kill "$sleeper" &&
 	test "$(cat collect.rc)" = 0 &&
 	pfw-query list t.pfw.gz --name end >end &&
 	grep "\"interrupted\": true" end
@@ -261,6 +263,17 @@ test_expect_success BPF,PYTHON3 'kernel-function probes fall back, said in one l
 cgroup2_root() {
 	awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts
 }
+# rmdir_cgroup DIR: remove a test cgroup and the ones below it.  A task
+# that has just exited can keep a cgroup busy for a moment: retry, 10 s.
+rmdir_cgroup() {
+	test -d "$1" || return 0
+	_tries=100
+	until find "$1" -depth -type d -exec rmdir {} + 2>/dev/null; do
+		_tries=$((_tries - 1))
+		test "$_tries" -gt 0 || { echo "cannot remove cgroup $1" >&2; return 1; }
+		sleep 0.1
+	done
+}
 test_lazy_prereq CGROUP2 '
 	test -n "$(cgroup2_root)" || {
 		mkdir -p /tmp/dc-test-cgroup2 &&
@@ -271,16 +284,21 @@ test_lazy_prereq CGROUP2 '
 test_expect_success BPF,CGROUP2,PYTHON3 '--cgroup traces what runs in the cgroup and below, nothing else' '
 	cg="$(cgroup2_root)/dc-test-$$" &&
 	mkdir -p "$cg/inner" &&
+	test_when_finished "rmdir_cgroup \"$cg\"" &&
 	printf "layers: [posix]\n" >c.yaml &&
 	dc-gen c.yaml >p.json && dc-sign -k "$SHARED/key" -o p.sig p.json &&
 	{ dc-collect -k "$SHARED/key" --cgroup "$cg" --ready-file ready p.sig 2>err |
 		dc-aggregate | dc-write t.pfw.gz & } &&
 	wait_for_file ready &&
-	sh -c "echo \$\$ >\"$cg/inner/cgroup.procs\" && exec dd if=/dev/zero of=IN bs=4k count=7 2>/dev/null" &&
-	dd if=/dev/zero of=OUT bs=4k count=5 2>/dev/null &&
-	pkill -INT -f "dc-collect -k $SHARED/key --cgroup $cg" &&
+	collector=$(ready_pid ready) &&
+	test_when_finished "test_kill_pid -INT $collector dc-collect" &&
+	# Absolute paths: dd is done in a millisecond, often before the
+	# collector reads its /proc entry, so its cwd may be unknown and a
+	# relative name would stay unresolved (the old flake of this test).
+	sh -c "echo \$\$ >\"$cg/inner/cgroup.procs\" && exec dd if=/dev/zero of=\"$PWD/IN\" bs=4k count=7 2>/dev/null" &&
+	dd if=/dev/zero of="$PWD/OUT" bs=4k count=5 2>/dev/null &&
+	kill -INT "$collector" &&
 	wait &&
-	rmdir "$cg/inner" "$cg" &&
 	test "$(pfw-query count t.pfw.gz --cat POSIX --name write --file "$PWD/IN")" = 7 &&
 	test "$(pfw-query count t.pfw.gz --file "$PWD/OUT")" = 0
 '

@@ -34,10 +34,13 @@ test_expect_success BPF,PYTHON3 'the same through dc-wrap and a collector in cli
 	{ dc-collect -k "$SHARED/key" --clients --ready-file ready \
 		"$SHARED/probes.sig" 2>collect.err |
 		dc-aggregate | dc-write trace.pfw.gz & } &&
+	wait_for_file ready &&
+	collector=$(ready_pid ready) &&
+	test_when_finished "test_kill_pid -INT $collector dc-collect" &&
 	dc-wrap --ready-file ready --timeout 30 \
 		dd if=/dev/zero of=F bs=1M count=16 2>/dev/null &&
-	dd if=/dev/zero of=G bs=1M count=3 2>/dev/null &&
-	pkill -INT -f "dc-collect -k $SHARED/key --clients" &&
+	dd if=/dev/zero of="$PWD/G" bs=1M count=3 2>/dev/null &&
+	kill -INT "$collector" &&
 	wait &&
 	test "$(pfw-query count trace.pfw.gz --cat POSIX --name write --file "$PWD/F" --size 1048576)" = 16 &&
 	test "$(pfw-query count trace.pfw.gz --name write --file "$PWD/G")" = 0
@@ -46,6 +49,7 @@ test_expect_success BPF,PYTHON3 'the same through dc-wrap and a collector in cli
 test_expect_success BPF,PYTHON3 'a process that was not selected leaves nothing' '
 	( while :; do echo x >>unrelated; sleep 0.01; done ) &
 	loop=$! &&
+	test_when_finished "test_kill_pid $loop" &&
 	dc-collect -k "$SHARED/key" "$SHARED/probes.sig" -- \
 		dd if=/dev/zero of=F bs=1M count=2 2>collect.err |
 		dc-aggregate | dc-write trace.pfw.gz;

@@ -16,3 +16,7 @@ check_PROGRAMS += t/helpers/workload
 t_helpers_workload_SOURCES = t/helpers/workload.c
 t_helpers_workload_LDADD = -lpthread
 EXTRA_DIST += t/helpers/pfw-query
+
+# Applications that crash, _exit or wait between phases (t/80xx).
+check_PROGRAMS += t/helpers/fault-app
+t_helpers_fault_app_SOURCES = t/helpers/fault-app.c

@@ -87,7 +87,19 @@ test_expect_success() {
 	_dir="$TRASH_DIRECTORY/$test_count"
 	mkdir -p "$_dir"
 	_log="$_dir.log"
-	(cd "$_dir" && eval "$2") >"$_log" 2>&1
+	# The body, then whatever it registered with test_when_finished,
+	# whether the body passed or not; a failed cleanup fails the test.
+	(cd "$_dir" && {
+		_cleanup=: _cleanup_failed=
+		eval "$2"
+		_body_rc=$?
+		eval "$_cleanup"
+		if [ -n "$_cleanup_failed" ] && [ $_body_rc -eq 0 ]; then
+			echo "test_when_finished: a cleanup command failed" >&2
+			_body_rc=1
+		fi
+		exit $_body_rc
+	}) >"$_log" 2>&1
 	_rc=$?
 	if [ -n "${DC_TEST_VERBOSE:-}" ]; then
 		sed 's/^/# /' "$_log"
@@ -121,6 +133,50 @@ test_done() {
 }
 
 # ---- helpers for test bodies ----
+
+# test_when_finished 'CMD': run CMD when the test's body is done, passed
+# or failed (last registered, first run), as git's test-lib does: stop
+# what the test started, remove what it made outside its directory.
+# Call it from the body itself, not from a subshell of it.
+test_when_finished() {
+	_cleanup="{ $*
+} || _cleanup_failed=1; $_cleanup"
+}
+
+# test_kill_pid [-SIGNAL] PID [NAME]: stop one process that this test
+# started, by its pid (never by name: other jobs share this machine), and
+# wait until it is gone, at most 30 s.  With NAME, only while the pid is
+# still a NAME (/proc/PID/comm), so that a pid reused since is left
+# alone.  Quiet and successful when the process is already gone.  For
+# cleanup: test_when_finished "test_kill_pid -INT $pid dc-collect".
+test_kill_pid() {
+	_sig=-TERM
+	case "$1" in -*) _sig=$1; shift ;; esac
+	if [ -n "${2:-}" ] &&
+	   [ "$(cat "/proc/$1/comm" 2>/dev/null)" != "$2" ]; then
+		return 0
+	fi
+	kill "$_sig" "$1" 2>/dev/null || return 0
+	_tries=300
+	while kill -0 "$1" 2>/dev/null; do
+		# A zombie is gone for every purpose but its parent's.
+		case "$(cat "/proc/$1/stat" 2>/dev/null)" in
+		*") Z "*) return 0 ;;
+		esac
+		_tries=$((_tries - 1))
+		if [ "$_tries" -le 0 ]; then
+			echo "process $1 did not stop; killing it" >&2
+			kill -KILL "$1" 2>/dev/null
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# ready_pid FILE: the pid a collector wrote into its --ready-file.
+ready_pid() {
+	_p=$(cat "$1") && test -n "$_p" && echo "$_p"
+}
 
 # test_must_fail_with STATUS CMD...: CMD exits with exactly STATUS.
 test_must_fail_with() {
