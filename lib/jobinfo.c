@@ -44,6 +44,36 @@ static const char *const rank_vars[] = {
 	"SLURM_PROCID", "FLUX_TASK_RANK", "HOROVOD_RANK", "RANK", NULL,
 };
 
+/* Flux prints job ids in F58: "ƒ" (or "f") and base58 digits, Bitcoin's
+ * alphabet, most significant first.  The decimal form is the one the
+ * prolog gets from `flux job id --to=dec`, so everyone names the job
+ * alike.  Returns 0 when s is not F58. */
+static int f58_decode(const char *s, size_t len, unsigned long long *out)
+{
+	static const char digits[] =
+		"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+	unsigned long long v = 0;
+	size_t i = 0;
+
+	if (len >= 2 && (unsigned char)s[0] == 0xc6 && (unsigned char)s[1] == 0x92)
+		i = 2;
+	else if (len >= 1 && s[0] == 'f')
+		i = 1;
+	else
+		return 0;
+	if (i == len || len - i > 11)
+		return 0;
+	for (; i < len; i++) {
+		const char *d = s[i] ? strchr(digits, s[i]) : NULL;
+
+		if (d == NULL)
+			return 0;
+		v = v * 58 + (unsigned long long)(d - digits);
+	}
+	*out = v;
+	return 1;
+}
+
 static int id_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -70,9 +100,14 @@ void dc_job_id_from_env(char *buf, size_t cap)
 		const char *v = getenv(schedulers[i][0]);
 		size_t k;
 
+		unsigned long long id;
+
 		if (v == NULL || *v == '\0')
 			continue;
-		snprintf(buf, cap, "%s", v);
+		if (i == 1 && f58_decode(v, strlen(v), &id))
+			snprintf(buf, cap, "%llu", id);
+		else
+			snprintf(buf, cap, "%s", v);
 		for (k = 0; buf[k] != '\0'; k++)
 			if (!id_char(buf[k]))
 				buf[k] = '_';
@@ -144,11 +179,20 @@ size_t dc_job_fields(const char *env, size_t len, char *out, size_t cap)
 	}
 	for (i = 0; i < sizeof(fields) / sizeof(fields[0]) && pos != (size_t)-1; i++) {
 		for (k = 0; fields[i].vars[k] != NULL; k++) {
+			char dec[24];
+			unsigned long long id;
+
 			v = dc_env_find(env, len, fields[i].vars[k], &vl);
-			if (v != NULL && vl > 0) {
-				pos = put_pair(out, cap, pos, fields[i].key, v, vl);
-				break;
+			if (v == NULL || vl == 0)
+				continue;
+			if (strcmp(fields[i].vars[k], "FLUX_JOB_ID") == 0 &&
+			    f58_decode(v, vl, &id)) {
+				snprintf(dec, sizeof(dec), "%llu", id);
+				v = dec;
+				vl = strlen(dec);
 			}
+			pos = put_pair(out, cap, pos, fields[i].key, v, vl);
+			break;
 		}
 	}
 	return pos == (size_t)-1 ? 0 : pos;

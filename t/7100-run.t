@@ -66,6 +66,8 @@ test_expect_success BPF,PYTHON3 'a config is signed first; a second run of the j
 test_expect_success BPF,PYTHON3 'the job id comes from Flux, PBS or LSF too' '
 	FLUX_JOB_ID=289 dc-run -k "$SHARED/key" "$SHARED/probes.sig" t true 2>err &&
 	test -f "t/289/$host.pfw.gz" &&
+	FLUX_JOB_ID=ƒD7j8aT dc-run -k "$SHARED/key" "$SHARED/probes.sig" t true 2>err &&
+	test -f "t/7952400384/$host.pfw.gz" &&
 	PBS_JOBID=12.server dc-run -k "$SHARED/key" "$SHARED/probes.sig" t true 2>err &&
 	test -f "t/12.server/$host.pfw.gz" &&
 	LSB_JOBID="5[3]" dc-run -k "$SHARED/key" "$SHARED/probes.sig" t true 2>err &&

@@ -72,6 +72,15 @@ sys.exit(str(bad) if bad else 0)
 "
 '
 
+test_expect_success BPF,PYTHON3 'Flux F58 job ids are written in decimal, as flux job id --to=dec' '
+	trace FLUX_JOB_ID=ƒTKuuBXJyV &&
+	pr_args >args &&
+	grep -q "\"job_id\": \"3371397661327360\"" args &&
+	trace FLUX_JOB_ID=fD7j8aT &&
+	pr_args >args &&
+	grep -q "\"job_id\": \"7952400384\"" args
+'
+
 test_expect_success BPF,PYTHON3 'PBS and LSF job ids stay strings' '
 	trace PBS_JOBID=0012.server PBS_NUM_NODES=3 &&
 	pr_args >args &&
