@@ -644,6 +644,15 @@ static void serve(int fd)
 		json_decref(spec);
 		return;
 	}
+	/* Nothing but the spec goes under the service's signature. */
+	if (json_is_object(spec) && dc_spec_unknown_key(spec) != NULL) {
+		snprintf(err, sizeof(err), "unknown top-level key \"%.200s\" in "
+			 "the request (a probe spec has datacrumbs_probes, mode, "
+			 "interval_ms and probes)", dc_spec_unknown_key(spec));
+		refuse(fd, &c, err);
+		json_decref(spec);
+		return;
+	}
 	/* Read the policy per request: an edit applies at once. */
 	if (policy_load(policy_path, &pol, err, sizeof(err), &status) != 0) {
 		warn("%s", err);

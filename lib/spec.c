@@ -317,3 +317,23 @@ json_t *dc_spec_to_json(const struct dc_spec *spec)
 	json_object_set_new(root, "probes", probes);
 	return root;
 }
+
+const char *dc_spec_unknown_key(json_t *root)
+{
+	static const char *const known[] = {
+		"datacrumbs_probes", "mode", "interval_ms", "probes",
+	};
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(root, key, v) {
+		size_t i;
+
+		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (strcmp(key, known[i]) == 0)
+				break;
+		if (i == sizeof(known) / sizeof(known[0]))
+			return key;
+	}
+	return NULL;
+}

@@ -62,6 +62,11 @@ int dc_probe_kind_parse(const char *name); /* -1 if unknown */
 /* Build a spec from its JSON form.  On error returns NULL and writes one
  * line into err. */
 struct dc_spec *dc_spec_from_json(json_t *root, char *err, size_t errlen);
+
+/* The first top-level key of a spec document that dc-probes(5) does not
+ * define, or NULL: a signer refuses a spec that would carry unknown data
+ * under its signature. */
+const char *dc_spec_unknown_key(json_t *root);
 /* The JSON form (new reference). */
 json_t *dc_spec_to_json(const struct dc_spec *spec);
 void dc_spec_free(struct dc_spec *spec);

@@ -331,6 +331,26 @@ test_expect_success ROOT 'a signed file sent for signing is refused' '
 	grep -q "^error: the request is already a signed spec$" reply
 '
 
+test_expect_success ROOT,PYTHON3 'an unknown top-level key is refused, not signed' '
+	setup_service &&
+	write_spec "$(syscall_probe sys)" &&
+	python3 -c "
+import json, sys
+d = json.load(open(\"spec.json\"))
+d[\"extra\"] = {\"run_as\": \"root\"}
+json.dump(d, open(\"extra.json\", \"w\"))
+" &&
+	start_once &&
+	send_raw extra.json >reply &&
+	wait &&
+	test_one_line reply &&
+	grep -q "^error: unknown top-level key \"extra\" in the request" reply &&
+	start_once &&
+	send_raw spec.json >reply.json &&
+	wait &&
+	dc-sign --verify -k key reply.json
+'
+
 test_expect_success TESTUSER 'the client reads the spec from standard input' '
 	setup_service &&
 	write_spec "$(syscall_probe sys)" &&
