@@ -37,6 +37,7 @@ const volatile __u64 wakeup_bytes = 1 << 20; /* wake the reader past this */
 const volatile bool profile_mode = false; /* sum calls, do not send them */
 const volatile __u64 cgroup_id = 0;      /* --cgroup: its id, 0 if unused */
 const volatile __u32 cgroup_level = 0;   /* ... and its depth below the root */
+const volatile bool follow_ra = false;   /* readahead traced: ra_pending used */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -537,9 +538,14 @@ int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long id)
 
 /* No selection check here: only selected threads have a stack, and the
  * stack lookup in pop() is the check, one map lookup instead of two. */
+/* A readahead still counting its pages is done (kernel layers, below). */
+static __always_inline void ra_flush(__u32 tid);
+
 SEC("raw_tp/sys_exit")
 int BPF_PROG(dc_sys_exit, struct pt_regs *regs, long ret)
 {
+	if (follow_ra)
+		ra_flush((__u32)bpf_get_current_pid_tgid());
 	pop((__u32)bpf_get_current_pid_tgid(), 0, true, ret);
 	return 0;
 }
@@ -626,6 +632,8 @@ int BPF_PROG(dc_exit, struct task_struct *p)
 	int live;
 
 	bpf_map_delete_elem(&stacks, &tid);
+	if (follow_ra)
+		ra_flush(tid);
 	if (!is_selected(tgid))
 		return 0;
 	/* The process is gone when its last thread exits. */
@@ -673,8 +681,11 @@ struct {
 	__type(value, __u32); /* probe id + 1; 0: not traced */
 } tp_probe SEC(".maps");
 
-/* LRU: bios merged into a request are never completed by their own
- * sector, and must not fill the map. */
+/* Block I/O from queueing to completion, by device and first sector.
+ * Every bio queued on the host is remembered, selected or not, so that a
+ * completion found nowhere is known to be unattributed (not someone
+ * else's) and is still emitted.  Merged bios leave the map at the merge;
+ * LRU in case a path is missed. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
@@ -757,11 +768,23 @@ static __always_inline __u64 pack_op(const char *rwbs)
 	return op;
 }
 
-/* Block I/O.  The request is remembered when its bio is queued, in the
- * context of the task that asked for it (the request itself may be issued
- * later by a kernel worker), timed from issue, and emitted at completion,
- * attributed to that task: one CALL per request with its issue-to-
- * completion latency, on a track of its own (DC_EVF_ASYNC). */
+/* Block I/O.  A bio is remembered when it is queued, in the context of the
+ * task that asked for it (the request itself may be issued later by a
+ * kernel worker), and followed to the request that carries it: a split
+ * gives the second part an entry of its own (its first sector is not the
+ * bio's), a front merge makes the bio the request's first, a back merge
+ * leaves the request as it was.  The request is timed from issue and
+ * emitted at each completion (a partial one moves the entry on), as one
+ * CALL with its issue-to-completion latency on a track of its own
+ * (DC_EVF_ASYNC).  Its level is that of the work the queuing task was
+ * doing: one below its innermost open call. */
+static __always_inline bool block_traced(__u32 *probe_id)
+{
+	return tp_probe_id(DC_TP_BLOCK_COMPLETE, probe_id) == 0 ||
+	       tp_probe_id(DC_TP_BLOCK_ISSUE, probe_id) == 0 ||
+	       tp_probe_id(DC_TP_BIO_QUEUE, probe_id) == 0;
+}
+
 SEC("tp/block/block_bio_queue")
 int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 {
@@ -769,15 +792,57 @@ int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 	struct dc_block_key key = {};
 	struct dc_block_start start = {};
 
-	if (!is_selected(pid_tgid >> 32))
-		return 0;
 	key.dev = BPF_CORE_READ(ctx, dev);
 	key.sector = BPF_CORE_READ(ctx, sector);
 	start.ts = bpf_ktime_get_ns();
 	start.pid_tgid = pid_tgid;
+	start.bytes = (__u64)BPF_CORE_READ(ctx, nr_sector) * 512;
 	start.op = pack_op(ctx->rwbs);
-	start.depth = current_depth((__u32)pid_tgid);
+	start.selected = is_selected(pid_tgid >> 32);
+	if (start.selected)
+		start.depth = current_depth((__u32)pid_tgid);
 	bpf_map_update_elem(&block_start, &key, &start, BPF_ANY);
+	return 0;
+}
+
+/* A bio cut at new_sector: both parts belong to whoever queued it. */
+SEC("tp/block/block_split")
+int dc_block_split(struct trace_event_raw_block_split *ctx)
+{
+	struct dc_block_key key = {}, rest = {};
+	struct dc_block_start *start;
+
+	key.dev = rest.dev = BPF_CORE_READ(ctx, dev);
+	key.sector = BPF_CORE_READ(ctx, sector);
+	rest.sector = BPF_CORE_READ(ctx, new_sector);
+	start = bpf_map_lookup_elem(&block_start, &key);
+	if (start)
+		bpf_map_update_elem(&block_start, &rest, start, BPF_ANY);
+	return 0;
+}
+
+/* A bio appended to a request: the request's first bio speaks for it. */
+SEC("tp/block/block_bio_backmerge")
+int dc_bio_backmerge(struct trace_event_raw_block_bio *ctx)
+{
+	struct dc_block_key key = {};
+
+	key.dev = BPF_CORE_READ(ctx, dev);
+	key.sector = BPF_CORE_READ(ctx, sector);
+	bpf_map_delete_elem(&block_start, &key);
+	return 0;
+}
+
+/* A bio put in front of a request: it becomes the first; the old first
+ * began where the bio ends. */
+SEC("tp/block/block_bio_frontmerge")
+int dc_bio_frontmerge(struct trace_event_raw_block_bio *ctx)
+{
+	struct dc_block_key key = {};
+
+	key.dev = BPF_CORE_READ(ctx, dev);
+	key.sector = BPF_CORE_READ(ctx, sector) + BPF_CORE_READ(ctx, nr_sector);
+	bpf_map_delete_elem(&block_start, &key);
 	return 0;
 }
 
@@ -808,19 +873,36 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 
 	key.dev = BPF_CORE_READ(ctx, dev);
 	key.sector = BPF_CORE_READ(ctx, sector);
-	start = bpf_map_lookup_elem(&block_start, &key);
-	if (!start)
-		return 0;
 	bytes = (__u64)BPF_CORE_READ(ctx, nr_sector) * 512;
 	if (bytes == 0)
-		bytes = start->bytes;
-	if (tp_probe_id(DC_TP_BLOCK_COMPLETE, &probe_id) == 0 ||
-	    tp_probe_id(DC_TP_BLOCK_ISSUE, &probe_id) == 0 ||
-	    tp_probe_id(DC_TP_BIO_QUEUE, &probe_id) == 0)
+		return 0; /* a flush: no data, no bio of its own */
+	if (!block_traced(&probe_id))
+		return 0;
+	start = bpf_map_lookup_elem(&block_start, &key);
+	if (!start) {
+		/* Never seen queued (queued before tracing began, or lost):
+		 * emitted all the same, with pid 0, and counted. */
+		count(DC_CNT_BLOCK_UNKNOWN);
+		emit_kernel(probe_id, DC_EV_CALL, 0, now, 0,
+			    BPF_CORE_READ(ctx, error), 0, DC_EVF_ASYNC, 4,
+			    key.dev, key.sector, bytes, pack_op(ctx->rwbs), 0,
+			    0);
+		return 0;
+	}
+	if (start->selected)
 		emit_kernel(probe_id, DC_EV_CALL, start->pid_tgid, start->ts,
 			    now - start->ts, BPF_CORE_READ(ctx, error),
-			    start->depth + 1, DC_EVF_ASYNC, 4, key.dev,
+			    start->depth, DC_EVF_ASYNC, 4, key.dev,
 			    key.sector, bytes, start->op, 0, 0);
+	if (bytes < start->bytes) {
+		/* A partial completion: the rest continues from here. */
+		struct dc_block_key rest = key;
+
+		rest.sector += bytes / 512;
+		start->bytes -= bytes;
+		start->ts = now;
+		bpf_map_update_elem(&block_start, &rest, start, BPF_ANY);
+	}
 	bpf_map_delete_elem(&block_start, &key);
 	return 0;
 }
@@ -834,9 +916,14 @@ emit_page_cache(__u32 tp, struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 		     1ULL << BPF_CORE_READ(ctx, order), 0, 0);
 }
 
+/* Declared with the readahead programs below. */
+static __always_inline void ra_count(struct trace_event_raw_mm_filemap_op_page_cache *ctx);
+
 SEC("tp/filemap/mm_filemap_add_to_page_cache")
 int dc_pc_add(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 {
+	if (follow_ra)
+		ra_count(ctx);
 	emit_page_cache(DC_TP_PC_ADD, ctx);
 	return 0;
 }
@@ -865,26 +952,75 @@ int dc_dirty(struct trace_event_raw_writeback_folio_template *ctx)
 	return 0;
 }
 
-/* A readahead decision: the window it asks for, in pages. */
-static __always_inline void
-emit_readahead(__u32 tp, struct trace_event_raw_page_cache_ra_op *ctx)
+/* Readahead.  Its tracepoints fire before the kernel sizes the window
+ * (their `size` is the previous window's, 0 on a file's first read), so
+ * the pages a readahead really reads are counted as they are added to the
+ * page cache by the same thread, for the same file, and the record is
+ * emitted when the thread moves on: at its next readahead, its next system
+ * call exit (when system calls are traced) or its exit. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);   /* tid */
+	__type(value, struct dc_ra_pending);
+} ra_pending SEC(".maps");
+
+static __always_inline void ra_flush(__u32 tid)
 {
-	emit_instant(tp, 4, BPF_CORE_READ(ctx, s_dev),
-		     BPF_CORE_READ(ctx, i_ino), BPF_CORE_READ(ctx, index),
-		     BPF_CORE_READ(ctx, size), 0, 0);
+	struct dc_ra_pending *ra = bpf_map_lookup_elem(&ra_pending, &tid);
+
+	if (!ra)
+		return;
+	emit_kernel(ra->probe_id, DC_EV_INSTANT, ra->pid_tgid, ra->ts, 0, 0,
+		    ra->depth, 0, 4, ra->dev, ra->ino, ra->index, ra->pages,
+		    0, 0);
+	bpf_map_delete_elem(&ra_pending, &tid);
+}
+
+/* A folio this thread added: part of its open readahead, if any. */
+static __always_inline void
+ra_count(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct dc_ra_pending *ra = bpf_map_lookup_elem(&ra_pending, &tid);
+
+	if (!ra || ra->ino != BPF_CORE_READ(ctx, i_ino) ||
+	    ra->dev != BPF_CORE_READ(ctx, s_dev))
+		return;
+	ra->pages += 1ULL << BPF_CORE_READ(ctx, order);
+}
+
+static __always_inline void
+ra_begin(__u32 tp, struct trace_event_raw_page_cache_ra_op *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct dc_ra_pending ra = {};
+	__u32 tid;
+
+	if (!is_selected(pid_tgid >> 32) || tp_probe_id(tp, &ra.probe_id))
+		return;
+	ra_flush((__u32)pid_tgid);
+	ra.ts = bpf_ktime_get_ns();
+	ra.pid_tgid = pid_tgid;
+	ra.dev = BPF_CORE_READ(ctx, s_dev);
+	ra.ino = BPF_CORE_READ(ctx, i_ino);
+	ra.index = BPF_CORE_READ(ctx, index);
+	ra.depth = current_depth((__u32)pid_tgid);
+	tid = (__u32)pid_tgid;
+	bpf_map_update_elem(&ra_pending, &tid, &ra, BPF_ANY);
 }
 
 SEC("tp/readahead/page_cache_sync_ra")
 int dc_ra_sync(struct trace_event_raw_page_cache_ra_op *ctx)
 {
-	emit_readahead(DC_TP_RA_SYNC, ctx);
+	ra_begin(DC_TP_RA_SYNC, ctx);
 	return 0;
 }
 
 SEC("tp/readahead/page_cache_async_ra")
 int dc_ra_async(struct trace_event_raw_page_cache_ra_op *ctx)
 {
-	emit_readahead(DC_TP_RA_ASYNC, ctx);
+	ra_begin(DC_TP_RA_ASYNC, ctx);
 	return 0;
 }
 

@@ -553,7 +553,7 @@ static unsigned long long report_drops(struct collector *c)
 	int ncpu = libbpf_num_possible_cpus();
 	int cfd = bpf_map__fd(c->skel->maps.counters);
 	int pfd = bpf_map__fd(c->skel->maps.probe_drops);
-	__u64 *per_cpu, total, depth, nostack, unpaired, unwound;
+	__u64 *per_cpu, total, depth, nostack, unpaired, unwound, unknown;
 	unsigned char *buf;
 	struct dc_drops_rec rec;
 	struct dc_drops_entry e;
@@ -573,6 +573,7 @@ static unsigned long long report_drops(struct collector *c)
 	sum_percpu(cfd, DC_CNT_NOSTACK, ncpu, per_cpu, &nostack);
 	sum_percpu(cfd, DC_CNT_UNPAIRED, ncpu, per_cpu, &unpaired);
 	sum_percpu(cfd, DC_CNT_UNWOUND, ncpu, per_cpu, &unwound);
+	sum_percpu(cfd, DC_CNT_BLOCK_UNKNOWN, ncpu, per_cpu, &unknown);
 	sum_percpu(cfd, DC_CNT_DROPPED, ncpu, per_cpu, &total);
 
 	/* Per CPU. */
@@ -623,6 +624,10 @@ static unsigned long long report_drops(struct collector *c)
 	if (nostack > 0)
 		warn("%llu calls dropped: more than %d threads in calls at once",
 		     (unsigned long long)nostack, DC_MAX_THREADS);
+	if (unknown > 0)
+		notice("%llu block requests completed that were never seen queued "
+		       "(in flight when tracing began): kept with pid 0",
+		       (unsigned long long)unknown);
 	if (unpaired || unwound)
 		debug("%llu exits without entry, %llu abandoned calls",
 		      (unsigned long long)unpaired, (unsigned long long)unwound);
@@ -704,6 +709,22 @@ static bool block_group_ready(void)
 	       dc_tracepoint_exists("block:block_rq_complete");
 }
 
+/* The block programs work as one (collect.bpf.c): the three that every
+ * kernel has, and those that follow splits and merges where this one
+ * has them (without them, split requests would be emitted as unknown). */
+static void need_block_group(struct collector *c)
+{
+	static const int follow[] = {
+		DC_TP_BLOCK_SPLIT, DC_TP_BIO_BACKMERGE, DC_TP_BIO_FRONTMERGE
+	};
+
+	c->tp_needed[DC_TP_BIO_QUEUE] = c->tp_needed[DC_TP_BLOCK_ISSUE] =
+		c->tp_needed[DC_TP_BLOCK_COMPLETE] = true;
+	for (size_t i = 0; i < sizeof(follow) / sizeof(follow[0]); i++)
+		if (dc_tracepoint_exists(dc_klayer_by_tp(follow[i])->name))
+			c->tp_needed[follow[i]] = true;
+}
+
 /* Decide, once, what every probe needs and whether this kernel has it.
  * Decoded tracepoints take their argument plan from klayers.c. */
 static void plan_probes(struct collector *c)
@@ -740,10 +761,11 @@ static void plan_probes(struct collector *c)
 				break;
 			}
 			c->tp_needed[k->tp] = true;
+			/* Readahead counts the pages it adds (collect.bpf.c). */
+			if (k->tp == DC_TP_RA_SYNC || k->tp == DC_TP_RA_ASYNC)
+				c->tp_needed[DC_TP_PC_ADD] = true;
 			if (k->block)
-				c->tp_needed[DC_TP_BIO_QUEUE] =
-					c->tp_needed[DC_TP_BLOCK_ISSUE] =
-					c->tp_needed[DC_TP_BLOCK_COMPLETE] = true;
+				need_block_group(c);
 			p->nargs = k->nargs;
 			memcpy(p->arg_kinds, k->arg_kinds, sizeof(k->arg_kinds));
 			p->ret_kind = k->ret_kind;
@@ -829,6 +851,8 @@ static void open_and_load(struct collector *c)
 	skel->rodata->trace_all = c->opt.mode == SEL_ALL;
 	skel->rodata->internal_base = c->internal_base;
 	skel->rodata->profile_mode = c->spec->mode == DC_MODE_PROFILE;
+	skel->rodata->follow_ra = c->tp_needed[DC_TP_RA_SYNC] ||
+				  c->tp_needed[DC_TP_RA_ASYNC];
 	skel->rodata->wakeup_bytes = c->opt.wakeup ? c->opt.wakeup
 						   : c->opt.ring_size / 16;
 	if (c->opt.mode == SEL_CGROUP) {

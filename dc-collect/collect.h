@@ -56,6 +56,8 @@ enum dc_counter {
 	DC_CNT_UNPAIRED = 2,     /* exits whose entry was never seen */
 	DC_CNT_UNWOUND = 3,      /* entries whose exit was never seen */
 	DC_CNT_NOSTACK = 4,      /* calls lost: no stack slot for thread */
+	DC_CNT_BLOCK_UNKNOWN = 5,/* block completions whose request was never
+	                            seen queued: emitted with pid 0 */
 	DC_CNT_MAX
 };
 
@@ -78,10 +80,15 @@ enum dc_tracepoint {
 	DC_TP_URING_SUBMIT,     /* io_uring:io_uring_submit_req */
 	DC_TP_URING_COMPLETE,   /* io_uring:io_uring_complete */
 	DC_TP_SKB_DROP,         /* skb:kfree_skb (a dropped packet) */
+	/* Followed for the block group, never emitted on their own. */
+	DC_TP_BLOCK_SPLIT,      /* block:block_split (a bio cut in two) */
+	DC_TP_BIO_BACKMERGE,    /* block:block_bio_backmerge */
+	DC_TP_BIO_FRONTMERGE,   /* block:block_bio_frontmerge */
 	DC_TP_COUNT
 };
 
-/* Key of a block request between issue and completion. */
+/* Key of a block I/O from queueing to completion: its device and first
+ * sector (a bio's, then its request's). */
 struct dc_block_key {
 	__u32 dev;
 	__u32 reserved;
@@ -90,10 +97,23 @@ struct dc_block_key {
 
 struct dc_block_start {
 	__u64 ts;                /* issue time, or queue time until issued */
-	__u64 pid_tgid;
-	__u64 bytes;
+	__u64 pid_tgid;          /* who queued it */
+	__u64 bytes;             /* still to complete (known from issue) */
 	__u64 op;
+	__u32 depth;             /* level: that of the queuing task's calls */
+	__u32 selected;          /* queued by a selected process */
+};
+
+/* A readahead whose pages are still being added (collect.bpf.c). */
+struct dc_ra_pending {
+	__u64 ts;
+	__u64 pid_tgid;
+	__u64 ino;
+	__u64 index;
+	__u64 pages;             /* added to the page cache so far */
+	__u32 dev;
 	__u32 depth;
+	__u32 probe_id;
 	__u32 reserved;
 };
 

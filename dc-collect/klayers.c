@@ -34,6 +34,17 @@ static const struct dc_klayer klayers[] = {
 	{ "block:block_rq_complete", DC_TP_BLOCK_COMPLETE, 4,
 	  { DC_ARG_DEV, DC_ARG_SECTOR, DC_ARG_SIZE, DC_ARG_OP }, DC_RET_STATUS,
 	  true },
+	/* Followed so split and merged requests are attributed; attached
+	 * with the group where the kernel has them. */
+	{ "block:block_split", DC_TP_BLOCK_SPLIT, 4,
+	  { DC_ARG_DEV, DC_ARG_SECTOR, DC_ARG_SIZE, DC_ARG_OP }, DC_RET_STATUS,
+	  true },
+	{ "block:block_bio_backmerge", DC_TP_BIO_BACKMERGE, 4,
+	  { DC_ARG_DEV, DC_ARG_SECTOR, DC_ARG_SIZE, DC_ARG_OP }, DC_RET_STATUS,
+	  true },
+	{ "block:block_bio_frontmerge", DC_TP_BIO_FRONTMERGE, 4,
+	  { DC_ARG_DEV, DC_ARG_SECTOR, DC_ARG_SIZE, DC_ARG_OP }, DC_RET_STATUS,
+	  true },
 	{ "filemap:mm_filemap_add_to_page_cache", DC_TP_PC_ADD, 4,
 	  { DC_ARG_DEV, DC_ARG_INODE, DC_ARG_INDEX, DC_ARG_PAGES }, DC_RET_NONE,
 	  false },
@@ -105,6 +116,9 @@ struct bpf_program *dc_klayer_prog(struct collect_bpf *skel, int tp)
 	case DC_TP_URING_SUBMIT: return skel->progs.dc_uring_submit;
 	case DC_TP_URING_COMPLETE: return skel->progs.dc_uring_complete;
 	case DC_TP_SKB_DROP: return skel->progs.dc_skb_drop;
+	case DC_TP_BLOCK_SPLIT: return skel->progs.dc_block_split;
+	case DC_TP_BIO_BACKMERGE: return skel->progs.dc_bio_backmerge;
+	case DC_TP_BIO_FRONTMERGE: return skel->progs.dc_bio_frontmerge;
 	}
 	return NULL;
 }

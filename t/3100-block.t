@@ -1,0 +1,154 @@
+#!/bin/sh
+# Block I/O is counted exactly, even when the kernel splits requests: the
+# block bytes of a process equal the size of the file it read or wrote,
+# direct and buffered, on a device whose max_sectors_kb is lowered so every
+# large I/O is split.  The device is a loop device on a file in the trash
+# directory, so nothing of the host's disks is touched.
+. "$(dirname "$0")/test-lib.sh"
+
+WORKLOAD="$DC_BUILD_DIR/t/helpers/workload"
+MNT="$SHARED/mnt"
+
+trace() {
+	_cfg=$1 _out=$2
+	shift 2
+	dc-gen "$_cfg" >probes.json 2>gen.err &&
+	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
+	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
+		dc-aggregate | dc-write "$_out" &&
+	cat collect.err >&2
+}
+
+# block_bytes TRACE PID OP: bytes of the block events of PID on the loop
+# device whose operation has the letter OP (R or W), how many there were,
+# and the largest; metadata (M) left out.  (The program's own start-up may
+# read from the host's disk if something dropped the caches.)
+block_bytes() {
+	_dev=$(cat "$SHARED/loopdev") &&
+	_devno=$(( 0x$(stat -c %t "$_dev") * 1048576 + 0x$(stat -c %T "$_dev") )) &&
+	pfw-query list "$1" --cat block --pid "$2" --arg dev=$_devno | python3 -c "
+import json, sys
+n = total = big = 0
+for line in sys.stdin:
+    a = json.loads(line)[\"args\"]
+    if \"$3\" in a[\"op\"] and \"M\" not in a[\"op\"]:
+        n += 1; total += a[\"size\"]; big = max(big, a[\"size\"])
+print(total, n, big)"
+}
+
+# Undo the device set-up whatever happens to the tests (the
+# test_when_finished of the whole script).
+cleanup_device() {
+	if test -s "$SHARED/loopdev"; then
+		_dev=$(cat "$SHARED/loopdev")
+		if test -s "$SHARED/max_sectors_kb"; then
+			cat "$SHARED/max_sectors_kb" \
+				>"/sys/block/${_dev#/dev/}/queue/max_sectors_kb"
+		fi
+		umount "$MNT" 2>/dev/null
+		losetup -d "$_dev"
+		rm -f "$SHARED/loopdev"
+	fi
+}
+trap cleanup_device EXIT
+trap 'exit 1' INT TERM HUP
+
+test_lazy_prereq LOOP '
+	test "$(id -u)" = 0 || { echo "loop devices need root"; false; }
+	command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null ||
+		{ echo "losetup or mkfs.ext4 not installed"; false; }
+	test -e /dev/loop-control || { echo "no loop device support"; false; }
+'
+
+test_expect_success 'setup: a signing key' '
+	dc-sign --gen-key -k "$SHARED/key" >/dev/null
+'
+
+test_expect_success LOOP 'setup: an ext4 loop device with max_sectors_kb lowered to 64' '
+	truncate -s 192M "$SHARED/img" &&
+	losetup -f --show "$SHARED/img" >"$SHARED/loopdev" &&
+	dev=$(cat "$SHARED/loopdev") &&
+	q=/sys/block/${dev#/dev/}/queue &&
+	cat $q/max_sectors_kb >"$SHARED/max_sectors_kb" &&
+	mkfs.ext4 -q -F "$dev" &&
+	mkdir -p "$MNT" && mount "$dev" "$MNT" &&
+	echo 64 >$q/max_sectors_kb &&
+	test "$(cat $q/max_sectors_kb)" = 64 &&
+	dd if=/dev/urandom of="$MNT/R" bs=1M count=16 2>/dev/null && sync
+'
+
+test_expect_success BPF,LOOP,PYTHON3 'a direct read of 16 MiB in 8 MiB blocks: 16 MiB of block reads, split in 64 KiB requests' '
+	printf "layers: [block]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- dd if="$MNT/R" of=/dev/null bs=8M iflag=direct &&
+	test "$(cat collect.rc)" = 0 &&
+	pid=$(pfw-query pids t.pfw.gz --cat block | head -n 1) &&
+	set -- $(block_bytes t.pfw.gz "$pid" R) &&
+	echo "bytes $1 in $2 requests, largest $3" &&
+	test "$1" = 16777216 && test "$2" -ge 256 && test "$3" -le 65536
+'
+
+test_expect_success BPF,LOOP,PYTHON3 'a buffered read of a cold 16 MiB file: 16 MiB of block reads, a page for every 4 KiB' '
+	dd if="$MNT/R" iflag=nocache count=0 2>/dev/null &&
+	printf "layers: [syscalls, block, pagecache]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" read "$MNT/R" &&
+	test "$(cat collect.rc)" = 0 &&
+	pid=$(pfw-query pids t.pfw.gz --cat sys --name read --file "$MNT/R") &&
+	pfw-query list t.pfw.gz --ph i --pid "$pid" \
+		--name filemap:mm_filemap_add_to_page_cache \
+		--arg inode=$(stat -c %i "$MNT/R") >added &&
+	pages=$(python3 -c "import json,sys; print(sum(json.loads(l)[\"args\"][\"pages\"] for l in sys.stdin))" <added) &&
+	set -- $(block_bytes t.pfw.gz "$pid" R) &&
+	echo "bytes $1 in $2 requests, largest $3; $pages pages added" &&
+	test "$1" = $((pages * 4096)) &&
+	test "$1" = 16777216
+'
+
+test_expect_success BPF,LOOP,PYTHON3 'a direct write of 16 MiB in 8 MiB blocks: 16 MiB of block writes' '
+	printf "layers: [block]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- dd if=/dev/zero of="$MNT/D" bs=8M count=2 oflag=direct &&
+	test "$(cat collect.rc)" = 0 &&
+	pid=$(pfw-query pids t.pfw.gz --cat block | head -n 1) &&
+	set -- $(block_bytes t.pfw.gz "$pid" W) &&
+	echo "bytes $1 in $2 requests, largest $3" &&
+	test "$1" = 16777216 && test "$2" -ge 256 && test "$3" -le 65536
+'
+
+# O_DSYNC rather than one fsync at the end: a sync(1) run elsewhere on the
+# host in between would write the dirty pages itself, in its own name.
+test_expect_success BPF,LOOP,PYTHON3 'a buffered 16 MiB write with O_DSYNC: 16 MiB of block writes' '
+	printf "layers: [syscalls, block]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- dd if=/dev/zero of="$MNT/B" bs=1M count=16 oflag=dsync &&
+	test "$(cat collect.rc)" = 0 &&
+	pid=$(pfw-query pids t.pfw.gz --cat sys --name write --file "$MNT/B") &&
+	set -- $(block_bytes t.pfw.gz "$pid" W) &&
+	echo "bytes $1 in $2 requests, largest $3" &&
+	test "$1" = 16777216 && test "$3" -le 65536
+'
+
+test_expect_success BPF,LOOP,PYTHON3 'requests in flight when tracing begins: kept with pid 0 and counted; others'"'"' I/O left out' '
+	dev=$(cat "$SHARED/loopdev") &&
+	( i=0; while test $i -lt 200; do
+		dd if="$dev" of=/dev/null bs=4M count=32 iflag=direct 2>/dev/null
+		i=$((i + 1)); done ) &
+	reader=$! &&
+	sleep 0.5 &&
+	printf "layers: [block]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- sleep 1;
+	kill $reader; wait $reader;
+	test "$(cat collect.rc)" = 0 &&
+	n=$(sed -n "s/.* \([0-9]*\) block requests completed that were never seen queued.*/\1/p" collect.err) &&
+	echo "unknown: ${n:-0}" &&
+	test "$(pfw-query count t.pfw.gz --cat block --pid 0)" = "${n:-0}" &&
+	test "$(pfw-query pids t.pfw.gz --cat block | grep -v "^0\$" | wc -l)" = 0
+'
+
+test_expect_success LOOP 'cleanup: the device is given back, max_sectors_kb restored first' '
+	dev=$(cat "$SHARED/loopdev") &&
+	q=/sys/block/${dev#/dev/}/queue &&
+	cat "$SHARED/max_sectors_kb" >$q/max_sectors_kb &&
+	test "$(cat $q/max_sectors_kb)" = "$(cat "$SHARED/max_sectors_kb")" &&
+	cleanup_device &&
+	! losetup "$dev" 2>/dev/null | grep -q "$SHARED/img"
+'
+
+test_done
