@@ -43,10 +43,10 @@ test_expect_success BPF,PYTHON3 'traced: DIR/JOBID/HOST.pfw.gz, exact writes, th
 	grep -q "events, 0 dropped" "traces/4242/$host.log"
 '
 
-test_expect_success BPF,PYTHON3 'the job is in the trace: PR job_id, and the run id' '
+test_expect_success BPF,PYTHON3 'the job is in the trace: PR job_id, scheduler, step, world size' '
 	SLURM_JOB_ID=4243 SLURM_STEP_ID=0 SLURM_NTASKS=1 \
 		dc-run -k "$SHARED/key" "$SHARED/probes.sig" traces \
-		workload writes 2 "$PWD/F" 2>err &&
+		sh -c "workload writes 2 \"$PWD/F\"; sleep 1" 2>err &&
 	t="traces/4243/$host.pfw.gz" &&
 	test "$(pfw-query count "$t" --ph M --name PR --arg job_id=4243 --arg scheduler=slurm --arg job_step=0 --arg world_size=1)" -ge 1 &&
 	test "$(pfw-query count "$t" --ph M --name PR)" = "$(pfw-query count "$t" --ph M --name PR --arg job_id=4243)"
@@ -155,11 +155,14 @@ test_expect_success BPF,NOBODY,PYTHON3 'not root: the site service traces the co
 		"$SHARED/probes.sig" 2>collect.err |
 		dc-aggregate | dc-write svc-trace.pfw.gz & } &&
 	wait_for_file svc/56/ready &&
-	cpid=$(cat svc/56/ready) &&
 	as_nobody SLURM_JOB_ID=56 dc-run --service-dir "$PWD/svc" "$SHARED/probes.sig" \
-		"$PWD/work" sh -c "workload writes 5 \"$PWD/work/F\"; sleep 1" 2>err &&
-	kill -INT $cpid &&
-	wait &&
+		"$PWD/work" sh -c "workload writes 5 \"$PWD/work/F\"; sleep 1" 2>err
+	rc=$?
+	# The collector is stopped whatever happened above.
+	cpid=$(cat svc/56/ready 2>/dev/null)
+	test -n "$cpid" && kill -INT $cpid
+	wait
+	test $rc = 0 &&
 	echo "dc-run: trace $PWD/svc-trace.pfw.gz (written by the site service)" >expect &&
 	test_cmp expect err &&
 	test "$(pfw-query count svc-trace.pfw.gz --cat POSIX --name write --file "$PWD/work/F")" = 5 &&

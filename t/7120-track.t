@@ -172,9 +172,12 @@ test_expect_success BPF,PYTHON3 'a tracked program started by a plain shell is t
 	{ dc-collect -k key --clients --ready-file ready probes.sig 2>collect.err |
 		dc-aggregate | dc-write trace.pfw.gz & } &&
 	wait_for_file ready &&
-	env -u LD_PRELOAD sh -c "./tracked writes 6 \"$PWD/T\"; ./plain writes 4 \"$PWD/P\"" &&
-	kill -INT $(cat ready) &&
-	wait &&
+	env -u LD_PRELOAD sh -c "./tracked writes 6 \"$PWD/T\"; ./plain writes 4 \"$PWD/P\""
+	rc=$?
+	cpid=$(cat ready 2>/dev/null)
+	test -n "$cpid" && kill -INT $cpid
+	wait
+	test $rc = 0 &&
 	test "$(pfw-query count trace.pfw.gz --cat POSIX --name write --file "$PWD/T")" = 6 &&
 	test "$(pfw-query count trace.pfw.gz --cat sys --name write --file "$PWD/T")" = 6 &&
 	test "$(pfw-query count trace.pfw.gz --name write --file "$PWD/P")" = 0

@@ -52,6 +52,7 @@ test_expect_success 'setup: key, spec, the service'"'"'s settings' '
 	cat >"$SHARED/job.conf" <<-EOF
 	RUNDIR=$SHARED/run
 	KEY=$SHARED/key
+	CLIENT_LIB=$DC_CLIENT_LIB
 	TIMEOUT=30
 	STOP_TIMEOUT=60
 	PATH=$PATH
@@ -92,8 +93,11 @@ test_expect_success BPF,NOBODY,PYTHON3 'start, ready, a user'"'"'s dc-run traced
 	as_nobody SLURM_JOB_ID=700 dc-run --service-dir "$SHARED/run" \
 		"$SHARED/probes.sig" "$PWD/traces" \
 		sh -c "workload writes 9 \"$PWD/work/F\"; sleep 1" 2>run.err &&
-	workload writes 4 "$PWD/G" &&
+	workload writes 4 "$PWD/G"
+	rc=$?
+	# Stopped whatever happened above.
 	as_unit $(unit_cmd ExecStop 700) &&
+	test $rc = 0 &&
 	# stop returned: the trace is complete now, not later.
 	t="traces/700/$(hostname -s).pfw.gz" &&
 	dc-write --check "$t" >/dev/null &&
