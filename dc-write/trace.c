@@ -939,10 +939,20 @@ static int frame_process(struct trace *t, const struct dc_frame *f, char *err,
 	pr->uid = rec.uid;
 	pr->gid = rec.gid;
 	pr->rank = rec.rank;
-	/* The job string came later (dc-stream(5)): optional. */
+	/* The job string came later (dc-stream(5)): optional.  A child is in
+	 * its parent's job even when its environment, read in the middle of
+	 * an exec, came back empty. */
 	if (pos < f->len &&
-	    dc_get_str(f->data, f->len, pos, &job, &jl) != 0)
-		process_set_job(pr, job, jl);
+	    dc_get_str(f->data, f->len, pos, &job, &jl) != 0) {
+		struct process *parent = process_for(t, rec.ppid, 0);
+
+		pr = process_for(t, rec.pid, 0);
+		if (jl > 0)
+			process_set_job(pr, job, jl);
+		else if (pr->job_len == 0 && parent != NULL &&
+			 parent->job_len > 0)
+			process_set_job(pr, parent->job, parent->job_len);
+	}
 	process_set(pr, exe, el, cmd, cl, cwd, wl);
 	t->proc_gen++;
 	return 0;
