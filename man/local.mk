@@ -6,6 +6,7 @@ dist_man_MANS += man/dc-write.1 man/dc-trace.5
 dist_man_MANS += man/dc-explore.1 man/dc-gen.1 man/dc-config.5 man/dc-probes.5
 dist_man_MANS += man/dc-stream.5
 dist_man_MANS += man/dc-aggregate.1
+dist_man_MANS += man/dc-report.1
 # dc-untrack(1) is dc-track(1).
 install-data-hook: install-dc-untrack-man
 install-dc-untrack-man:

@@ -21,7 +21,7 @@ TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
 : "${DC_SRC_DIR:=$(cd "$TEST_DIRECTORY/.." && pwd)}"
 : "${DC_BUILD_DIR:=$DC_SRC_DIR}"
 export DC_SRC_DIR DC_BUILD_DIR
-for _d in dc-explore dc-gen dc-sign dc-collect dc-aggregate dc-write dc-wrap dc-run dc-track; do
+for _d in dc-explore dc-gen dc-sign dc-collect dc-aggregate dc-write dc-wrap dc-run dc-track dc-report; do
 	PATH="$DC_BUILD_DIR/$_d:$PATH"
 done
 PATH="$DC_BUILD_DIR/t/helpers:$DC_SRC_DIR/t/helpers:$PATH"

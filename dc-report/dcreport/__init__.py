@@ -1,0 +1,1 @@
+"""dcreport - the analysis and HTML report behind dc-report(1)."""

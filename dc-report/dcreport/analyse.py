@@ -1,0 +1,444 @@
+"""analyse.py - the one analysis behind dc-report: each part of each trace
+becomes a partial result (a dict of bounded tables: nothing in it grows
+with the number of events, only with processes, files, functions and call
+paths), and partial results merge, in a Dask reduction tree, into the
+result the report draws.
+
+The calls, bytes and time per layer, function and file, the event and
+process counts and the time span follow dc-write --summary exactly (see
+dc-write/summary.c): bytes are the positive return values of calls with a
+size (or count) argument, up to that size.
+"""
+import resource
+
+# Time bins: absolute multiples of a power-of-two width in microseconds,
+# doubled until the run fits in MAX_BINS, so partial results of any span
+# merge exactly.
+FIRST_WIDTH = 1024
+MAX_BINS = 240
+# Parents are found by id among the last PARENT_WINDOW ids seen.
+PARENT_WINDOW = 1 << 18
+META = ("datacrumbs", "dftracer")
+
+
+def int_value(v):
+    """A JSON number as summary.c reads it: integers, numeric strings
+    (strtoll), else -1."""
+    t = type(v)
+    if t is int:
+        return v
+    if t is str:
+        s, i = v.strip(), 0
+        if s[:1] in "+-":
+            i = 1
+        while i < len(s) and s[i].isdigit():
+            i += 1
+        try:
+            return int(s[:i])
+        except ValueError:
+            return 0
+    return -1
+
+
+_KINDS = {}
+
+
+def classify(name):
+    """'r' for a call that reads data, 'w' for one that writes it, None
+    for metadata and everything else; by name, as Darshan's modules do."""
+    k = _KINDS.get(name)
+    if k is None and name not in _KINDS:
+        n = name.rsplit(":", 1)[-1].lower()
+        if any(x in n for x in ("readlink", "readdir", "readahead", "ready")):
+            k = None
+        elif "read" in n or "recv" in n or n in ("fgets", "fgetc", "getc", "getline"):
+            k = "r"
+        elif "write" in n or "send" in n or n in ("fputs", "fputc", "putc"):
+            k = "w"
+        _KINDS[name] = k
+    return k
+
+
+def size_bucket(n):
+    """The power of two at or below N (0 for 0)."""
+    return 0 if n <= 0 else 1 << (n.bit_length() - 1)
+
+
+def new_partial():
+    return {
+        "files": {},        # file index -> end args, dropped, unreadable
+        "hosts": {},        # hhash -> name
+        "procs": {},        # (hhash, pid) -> [id, program, rank, ppid, cmdline]
+        "labels": {},       # (hhash, pid) -> [id, track name]
+        "fnames": {},       # fhash -> file name
+        "starts": {},       # file index -> start args
+        "events": 0, "samples": 0, "first_ts": 0, "last_ts": 0,
+        "pids": {},         # (hhash, pid) -> [first ts, last end]
+        "rows": {},         # (layer, name, file key) -> [calls, bytes, us]
+        "width": FIRST_WIDTH, "lo": None, "hi": None,
+        "series": {},       # ("p", proc, dir) / ("l", layer, dir) -> {bin: bytes}
+        "sizes": {},        # (layer, dir) -> {bucket: calls}
+        "fileio": {},       # file key -> [data calls, meta calls, r, w, data us, meta us]
+        "blat": {},         # op letter -> {latency bucket us: requests}
+        "devbytes": {},     # op letter -> bytes
+        "cache": {},        # pagecache event name -> [count, pages]
+        "faults": {},       # fault event name -> count
+        "paths": {},        # call path -> [calls, us]
+        "overlap": {},      # (layer, parent layer) -> us
+        "orphans": 0,       # calls whose parent was not found
+        "parts": 0,
+    }
+
+
+class _Part:
+    """Takes the objects of one part into a partial result."""
+
+    def __init__(self, part):
+        self.p = new_partial()
+        self.fi = part["file"]
+        self.hh = part["hhash"]
+        self.parents = {}
+        self.last_id = 0
+        self.p["files"][self.fi] = {"end": None, "end_id": 0, "drops": 0,
+                                    "unreadable": 0}
+
+    def context(self, ev):
+        if ev.get("ph") == "X" and ev.get("cat") not in META:
+            args = ev.get("args")
+            if type(args) is dict:
+                self._path(ev, args, ev.get("name"), ev.get("cat"))
+
+    def _path(self, ev, args, name, cat):
+        """The call path of EV (a tuple of names), remembered by id."""
+        pidx = args.get("p_idx")
+        parent = None
+        if pidx is not None and pidx != -1:
+            parent = self.parents.get(pidx)
+            if parent is None:
+                self.p["orphans"] += 1
+        label = name.rsplit(":", 1)[-1] if cat in ("block", "pagecache", "faults", "net") \
+            else name
+        path = (parent[0] + (label,)) if parent else (label,)
+        i = ev.get("id")
+        if type(i) is int:
+            self.parents[i] = (path, cat)
+            if i > self.last_id:
+                self.last_id = i
+                if len(self.parents) > 2 * PARENT_WINDOW:
+                    low = i - PARENT_WINDOW
+                    self.parents = {k: v for k, v in self.parents.items() if k >= low}
+        return path, parent
+
+    def meta(self, ev, name, args):
+        p = self.p
+        if type(args) is not dict:
+            return
+        i = ev.get("id") if type(ev.get("id")) is int else 0
+        key = (self.hh, ev.get("pid"))
+        if name == "FH":
+            v = int_value(args.get("value"))
+            if type(args.get("name")) is str and v not in p["fnames"]:
+                p["fnames"][v] = args["name"]
+        elif name == "HH":
+            p["hosts"][int_value(args.get("value"))] = str(args.get("name"))
+        elif name == "PR":
+            old = p["procs"].get(key)
+            if old is None or i > old[0]:
+                p["procs"][key] = [i, str(args.get("name", "")), int_value(args.get("rank")),
+                                   int_value(args.get("ppid")), str(args.get("cmdline", ""))]
+        elif name == "process_name":
+            old = p["labels"].get(key)
+            if old is None or i > old[0]:
+                p["labels"][key] = [i, str(args.get("name", ""))]
+
+    def lifecycle(self, ev, name, args):
+        f = self.p["files"][self.fi]
+        if type(args) is not dict:
+            args = {}
+        if name == "end":
+            f["end"] = {k: args.get(k) for k in ("num_events", "events", "dropped",
+                                                   "truncated", "corrupt", "interrupted")}
+        elif name == "start":
+            self.p["starts"][self.fi] = {k: args.get(k) for k in args if k != "hhash"}
+        elif name == "dropped":
+            f["drops"] = max(f["drops"], int_value(args.get("total")))
+
+    def take(self, ev):
+        name, cat, ph = ev.get("name"), ev.get("cat"), ev.get("ph")
+        if type(name) is not str or type(cat) is not str or type(ph) is not str:
+            return
+        args = ev.get("args")
+        if ph == "M":
+            self.meta(ev, name, args)
+            return
+        if cat in META:
+            if cat == "datacrumbs":
+                self.lifecycle(ev, name, args)
+            return
+        if type(args) is not dict:
+            args = {}
+        p = self.p
+        ts = int_value(ev.get("ts"))
+        dur = int_value(ev.get("dur"))
+        if ts >= 0 and (p["first_ts"] == 0 or ts < p["first_ts"]):
+            p["first_ts"] = ts
+        if ts >= 0 and dur >= 0 and ts + dur > p["last_ts"]:
+            p["last_ts"] = ts + dur
+        proc = (self.hh, int_value(ev.get("pid")))
+        span = p["pids"].get(proc)
+        end = ts + max(dur, 0)
+        if span is None:
+            p["pids"][proc] = [ts, end]
+        else:
+            if ts < span[0]:
+                span[0] = ts
+            if end > span[1]:
+                span[1] = end
+        if ph == "C":
+            self.counter(name, cat, ts, args)
+            return
+        p["events"] += 1
+        self.event(ev, name, cat, ph, ts, dur, args, proc)
+
+    def counter(self, name, cat, ts, args):
+        p = self.p
+        p["samples"] += 1
+        if ts > p["last_ts"]:
+            p["last_ts"] = ts
+        r = p["rows"].get((cat, name, None))
+        if r is None:
+            r = p["rows"][(cat, name, None)] = [0, 0, 0]
+        for k, col in (("calls", 0), ("bytes", 1), ("dur_us", 2)):
+            v = int_value(args.get(k))
+            if v > 0:
+                r[col] += v
+
+    def event(self, ev, name, cat, ph, ts, dur, args, proc):
+        p = self.p
+        fname = args.get("fname")
+        if type(fname) is str:
+            fkey = ("n", fname)
+        elif "fhash" in args:
+            fkey = ("h", int_value(args["fhash"]))
+        else:
+            fkey = None
+        rk = (cat, name, fkey)
+        r = p["rows"].get(rk)
+        if r is None:
+            r = p["rows"][rk] = [0, 0, 0]
+        r[0] += 1
+        us = dur if dur > 0 else 0
+        r[2] += us
+        ret = int_value(args.get("ret"))
+        size = int_value(args.get("size"))
+        if size < 0:
+            size = int_value(args.get("count"))
+        nbytes = ret if 0 < ret <= size else 0
+        r[1] += nbytes
+        d = classify(name)
+        if cat == "block":
+            self.block(name, ts, dur, args, proc)
+        elif cat == "pagecache":
+            c = p["cache"].setdefault(name, [0, 0])
+            c[0] += 1
+            c[1] += max(int_value(args.get("pages")), 0)
+        elif cat == "faults":
+            p["faults"][name] = p["faults"].get(name, 0) + 1
+        elif d is not None:
+            if nbytes:
+                self.add_bin(("p", proc, d), ts, nbytes)
+                self.add_bin(("l", cat, d), ts, nbytes)
+            if size >= 0:
+                h = p["sizes"].setdefault((cat, d), {})
+                b = size_bucket(size)
+                h[b] = h.get(b, 0) + 1
+        if fkey is not None:
+            f = p["fileio"].get(fkey)
+            if f is None:
+                f = p["fileio"][fkey] = [0, 0, 0, 0, 0, 0]
+            if d is None:
+                f[1] += 1
+                f[5] += us
+            else:
+                f[0] += 1
+                f[4] += us
+                f[2 if d == "r" else 3] += nbytes
+        if ph == "X":
+            path, parent = self._path(ev, args, name, cat)
+            c = p["paths"].get(path)
+            if c is None:
+                c = p["paths"][path] = [0, 0]
+            c[0] += 1
+            c[1] += us
+            if parent is not None and parent[1] != cat:
+                k = (cat, parent[1])
+                p["overlap"][k] = p["overlap"].get(k, 0) + us
+
+    def block(self, name, ts, dur, args, proc):
+        """Block requests: the completion carries the latency (its dur),
+        the size and the op (R..., W..., D... for discard, F... flush)."""
+        op = args.get("op")
+        if "size" not in args or type(op) is not str or not op:
+            return
+        p = self.p
+        letter = op.lstrip("F")[:1] or op[:1]
+        h = p["blat"].setdefault(letter, {})
+        b = size_bucket(max(dur, 0))
+        h[b] = h.get(b, 0) + 1
+        size = max(int_value(args.get("size")), 0)
+        p["devbytes"][letter] = p["devbytes"].get(letter, 0) + size
+        d = {"R": "r", "W": "w"}.get(letter)
+        if d is not None and size:
+            self.add_bin(("l", "block", d), ts, size)
+            s = p["sizes"].setdefault(("block", d), {})
+            k = size_bucket(size)
+            s[k] = s.get(k, 0) + 1
+
+    def add_bin(self, key, ts, value):
+        p = self.p
+        b = ts // p["width"]
+        if p["lo"] is None:
+            p["lo"] = p["hi"] = b
+        elif b < p["lo"] or b > p["hi"]:
+            p["lo"], p["hi"] = min(p["lo"], b), max(p["hi"], b)
+            while p["hi"] - p["lo"] >= MAX_BINS:
+                coarsen(p)
+            b = ts // p["width"]
+        s = p["series"].get(key)
+        if s is None:
+            s = p["series"][key] = {}
+        s[b] = s.get(b, 0) + value
+
+
+def coarsen(p):
+    """Double the bin width of partial P, adding neighbouring bins."""
+    p["width"] *= 2
+    p["lo"] //= 2
+    p["hi"] //= 2
+    for key, s in p["series"].items():
+        t = {}
+        for b, v in s.items():
+            t[b // 2] = t.get(b // 2, 0) + v
+        p["series"][key] = t
+
+
+def analyse_parts(parts):
+    """Dask's per-partition step: the partial result of some parts."""
+    from dcreport.reader import read_part
+    out = None
+    for part in parts:
+        a = _Part(part)
+        issues, bad = read_part(part, a.take, a.context)
+        a.p["files"][part["file"]]["unreadable"] = bad
+        a.p["issues"] = issues
+        a.p["parts"] = 1
+        out = a.p if out is None else merge_two(out, a.p)
+    return out if out is not None else new_partial()
+
+
+def _add_counts(a, b):
+    for k, v in b.items():
+        if k in a:
+            if type(v) is list:
+                x = a[k]
+                for i in range(len(v)):
+                    x[i] += v[i]
+            else:
+                a[k] += v
+        else:
+            a[k] = v
+
+
+def _add_nested(a, b):
+    for k, h in b.items():
+        if k in a:
+            _add_counts(a[k], h)
+        else:
+            a[k] = h
+
+
+def _latest(a, b):
+    for k, v in b.items():
+        if k not in a or v[0] > a[k][0]:
+            a[k] = v
+
+
+def merge_two(a, b):
+    """Merge partial B into A (and return A)."""
+    for fi, f in b["files"].items():
+        g = a["files"].get(fi)
+        if g is None:
+            a["files"][fi] = f
+            continue
+        if f["end"] is not None:
+            g["end"] = f["end"]
+        g["drops"] = max(g["drops"], f["drops"])
+        g["unreadable"] += f["unreadable"]
+    for k in ("hosts", "starts"):
+        a[k].update(b[k])
+    for k, v in b["fnames"].items():
+        a["fnames"].setdefault(k, v)
+    _latest(a["procs"], b["procs"])
+    _latest(a["labels"], b["labels"])
+    a["events"] += b["events"]
+    a["samples"] += b["samples"]
+    a["orphans"] += b["orphans"]
+    a["parts"] += b["parts"]
+    a["issues"] = a.get("issues", []) + b.get("issues", [])
+    if b["first_ts"] and (a["first_ts"] == 0 or b["first_ts"] < a["first_ts"]):
+        a["first_ts"] = b["first_ts"]
+    a["last_ts"] = max(a["last_ts"], b["last_ts"])
+    for k, s in b["pids"].items():
+        t = a["pids"].get(k)
+        if t is None:
+            a["pids"][k] = s
+        else:
+            t[0], t[1] = min(t[0], s[0]), max(t[1], s[1])
+    for k in ("rows", "fileio", "devbytes", "cache", "faults", "paths", "overlap"):
+        _add_counts(a[k], b[k])
+    _add_nested(a["sizes"], b["sizes"])
+    _add_nested(a["blat"], b["blat"])
+    _merge_bins(a, b)
+    return a
+
+
+def _merge_bins(a, b):
+    if b["lo"] is None:
+        return
+    while b["width"] < a["width"]:
+        coarsen(b)
+    while a["width"] < b["width"]:
+        coarsen(a)
+    if a["lo"] is None:
+        a["lo"], a["hi"] = b["lo"], b["hi"]
+    else:
+        a["lo"], a["hi"] = min(a["lo"], b["lo"]), max(a["hi"], b["hi"])
+    while a["hi"] - a["lo"] >= MAX_BINS:
+        coarsen(a)
+        coarsen(b)
+        a["lo"], a["hi"] = min(a["lo"], b["lo"]), max(a["hi"], b["hi"])
+    _add_nested(a["series"], b["series"])
+
+
+def merge_all(partials):
+    """Dask's aggregation step: merge partial results, in order."""
+    out = None
+    for p in partials:
+        out = p if out is None else merge_two(out, p)
+    return out if out is not None else new_partial()
+
+
+def peak_rss():
+    """This process's peak resident memory in bytes."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def run(parts, client, split_every=8):
+    """The analysis of PARTS on the Dask cluster of CLIENT: one task per
+    part, then a reduction tree SPLIT_EVERY wide."""
+    import dask.bag as db
+    if not parts:
+        return new_partial()
+    bag = db.from_sequence(parts, npartitions=len(parts))
+    result = bag.reduction(analyse_parts, merge_all, split_every=split_every)
+    return client.compute(result).result()

@@ -1,0 +1,181 @@
+"""cli.py - dc-report's options, the Dask cluster, exit statuses."""
+import argparse
+import logging
+import os
+import sys
+import time
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_TRUNCATED, EXIT_BADINPUT = 0, 1, 2, 3, 4
+
+USAGE = """\
+Usage: dc-report [OPTION]... TRACE... -o REPORT.html
+Write one self-contained HTML report of DFTracer traces (.pfw.gz, .pfw),
+analysed in parallel with Dask, by gzip member through the .idx index.
+
+  -o, --output FILE       the report (required; - for standard output)
+  -w, --workers N         workers of the local Dask cluster (default: the
+                          number of CPUs, at most 8)
+      --scheduler ADDRESS use a running Dask cluster (tcp://host:8786)
+      --part-size BYTES   uncompressed trace bytes per task (default 32M)
+      --top N             rows per layer in the function table (default 10,
+                          0 shows all)
+      --stats             print the analysis time and each worker's peak
+                          memory on standard error
+  -h, --help              print this help and exit
+  -V, --version           print the version and exit
+
+Exit status: 0 report written, 1 system error, 2 usage, 3 a trace is
+truncated or incomplete, 4 some trace data is unreadable (the report says
+what; it covers the rest).
+"""
+
+
+class Usage(Exception):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise Usage(message)
+
+
+def parse_size(s):
+    mult = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    s = s.strip().upper()
+    unit = s[-1:] if s[-1:] in "KMG" else ""
+    digits = s[:-1] if unit else s
+    if not digits.isdigit() or int(digits) == 0:
+        raise Usage("bad size: %s" % s)
+    return int(digits) * mult[unit]
+
+
+def parse(argv):
+    p = Parser(add_help=False, prog="dc-report")
+    p.add_argument("traces", nargs="*")
+    p.add_argument("-o", "--output")
+    p.add_argument("-w", "--workers", type=int)
+    p.add_argument("--scheduler")
+    p.add_argument("--part-size", default="32M")
+    p.add_argument("--top", type=int, default=10)
+    p.add_argument("--stats", action="store_true")
+    p.add_argument("-h", "--help", action="store_true")
+    p.add_argument("-V", "--version", action="store_true")
+    a = p.parse_args(argv)
+    if a.help or a.version:
+        return a
+    if not a.traces:
+        raise Usage("no trace given")
+    if not a.output:
+        raise Usage("no output given (-o REPORT.html)")
+    if a.workers is not None and a.workers < 1:
+        raise Usage("--workers must be at least 1")
+    if a.workers is not None and a.scheduler:
+        raise Usage("--workers and --scheduler exclude each other")
+    if a.top < 0:
+        raise Usage("--top must be 0 or more")
+    a.part_size = parse_size(a.part_size)
+    return a
+
+
+def start_client(a):
+    """A Dask client: of the cluster at --scheduler, or of a local cluster
+    of --workers single-threaded worker processes."""
+    import cloudpickle
+    from distributed import Client, LocalCluster
+    import dcreport
+    import dcreport.analyse
+    import dcreport.reader
+    # Workers (remote ones too) get the analysis by value: they need Dask,
+    # not datacrumbs.
+    for m in (dcreport, dcreport.analyse, dcreport.reader):
+        cloudpickle.register_pickle_by_value(m)
+    if a.scheduler:
+        return Client(a.scheduler, timeout="30s"), None
+    n = a.workers or max(1, min(os.cpu_count() or 1, 8))
+    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                           dashboard_address=None, silence_logs=logging.ERROR)
+    return Client(cluster), cluster
+
+
+def analyse(a):
+    from dcreport import analyse as an
+    from dcreport.reader import plan
+    parts, files, issues = plan(a.traces, a.part_size)
+    t0 = time.monotonic()
+    client, cluster = start_client(a)
+    try:
+        t1 = time.monotonic()
+        result = an.run(parts, client)
+        t2 = time.monotonic()
+        if a.stats:
+            peaks = client.run(an.peak_rss)
+            sys.stderr.write("dc-report: %d parts, %d events, analysed in %.2f s "
+                             "(cluster start %.2f s) on %d workers\n"
+                             % (len(parts), result["events"], t2 - t1, t1 - t0, len(peaks)))
+            for wk, rss in sorted(peaks.items()):
+                sys.stderr.write("dc-report: worker %s peak memory %d MiB\n"
+                                 % (wk, rss >> 20))
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    return result, files, issues
+
+
+def status_of(result, issues):
+    kinds = {k for k, _, _ in issues}
+    if "system" in kinds:
+        return EXIT_FAILURE
+    if "malformed" in kinds:
+        return EXIT_BADINPUT
+    for f in result["files"].values():
+        end = f["end"]
+        if end is None or end.get("truncated") is True or end.get("corrupt") is True:
+            return EXIT_BADINPUT if end and end.get("corrupt") is True else EXIT_TRUNCATED
+    return EXIT_TRUNCATED if "truncated" in kinds else EXIT_OK
+
+
+def write(path, text):
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv, version):
+    try:
+        a = parse(argv)
+    except Usage as e:
+        sys.stderr.write("dc-report: %s (see dc-report --help)\n" % e)
+        return EXIT_USAGE
+    if a.help:
+        sys.stdout.write(USAGE)
+        return EXIT_OK
+    if a.version:
+        sys.stdout.write("dc-report (datacrumbs) %s\n" % version)
+        return EXIT_OK
+    from dcreport.render import render
+    try:
+        result, files, issues = analyse(a)
+    except OSError as e:
+        sys.stderr.write("dc-report: cannot reach the Dask cluster: %s\n" % e)
+        return EXIT_FAILURE
+    issues = issues + result.get("issues", [])
+    result["issues"] = []
+    try:
+        write(a.output, render(result, files, issues, a.top))
+    except OSError as e:
+        sys.stderr.write("dc-report: cannot write %s: %s\n" % (a.output, e.strerror))
+        return EXIT_FAILURE
+    for kind, path, msg in issues:
+        sys.stderr.write("dc-report: %s: %s\n" % (path, msg))
+    st = status_of(result, issues)
+    if st in (EXIT_TRUNCATED, EXIT_BADINPUT) and not issues:
+        sys.stderr.write("dc-report: %s\n" % ("a trace is incomplete or truncated (see the "
+                                              "report's warning)" if st == EXIT_TRUNCATED
+                                              else "a trace had a corrupt input stream"))
+    return st
