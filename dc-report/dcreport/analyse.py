@@ -11,6 +11,8 @@ size (or count) argument, up to that size.
 """
 import resource
 
+from dcreport.reader import read_part
+
 # Time bins: absolute multiples of a power-of-two width in microseconds,
 # doubled until the run fits in MAX_BINS, so partial results of any span
 # merge exactly.
@@ -106,15 +108,15 @@ class _Part:
         if ev.get("ph") == "X" and ev.get("cat") not in META:
             args = ev.get("args")
             if type(args) is dict:
-                self._path(ev, args, ev.get("name"), ev.get("cat"))
+                self._path(ev, args, ev.get("name"), ev.get("cat"), False)
 
-    def _path(self, ev, args, name, cat):
+    def _path(self, ev, args, name, cat, counted=True):
         """The call path of EV (a tuple of names), remembered by id."""
         pidx = args.get("p_idx")
         parent = None
         if pidx is not None and pidx != -1:
             parent = self.parents.get(pidx)
-            if parent is None:
+            if parent is None and counted:
                 self.p["orphans"] += 1
         label = name.rsplit(":", 1)[-1] if cat in ("block", "pagecache", "faults", "net") \
             else name
@@ -324,7 +326,6 @@ def coarsen(p):
 
 def analyse_parts(parts):
     """Dask's per-partition step: the partial result of some parts."""
-    from dcreport.reader import read_part
     out = None
     for part in parts:
         a = _Part(part)
@@ -433,6 +434,23 @@ def peak_rss():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
+class ByValue:
+    """A function that travels to the workers as its code (cloudpickle by
+    value), not as a module name, so workers need not have datacrumbs
+    installed.  Dask pickles a task graph with plain pickle when it can,
+    which would send dcreport functions by name."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+    def __reduce__(self):
+        import cloudpickle
+        return (cloudpickle.loads, (cloudpickle.dumps(self.fn),))
+
+
 def run(parts, client, split_every=8):
     """The analysis of PARTS on the Dask cluster of CLIENT: one task per
     part, then a reduction tree SPLIT_EVERY wide."""
@@ -440,5 +458,6 @@ def run(parts, client, split_every=8):
     if not parts:
         return new_partial()
     bag = db.from_sequence(parts, npartitions=len(parts))
-    result = bag.reduction(analyse_parts, merge_all, split_every=split_every)
+    result = bag.reduction(ByValue(analyse_parts), ByValue(merge_all),
+                           split_every=split_every)
     return client.compute(result).result()

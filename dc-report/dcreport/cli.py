@@ -6,6 +6,7 @@ import sys
 import time
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE, EXIT_TRUNCATED, EXIT_BADINPUT = 0, 1, 2, 3, 4
+WORKER_WAIT = 60
 
 USAGE = """\
 Usage: dc-report [OPTION]... TRACE... -o REPORT.html
@@ -90,7 +91,14 @@ def start_client(a):
     for m in (dcreport, dcreport.analyse, dcreport.reader):
         cloudpickle.register_pickle_by_value(m)
     if a.scheduler:
-        return Client(a.scheduler, timeout="30s"), None
+        client = Client(a.scheduler, timeout="30s")
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT)
+        except Exception:
+            client.close()
+            raise OSError("no worker joined the scheduler at %s within %d s"
+                          % (a.scheduler, WORKER_WAIT))
+        return client, None
     n = a.workers or max(1, min(os.cpu_count() or 1, 8))
     cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                            dashboard_address=None, silence_logs=logging.ERROR)
@@ -108,7 +116,7 @@ def analyse(a):
         result = an.run(parts, client)
         t2 = time.monotonic()
         if a.stats:
-            peaks = client.run(an.peak_rss)
+            peaks = client.run(an.ByValue(an.peak_rss))
             sys.stderr.write("dc-report: %d parts, %d events, analysed in %.2f s "
                              "(cluster start %.2f s) on %d workers\n"
                              % (len(parts), result["events"], t2 - t1, t1 - t0, len(peaks)))
@@ -135,15 +143,14 @@ def status_of(result, issues):
     return EXIT_TRUNCATED if "truncated" in kinds else EXIT_OK
 
 
-def write(path, text):
-    if path == "-":
+def write(path, out, text):
+    if out is None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    with out:
+        out.write(text)
+    os.replace(path + ".tmp", path)
 
 
 def main(argv, version):
@@ -159,15 +166,26 @@ def main(argv, version):
         sys.stdout.write("dc-report (datacrumbs) %s\n" % version)
         return EXIT_OK
     from dcreport.render import render
+    out = None
+    if a.output != "-":
+        # Fail before the analysis, not after it.
+        try:
+            out = open(a.output + ".tmp", "w", encoding="utf-8")
+        except OSError as e:
+            sys.stderr.write("dc-report: cannot write %s: %s\n" % (a.output, e.strerror))
+            return EXIT_FAILURE
     try:
         result, files, issues = analyse(a)
     except OSError as e:
-        sys.stderr.write("dc-report: cannot reach the Dask cluster: %s\n" % e)
+        sys.stderr.write("dc-report: Dask cluster: %s\n" % (e.strerror or e))
+        if out is not None:
+            out.close()
+            os.unlink(a.output + ".tmp")
         return EXIT_FAILURE
     issues = issues + result.get("issues", [])
     result["issues"] = []
     try:
-        write(a.output, render(result, files, issues, a.top))
+        write(a.output, out, render(result, files, issues, a.top))
     except OSError as e:
         sys.stderr.write("dc-report: cannot write %s: %s\n" % (a.output, e.strerror))
         return EXIT_FAILURE

@@ -18,6 +18,19 @@ matplotlib.rcParams.update({
 })
 
 
+def _data(artists):
+    """Mark the artists that draw data (bars, lines, images) with an id
+    starting "data-", so a reader of the SVG can tell data from axes."""
+    for a in artists:
+        if a.get_gid() is None:
+            _data.n += 1
+            a.set_gid("data-%d" % _data.n)
+    return artists
+
+
+_data.n = 0
+
+
 def _svg(fig, label):
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
@@ -32,9 +45,9 @@ def _svg(fig, label):
 
 def human(n, unit="B"):
     n = float(n)
-    for p in ("", "K", "M", "G", "T", "P"):
-        if abs(n) < 1024 or p == "P":
-            return ("%.0f %s%s" if p == "" else "%.1f %s%s") % (n, p, unit if unit else "")
+    for p in ("", "Ki", "Mi", "Gi", "Ti", "Pi"):
+        if abs(n) < 1024 or p == "Pi":
+            return ("%.0f %s%s" if p == "" else "%.1f %s%s") % (n, p, unit)
         n /= 1024
 
 
@@ -43,7 +56,7 @@ def layer_times(layers):
     fig, ax = plt.subplots(figsize=(7, 0.35 * len(layers) + 0.8))
     names = [l for l, _, _ in layers][::-1]
     vals = [t / 1e3 for _, t, _ in layers][::-1]
-    ax.barh(names, vals, color="#4c72b0")
+    _data(ax.barh(names, vals, color="#4c72b0"))
     ax.set_xlabel("time in calls (ms, summed over processes)")
     return _svg(fig, "time per layer")
 
@@ -61,6 +74,7 @@ def heatmap(labels, read, write, t0_s, width_s):
         data = [[v if v > 0 else float("nan") for v in r] for r in rows]
         im = ax.imshow(data, aspect="auto", interpolation="nearest", extent=extent,
                        cmap="viridis", norm=LogNorm(vmin=1, vmax=max(top, 2)))
+        _data([im])
         ax.set_yticks(range(n))
         ax.set_yticklabels(labels)
         ax.set_title("bytes %s per %.3g s" % (what, width_s), loc="left")
@@ -81,7 +95,7 @@ def bandwidth(series, t0_s, width_s, cols):
             if dd != d:
                 continue
             ys = [s.get(c, 0) / width_s / 2**20 for c in range(cols)]
-            ax.step(xs, ys, where="mid", label=layer)
+            _data(ax.step(xs, ys, where="mid", label=layer))
             drawn = True
         ax.set_ylabel("MiB/s " + what)
         if drawn:
@@ -94,7 +108,7 @@ def bandwidth(series, t0_s, width_s, cols):
 
 
 def _bucket_label(b):
-    return "0" if b == 0 else human(b, "").replace(".0 ", "").replace(" ", "")
+    return "0" if b == 0 else human(b, "").replace(".0 ", "").replace(" ", "").replace("i", "")
 
 
 def histograms(hists, xlabel, title):
@@ -106,8 +120,8 @@ def histograms(hists, xlabel, title):
     w = 0.8 / max(len(names), 1)
     for i, name in enumerate(names):
         h = hists[name]
-        ax.bar([x + i * w for x in range(len(buckets))], [h.get(b, 0) for b in buckets],
-               width=w, label=name)
+        _data(ax.bar([x + i * w for x in range(len(buckets))],
+                     [h.get(b, 0) for b in buckets], width=w, label=name))
     ax.set_xticks([x + 0.4 - w / 2 for x in range(len(buckets))])
     ax.set_xticklabels([_bucket_label(b) for b in buckets], rotation=45, ha="right")
     ax.set_xlabel(xlabel)
@@ -121,7 +135,8 @@ def histograms(hists, xlabel, title):
 def bars(pairs, xlabel, title):
     """PAIRS: [(label, value)]: one horizontal bar each."""
     fig, ax = plt.subplots(figsize=(7, 0.4 * len(pairs) + 0.9))
-    ax.barh([p[0] for p in pairs][::-1], [p[1] for p in pairs][::-1], color="#dd8452")
+    _data(ax.barh([p[0] for p in pairs][::-1], [p[1] for p in pairs][::-1],
+                  color="#dd8452"))
     ax.set_xlabel(xlabel)
     ax.set_title(title, loc="left")
     return _svg(fig, title)

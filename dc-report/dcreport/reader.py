@@ -46,8 +46,11 @@ def _load_index(path, size):
             if n == 0:
                 return None, "not a dc-write index"
             break  # a line being appended: use what came before
-        if m[0] != len(members) or m[1] != end or m[1] + m[2] > size:
+        if m[0] != len(members) or m[1] != end:
             return None, "index does not match the file"
+        if m[1] + m[2] > size:
+            break  # the file was cut: the rest is read as a tail
+
         members.append(m)
         end = m[1] + m[2]
     return members, None

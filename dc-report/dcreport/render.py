@@ -121,7 +121,8 @@ class Report:
                 ("Ranks", str(len(ranks)) if ranks else "none (not an MPI run, or ranks unknown)"),
                 ("Job", ", ".join(jobs + ["run " + x for x in runs]) or "-"),
                 ("Start", when(r["first_ts"])), ("End", when(r["last_ts"])),
-                ("Run time", "%.3f s" % self.span_s()),
+                ("Run time", '<span id="runtime" data-value="%.3f">%.3f</span> s' % (
+                    self.span_s(), self.span_s())),
                 ("Events", '<span id="events" data-value="%d">%s</span>%s' % (
                     r["events"], "{:,}".format(r["events"]),
                     ", %s counter samples" % "{:,}".format(r["samples"]) if r["samples"] else "")),
@@ -129,7 +130,7 @@ class Report:
                                      for f in self.files))]
         w('<dl class="head">')
         for k, v in rows:
-            v = v if k in ("Processes", "Events") else esc(v)
+            v = v if k in ("Processes", "Events", "Run time") else esc(v)
             w("<dt>%s</dt><dd>%s</dd>" % (esc(k), v))
         w("</dl></section>")
 

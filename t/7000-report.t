@@ -1,0 +1,150 @@
+#!/bin/sh
+# dc-report: the report's numbers are dc-write --summary's, whatever the
+# parts and workers, on a local cluster and on a running Dask cluster.
+. "$(dirname "$0")/test-lib.sh"
+
+test_lazy_prereq DASK '
+	/usr/bin/python3 -c "import dask.bag, distributed, matplotlib, cloudpickle" ||
+		{ echo "python3-dask, -distributed or -matplotlib not installed"; false; }
+'
+Q=report-query.py
+
+# A stream of GROUPS HDF5 writes, each H5Dwrite > pwrite > pwrite64 (the
+# collector sends the innermost call first), on two ranks, plus an open
+# and a close naming the file.
+nested_stream() {
+	cat <<-EOF
+	header host=node1 run=r7 offset=1700000000000000000 start=1000
+	probe id=0 kind=uprobe layer=HDF5 name=H5Dwrite target=/lib/libhdf5.so args=handle,handle ret=int
+	probe id=1 kind=uprobe layer=POSIX name=pwrite target=/lib/libc.so.6 args=fd,ptr,size,offset ret=size
+	probe id=2 kind=syscall layer=sys name=pwrite64 target=kernel args=fd,ptr,size,offset ret=size
+	probe id=3 kind=uprobe layer=POSIX name=open target=/lib/libc.so.6 args=path,flags,mode ret=fd
+	probe id=4 kind=uprobe layer=POSIX name=close target=/lib/libc.so.6 args=fd ret=int
+	process pid=100 ppid=1 uid=0 gid=0 rank=0 exe=/usr/bin/app cmdline="app -n 2" cwd=/tmp
+	process pid=101 ppid=1 uid=0 gid=0 rank=1 exe=/usr/bin/app cmdline="app -n 2" cwd=/tmp
+	string id=7 value=/data/out.h5
+	call probe=3 pid=100 tid=100 ts=1000000 dur=5000 ret=3 depth=0 args=0,66,420 file=7
+	EOF
+	i=0
+	while [ $i -lt "$1" ]; do
+		pid=$((100 + i % 2))
+		t=$((2000000 + i * 100000))
+		echo "call probe=2 pid=$pid tid=$pid ts=$((t + 2000)) dur=30000 ret=65536 depth=2 args=3,0,65536,0 file=7"
+		echo "call probe=1 pid=$pid tid=$pid ts=$((t + 1000)) dur=40000 ret=65536 depth=1 args=3,0,65536,0 file=7"
+		echo "call probe=0 pid=$pid tid=$pid ts=$t dur=50000 ret=0 depth=0 args=1,2"
+		i=$((i + 1))
+	done
+	echo "call probe=4 pid=100 tid=100 ts=$((2000000 + $1 * 100000)) dur=3000 ret=0 depth=0 args=3 file=7"
+	echo "end events=AUTO dropped=0 flags=0"
+}
+
+test_expect_success 'help, version, usage errors' '
+	dc-report --help >out &&
+	grep "^Usage: dc-report" out &&
+	dc-report --version >out &&
+	grep "^dc-report (datacrumbs) " out &&
+	test_must_fail_with 2 dc-report t.pfw.gz 2>err &&
+	test_one_line err &&
+	grep "no output given" err &&
+	test_must_fail_with 2 dc-report -o r.html 2>err &&
+	test_one_line err &&
+	test_must_fail_with 2 dc-report --part-size 12Q -o r.html x 2>err &&
+	test_one_line err &&
+	test_must_fail_with 2 dc-report --bogus x -o r.html 2>err &&
+	test_one_line err &&
+	test ! -e r.html
+'
+
+test_expect_success DASK 'a nested trace over many gzip members: summary, call paths, files' '
+	nested_stream 300 | dc-mkstream | dc-write --chunk-size 4K "$SHARED/n.pfw.gz" &&
+	test $(wc -l <"$SHARED/n.pfw.gz.idx") -gt 20 &&
+	dc-report -w 2 --part-size 8K --top 0 "$SHARED/n.pfw.gz" -o "$SHARED/many.html" &&
+	dc-write --summary --top 0 "$SHARED/n.pfw.gz" >want &&
+	$Q "$SHARED/many.html" summary >got &&
+	head -n 1 want | sed "s/^[^:]*: //; s/, 0 dropped//" >want.head &&
+	head -n 1 got >got.head &&
+	test_cmp want.head got.head &&
+	grep "^902 events from 2 processes" got &&
+	tail -n +3 want >want.rows && tail -n +2 got >got.rows &&
+	test_cmp want.rows got.rows &&
+	$Q "$SHARED/many.html" table calltree-table >paths &&
+	grep -x "H5Dwrite	300	15000" paths &&
+	grep -x "H5Dwrite > pwrite	300	12000" paths &&
+	grep -x "H5Dwrite > pwrite > pwrite64	300	9000" paths &&
+	$Q "$SHARED/many.html" table files-table >files &&
+	grep -x "/data/out.h5	600	21000	0	39321600	2	8" files &&
+	$Q "$SHARED/many.html" table layer-table >layers &&
+	grep -x "POSIX	12008	19.73	HDF5 99.9%	302	19660800	1.5 GiB/s" layers &&
+	grep -x "sys	9000	14.79	POSIX 100.0%	300	19660800	2.0 GiB/s" layers &&
+	$Q "$SHARED/many.html" warning >warn &&
+	test ! -s warn
+'
+
+test_expect_success DASK 'one part on one worker gives the same report as many parts on two' '
+	dc-report -w 1 --top 0 "$SHARED/n.pfw.gz" -o one.html &&
+	for t in summary-table layer-table files-table calltree-table kernel-table; do
+		$Q one.html table $t >one.$t &&
+		$Q "$SHARED/many.html" table $t >many.$t &&
+		test_cmp one.$t many.$t || exit 1
+	done &&
+	$Q one.html plots >one.plots &&
+	$Q "$SHARED/many.html" plots >many.plots &&
+	test_cmp one.plots many.plots
+'
+
+test_expect_success DASK 'an IOR-like trace: numbers equal dc-write --summary, every figure drawn' '
+	dc-mkstream --synthetic 50000 | dc-write --chunk-size 1M s.pfw.gz &&
+	dc-report -w 1 --part-size 2M --top 0 s.pfw.gz -o r.html &&
+	dc-write --summary --top 0 s.pfw.gz >want &&
+	$Q r.html summary >got &&
+	tail -n +3 want >want.rows && tail -n +2 got >got.rows &&
+	test_cmp want.rows got.rows &&
+	grep "^50000 events from 2 processes" got &&
+	$Q r.html plots >plots &&
+	cut -f1 plots >names &&
+	printf "%s\n" "time per layer" "heat map of bytes per process over time" \
+		"bandwidth per layer over time" "calls by size, per layer and operation" >want.names &&
+	test_cmp want.names names &&
+	! grep "	0$" plots
+'
+
+# remote_report ARGS...: start a Dask scheduler and one worker (in /, with
+# no datacrumbs on its path), run dc-report --scheduler ADDRESS ARGS...,
+# stop both by pid.
+remote_report() {
+	dask-scheduler --host 127.0.0.1 --port 0 --no-dashboard \
+		--scheduler-file sched.json >sched.log 2>&1 &
+	sched=$!
+	worker=
+	if wait_for_file sched.json 120; then
+		addr=$(python3 -c "import json; print(json.load(open(\"sched.json\"))[\"address\"])")
+		(cd / && exec dask-worker --scheduler-file "$OLDPWD/sched.json" \
+			--nthreads 1 --nworkers 1 --no-dashboard) >worker.log 2>&1 &
+		worker=$!
+		dc-report --scheduler "$addr" "$@"
+		rc=$?
+	else
+		rc=1
+	fi
+	kill $sched $worker 2>/dev/null
+	wait
+	return $rc
+}
+
+test_expect_success DASK 'a running Dask cluster (--scheduler): workers without datacrumbs, same report' '
+	remote_report --part-size 8K --top 0 "$SHARED/n.pfw.gz" -o remote.html &&
+	for t in summary-table calltree-table files-table; do
+		$Q remote.html table $t >remote.$t &&
+		$Q "$SHARED/many.html" table $t >many.$t &&
+		test_cmp many.$t remote.$t || exit 1
+	done
+'
+
+test_expect_success DASK 'no scheduler there: exit 1, one line' '
+	test_must_fail_with 1 dc-report --scheduler tcp://127.0.0.1:9 "$SHARED/n.pfw.gz" -o r.html 2>err &&
+	test_one_line err &&
+	grep "^dc-report: Dask cluster: " err &&
+	test ! -e r.html
+'
+
+test_done
