@@ -2,13 +2,14 @@
 # run-demo.sh BUILD_DIR - trace a demo workload end to end with the tools
 # of BUILD_DIR: dd writing 64 MiB in 1 MiB blocks, then io-demo doing
 # POSIX and STDIO calls, through dc-collect | dc-aggregate | dc-write.
-# Prints where the trace is and a summary of it.
+# Prints where the trace is and a summary of it, and writes an HTML
+# report of it (dc-report) and prints its path.
 set -eu
 
 build=$(cd "${1:?usage: run-demo.sh BUILD_DIR}" && pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
 out="$src/demo-out"
-PATH="$build/dc-gen:$build/dc-sign:$build/dc-collect:$build/dc-aggregate:$build/dc-write:$PATH"
+PATH="$build/dc-gen:$build/dc-sign:$build/dc-collect:$build/dc-aggregate:$build/dc-write:$build/dc-report:$PATH"
 export DC_DATA_DIR="$src/configs"
 
 rm -rf "$out"
@@ -29,3 +30,8 @@ dc-collect -k demo.key probes.sig -- sh -c '
 echo
 echo "trace: $out/trace.pfw.gz"
 dc-write --summary trace.pfw.gz
+
+echo
+echo "== writing the HTML report (dc-report, a local Dask cluster)"
+dc-report trace.pfw.gz -o report.html
+echo "report: $out/report.html"

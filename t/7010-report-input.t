@@ -89,7 +89,7 @@ test_expect_success DASK 'drops and a truncated stream upstream: a loud warning,
 	drops kind=cpu total=7 0=7
 	end events=AUTO dropped=7 flags=1
 	EOF
-	dc-mkstream <in.txt | dc-write tr.pfw.gz; test $? = 3 &&
+	dc-mkstream <in.txt | dc-write tr.pfw.gz &&
 	test_must_fail_with 3 dc-report -w 1 tr.pfw.gz -o r.html &&
 	$Q r.html warning >warn &&
 	grep "^tr.pfw.gz: 7 events were dropped by the collector" warn &&

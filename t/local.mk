@@ -16,6 +16,7 @@ check_PROGRAMS += t/helpers/workload
 t_helpers_workload_SOURCES = t/helpers/workload.c
 t_helpers_workload_LDADD = -lpthread
 EXTRA_DIST += t/helpers/pfw-query
+EXTRA_DIST += t/helpers/report-query.py t/helpers/mpi-hdf5.c
 
 # Applications that crash, _exit or wait between phases (t/80xx).
 check_PROGRAMS += t/helpers/fault-app

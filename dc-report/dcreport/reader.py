@@ -199,6 +199,8 @@ def _read_stream(f, part, take, bad, issues):
     f.seek(pos)
     dec = zlib.decompressobj(31) if part["gzip"] else None
     member_start, held = pos, b""
+    # Line numbers are known when reading from the start of the file.
+    lineno = 0 if pos == 0 else None
     while pos < end:
         data = f.read(min(READ_SIZE, end - pos))
         if not data:
@@ -214,7 +216,7 @@ def _read_stream(f, part, take, bad, issues):
                     issues.append(_issue("malformed", path,
                                          "damaged gzip data in the member at byte %d (%s): "
                                          "the rest of the file is left out" % (member_start, e)))
-                    _lines(held, 0, take, bad)
+                    _lines(held[:held.rfind(b"\n") + 1], 0, take, bad)
                     return
                 if dec.eof:
                     rest = dec.unused_data
@@ -226,7 +228,9 @@ def _read_stream(f, part, take, bad, issues):
             held += out
             cut = held.rfind(b"\n")
             if cut >= 0:
-                _lines(held[:cut], 0, take, bad)
+                _lines(held[:cut], lineno + 1 if lineno is not None else 0, take, bad)
+                if lineno is not None:
+                    lineno += held.count(b"\n", 0, cut) + 1
                 held = held[cut + 1:]
     if dec is not None and member_start < pos:
         # A member begun and never ended: the writer was cut short.
@@ -235,4 +239,4 @@ def _read_stream(f, part, take, bad, issues):
                              "after the last complete one are lost" % member_start))
         cut = held.rfind(b"\n")
         held = held[:cut] if cut >= 0 else b""
-    _lines(held, 0, take, bad)
+    _lines(held, lineno + 1 if lineno is not None else 0, take, bad)
