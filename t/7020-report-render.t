@@ -96,7 +96,7 @@ test_expect_success BPF,MPIHDF5,DASK,CHROMIUM 'Chromium renders it: no script er
 	  out.push("events|" + d.getElementById("events").textContent);
 	  out.push("sections|" + Array.from(d.querySelectorAll("section")).map(
 	    function (s) { return s.id; }).join(","));
-	  document.getElementById("out").textContent = "\n" + out.join("\n");
+	  document.getElementById("out").textContent = "\n" + out.join("\n") + "\n";
 	};
 	</script></body></html>
 	EOF
