@@ -45,6 +45,16 @@ def int_value(v):
 _KINDS = {}
 
 
+def _nbytes(args):
+    """Bytes a call moved, as dc-write --summary counts them: its positive
+    return value, at most the size (or count) it asked for."""
+    ret = int_value(args.get("ret"))
+    size = int_value(args.get("size"))
+    if size < 0:
+        size = int_value(args.get("count"))
+    return ret if 0 < ret <= size else 0
+
+
 def classify(name):
     """'r' for a call that reads data, 'w' for one that writes it, None
     for metadata and everything else; by name, as Darshan's modules do."""
@@ -108,10 +118,13 @@ class _Part:
         if ev.get("ph") == "X" and ev.get("cat") not in META:
             args = ev.get("args")
             if type(args) is dict:
-                self._path(ev, args, ev.get("name"), ev.get("cat"), False)
+                name = ev.get("name")
+                moved = classify(name) is not None and _nbytes(args) > 0
+                self._path(ev, args, name, ev.get("cat"), moved, False)
 
-    def _path(self, ev, args, name, cat, counted=True):
-        """The call path of EV (a tuple of names), remembered by id."""
+    def _path(self, ev, args, name, cat, moved, counted=True):
+        """The call path of EV (a tuple of names), remembered by id with
+        its layer and whether it or a call above it moved bytes."""
         pidx = args.get("p_idx")
         parent = None
         if pidx is not None and pidx != -1:
@@ -123,7 +136,7 @@ class _Part:
         path = (parent[0] + (label,)) if parent else (label,)
         i = ev.get("id")
         if type(i) is int:
-            self.parents[i] = (path, cat)
+            self.parents[i] = (path, cat, moved or (parent is not None and parent[2]))
             if i > self.last_id:
                 self.last_id = i
                 if len(self.parents) > 2 * PARENT_WINDOW:
@@ -231,13 +244,23 @@ class _Part:
         r[0] += 1
         us = dur if dur > 0 else 0
         r[2] += us
-        ret = int_value(args.get("ret"))
-        size = int_value(args.get("size"))
-        if size < 0:
-            size = int_value(args.get("count"))
-        nbytes = ret if 0 < ret <= size else 0
+        nbytes = _nbytes(args)
         r[1] += nbytes
         d = classify(name)
+        # The bytes of a process or a file count once, at the highest
+        # call that moved them (not again in the syscall under a write).
+        above = False
+        if ph == "X":
+            path, parent = self._path(ev, args, name, cat, d is not None and nbytes > 0)
+            above = parent is not None and parent[2]
+            c = p["paths"].get(path)
+            if c is None:
+                c = p["paths"][path] = [0, 0]
+            c[0] += 1
+            c[1] += us
+            if parent is not None and parent[1] != cat:
+                k = (cat, parent[1])
+                p["overlap"][k] = p["overlap"].get(k, 0) + us
         if cat == "block":
             self.block(name, ts, dur, args, proc)
         elif cat == "pagecache":
@@ -248,8 +271,12 @@ class _Part:
             p["faults"][name] = p["faults"].get(name, 0) + 1
         elif d is not None:
             if nbytes:
-                self.add_bin(("p", proc, d), ts, nbytes)
+                if not above:
+                    self.add_bin(("p", proc, d), ts, nbytes)
                 self.add_bin(("l", cat, d), ts, nbytes)
+            size = int_value(args.get("size"))
+            if size < 0:
+                size = int_value(args.get("count"))
             if size >= 0:
                 h = p["sizes"].setdefault((cat, d), {})
                 b = size_bucket(size)
@@ -264,17 +291,8 @@ class _Part:
             else:
                 f[0] += 1
                 f[4] += us
-                f[2 if d == "r" else 3] += nbytes
-        if ph == "X":
-            path, parent = self._path(ev, args, name, cat)
-            c = p["paths"].get(path)
-            if c is None:
-                c = p["paths"][path] = [0, 0]
-            c[0] += 1
-            c[1] += us
-            if parent is not None and parent[1] != cat:
-                k = (cat, parent[1])
-                p["overlap"][k] = p["overlap"].get(k, 0) + us
+                if not above:
+                    f[2 if d == "r" else 3] += nbytes
 
     def block(self, name, ts, dur, args, proc):
         """Block requests: the completion carries the latency (its dur),

@@ -53,7 +53,7 @@ def human(n, unit="B"):
 
 def layer_times(layers):
     """LAYERS: [(layer, time us, share)]: a bar per layer."""
-    fig, ax = plt.subplots(figsize=(7, 0.35 * len(layers) + 0.8))
+    fig, ax = plt.subplots(figsize=(11, 0.3 * len(layers) + 0.9))
     names = [l for l, _, _ in layers][::-1]
     vals = [t / 1e3 for _, t, _ in layers][::-1]
     _data(ax.barh(names, vals, color="#4c72b0"))
@@ -65,8 +65,8 @@ def heatmap(labels, read, write, t0_s, width_s):
     """Bytes per process (rows) and time bin (columns), read above
     written.  READ and WRITE are lists of rows."""
     n = len(labels)
-    fig, axes = plt.subplots(2, 1, figsize=(9, 1.2 + 0.5 * min(n, 40)), sharex=True,
-                             squeeze=True)
+    fig, axes = plt.subplots(2, 1, figsize=(11, 1.6 + 0.5 * min(n, 40)), sharex=True,
+                             squeeze=True, gridspec_kw={"hspace": 0.45})
     cols = len(read[0]) if read else 1
     extent = [t0_s, t0_s + cols * width_s, n - 0.5, -0.5]
     top = max([max(r) for r in read + write] + [1])
@@ -87,7 +87,7 @@ def heatmap(labels, read, write, t0_s, width_s):
 def bandwidth(series, t0_s, width_s, cols):
     """SERIES: {(layer, dir): {column: bytes}}: MiB/s per layer over time,
     reads and writes in two panels."""
-    fig, axes = plt.subplots(2, 1, figsize=(9, 4.6), sharex=True)
+    fig, axes = plt.subplots(2, 1, figsize=(11, 4.6), sharex=True)
     xs = [t0_s + (c + 0.5) * width_s for c in range(cols)]
     for ax, d, what in ((axes[0], "r", "read"), (axes[1], "w", "written")):
         drawn = False
@@ -116,7 +116,7 @@ def histograms(hists, xlabel, title):
     group per bucket, a colour per name."""
     buckets = sorted({b for h in hists.values() for b in h})
     names = sorted(hists)
-    fig, ax = plt.subplots(figsize=(9, 3.2))
+    fig, ax = plt.subplots(figsize=(11, 3.6))
     w = 0.8 / max(len(names), 1)
     for i, name in enumerate(names):
         h = hists[name]
@@ -134,7 +134,7 @@ def histograms(hists, xlabel, title):
 
 def bars(pairs, xlabel, title):
     """PAIRS: [(label, value)]: one horizontal bar each."""
-    fig, ax = plt.subplots(figsize=(7, 0.4 * len(pairs) + 0.9))
+    fig, ax = plt.subplots(figsize=(11, 0.4 * len(pairs) + 1.0))
     _data(ax.barh([p[0] for p in pairs][::-1], [p[1] for p in pairs][::-1],
                   color="#dd8452"))
     ax.set_xlabel(xlabel)

@@ -256,6 +256,8 @@ class Report:
         write = [[procs[k].get("w", {}).get(lo + c, 0) for c in range(cols)] for k in shown]
         t0 = (lo * r["width"] - r["first_ts"]) / 1e6
         w(plots.heatmap(labels, read, write, t0, width))
+        w('<p class="note">Each byte counts once, at the highest call that moved it (a '
+          'write, not again the system call under it).</p>')
         if len(total) > len(shown):
             w('<p class="note">The %d processes that moved the most bytes of %d.</p>'
               % (len(shown), len(total)))
@@ -312,7 +314,8 @@ class Report:
         w(table(["file", "data calls", "data time (ms)", "bytes read", "bytes written",
                  "metadata calls", "metadata time (ms)"], rows, tid="files-table"))
         w('<p class="note">Data calls read or write; metadata calls are the others that '
-          'name a file (open, stat, close, seek, sync...), at every layer.</p></section>')
+          'name a file (open, stat, close, seek, sync...), at every layer; bytes count once, at '
+          'the highest call that moved them.</p></section>')
 
     # 7. kernel
     def kernel(self):
