@@ -126,6 +126,28 @@ static __always_inline void count_drop(__u32 probe_id)
 	count(DC_CNT_DROPPED);
 }
 
+/* The answer to "is this thread selected?" last given on each CPU, so a
+ * thread making system calls in a row (selected or not: the syscall
+ * tracepoints fire for every thread on the host) asks the hash map once:
+ * tid << 32 | generation << 1 | selected, one 64-bit word so a program
+ * preempted on the same CPU never reads half an answer.  The generation
+ * moves whenever a process is selected or deselected (sel_gen_bump, and
+ * user space when it selects a process), which voids the answers given
+ * before. */
+__u32 sel_gen;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} sel_cache SEC(".maps");
+
+static __always_inline void sel_gen_bump(void)
+{
+	__sync_fetch_and_add(&sel_gen, 1);
+}
+
 static __always_inline bool is_selected(__u32 tgid)
 {
 	if (tgid == self_tgid)
@@ -137,6 +159,26 @@ static __always_inline bool is_selected(__u32 tgid)
 	    bpf_get_current_ancestor_cgroup_id(cgroup_level) == cgroup_id)
 		return true;
 	return bpf_map_lookup_elem(&selected, &tgid) != NULL;
+}
+
+/* is_selected() for the current thread, through the per-CPU answer. */
+static __always_inline bool current_selected(__u64 pid_tgid)
+{
+	__u32 zero = 0, tid = (__u32)pid_tgid;
+	__u64 *c, tag;
+	bool sel;
+
+	/* Cgroup membership can change under a thread: always asked. */
+	if (trace_all || cgroup_id != 0)
+		return is_selected(pid_tgid >> 32);
+	tag = ((__u64)tid << 32) | ((__u64)(sel_gen & 0x7fffffff) << 1);
+	c = bpf_map_lookup_elem(&sel_cache, &zero);
+	if (c && (*c & ~1ULL) == tag)
+		return *c & 1;
+	sel = is_selected(pid_tgid >> 32);
+	if (c)
+		*c = tag | sel;
+	return sel;
 }
 
 /* Records since the last look at the ring's fill level, per CPU (racy
@@ -369,7 +411,9 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 static __always_inline void pop(__u32 tid, __u32 probe_id, bool syscall,
 				__s64 ret)
 {
-	__u64 now = bpf_ktime_get_ns();
+	/* A syscall exit is timed once its frame is found: most exits are
+	 * of untraced calls. */
+	__u64 now = syscall ? 0 : bpf_ktime_get_ns();
 	struct dc_stack *st = get_stack(tid, false);
 	struct dc_call_frame *f;
 	__u32 d;
@@ -394,7 +438,7 @@ static __always_inline void pop(__u32 tid, __u32 probe_id, bool syscall,
 		if (!f->is_syscall)
 			return;
 		st->depth = d;
-		emit_call(f, now, ret, d);
+		emit_call(f, bpf_ktime_get_ns(), ret, d);
 		return;
 	}
 	if (f->probe_id != probe_id || f->is_syscall) {
@@ -507,7 +551,7 @@ int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long id)
 	pid1 = bpf_map_lookup_elem(&syscall_probe, &nr);
 	if (!pid1 || *pid1 == 0)
 		return 0;
-	if (!is_selected(pid_tgid >> 32))
+	if (!current_selected(pid_tgid))
 		return 0;
 #if defined(__TARGET_ARCH_x86)
 	{
@@ -536,17 +580,21 @@ int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
-/* No selection check here: only selected threads have a stack, and the
- * stack lookup in pop() is the check, one map lookup instead of two. */
 /* A readahead still counting its pages is done (kernel layers, below). */
 static __always_inline void ra_flush(__u32 tid);
 
+/* Only selected threads have a stack: the per-CPU answer keeps the others
+ * from looking for one. */
 SEC("raw_tp/sys_exit")
 int BPF_PROG(dc_sys_exit, struct pt_regs *regs, long ret)
 {
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (!current_selected(pid_tgid))
+		return 0;
 	if (follow_ra)
-		ra_flush((__u32)bpf_get_current_pid_tgid());
-	pop((__u32)bpf_get_current_pid_tgid(), 0, true, ret);
+		ra_flush((__u32)pid_tgid);
+	pop((__u32)pid_tgid, 0, true, ret);
 	return 0;
 }
 
@@ -601,11 +649,17 @@ int BPF_PROG(dc_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 cpid = BPF_CORE_READ(child, pid);
 	__u32 val = 0;
 
-	/* New threads share the tgid and so are already selected. */
-	if (ctgid == ptgid || !is_selected(ptgid))
+	if (!is_selected(ptgid))
 		return 0;
-	if (!trace_all)
+	/* A new task may reuse the tid of one the CPUs' answers name. */
+	sel_gen_bump();
+	/* New threads share the tgid and so are already selected. */
+	if (ctgid == ptgid)
+		return 0;
+	if (!trace_all) {
 		bpf_map_update_elem(&selected, &ctgid, &val, BPF_ANY);
+		sel_gen_bump();
+	}
 	emit_proc(DC_EV_FORK, DC_IPROBE_FORK, ptgid, BPF_CORE_READ(parent, pid),
 		  cpid, 0, NULL);
 	return 0;
@@ -636,14 +690,17 @@ int BPF_PROG(dc_exit, struct task_struct *p)
 		ra_flush(tid);
 	if (!is_selected(tgid))
 		return 0;
+	sel_gen_bump(); /* its tid may be reused */
 	/* The process is gone when its last thread exits. */
 	live = BPF_CORE_READ(p, signal, live.counter);
 	if (live != 0)
 		return 0;
 	emit_proc(DC_EV_EXIT_PROC, DC_IPROBE_EXIT, tgid, tid, 0,
 		  BPF_CORE_READ(p, exit_code) >> 8, NULL);
-	if (!trace_all)
+	if (!trace_all) {
 		bpf_map_delete_elem(&selected, &tgid);
+		sel_gen_bump();
+	}
 	return 0;
 }
 
@@ -658,6 +715,7 @@ int BPF_KPROBE(dc_client_register)
 		return 0;
 	if (bpf_map_lookup_elem(&selected, &tgid) == NULL) {
 		bpf_map_update_elem(&selected, &tgid, &val, BPF_ANY);
+		sel_gen_bump();
 		emit_proc(DC_EV_INSTANT, DC_IPROBE_REGISTER, tgid,
 			  (__u32)pid_tgid, 0, 0, NULL);
 	}

@@ -1229,6 +1229,9 @@ static void select_pid(struct collector *c, pid_t pid)
 
 	if (bpf_map_update_elem(fd, &key, &val, BPF_ANY) != 0)
 		sysdie("cannot select process %d", (int)pid);
+	/* Answers the programs gave before (this process: not selected)
+	 * no longer hold (collect.bpf.c, current_selected). */
+	__atomic_fetch_add(&c->skel->bss->sel_gen, 1, __ATOMIC_SEQ_CST);
 }
 
 /* Start COMMAND stopped, select it, then let it exec: the child does all
