@@ -4,6 +4,8 @@
  *
  *   workload fsync FILE N          N x (write 1 byte + fsync)
  *   workload writes N [FILE]       N x write(fd, buf, 1) (default /dev/null)
+ *   workload syswrites N [FILE]    the same through syscall(2): no libc
+ *                                  write() (which others may uprobe)
  *   workload read FILE             read FILE to the end in 64 KiB reads
  *   workload tree DIR N            4 threads and 2 forked children; each
  *                                  of the 6 writes N x 4 KiB to its own
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,22 +39,35 @@ static void fail(const char *what)
 /* With DC_WORKLOAD_REPORT set, the loops report their own time per
  * iteration on stderr, so benchmarks measure the calls and not the
  * start-up around them. */
-static struct timespec loop_t0;
+static struct timespec loop_t0, loop_cpu0;
 
 static void loop_start(void)
 {
 	clock_gettime(CLOCK_MONOTONIC, &loop_t0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &loop_cpu0);
 }
 
-static void loop_end(long n)
+static double ns_since(const struct timespec *t0, clockid_t clock)
 {
 	struct timespec t;
 
+	clock_gettime(clock, &t);
+	return (t.tv_sec - t0->tv_sec) * 1e9 + (t.tv_nsec - t0->tv_nsec);
+}
+
+/* Wall time per iteration, and the thread's CPU time per iteration: the
+ * kernel charges BPF programs on its system calls to it, and the CPU
+ * time does not count time spent waiting for a CPU on a loaded machine. */
+static void loop_end(long n)
+{
+	double cpu, wall;
+
 	if (getenv("DC_WORKLOAD_REPORT") == NULL || n <= 0)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	fprintf(stderr, "ns_per_iteration=%.1f\n",
-		((t.tv_sec - loop_t0.tv_sec) * 1e9 + (t.tv_nsec - loop_t0.tv_nsec)) / n);
+	cpu = ns_since(&loop_cpu0, CLOCK_THREAD_CPUTIME_ID);
+	wall = ns_since(&loop_t0, CLOCK_MONOTONIC);
+	fprintf(stderr, "ns_per_iteration=%.1f cpu_ns_per_iteration=%.1f\n",
+		wall / n, cpu / n);
 }
 
 static int do_fsync(const char *path, long n)
@@ -84,18 +100,36 @@ static int do_writes(long n, const char *path)
 	return close(fd);
 }
 
+static int do_syswrites(long n, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT, 0644);
+	long i;
+
+	if (fd < 0)
+		fail(path);
+	loop_start();
+	for (i = 0; i < n; i++)
+		if (syscall(SYS_write, fd, "x", 1) != 1)
+			fail("write");
+	loop_end(n);
+	return close(fd);
+}
+
 static int do_read(const char *path)
 {
 	static char buf[65536];
 	int fd = open(path, O_RDONLY);
 	ssize_t r;
+	long n = 0;
 
 	if (fd < 0)
 		fail(path);
+	loop_start();
 	while ((r = read(fd, buf, sizeof(buf))) > 0)
-		;
+		n++;
 	if (r < 0)
 		fail("read");
+	loop_end(n);
 	return close(fd);
 }
 
@@ -265,6 +299,8 @@ int main(int argc, char **argv)
 		return do_fsync(argv[2], atol(argv[3]));
 	if (strcmp(mode, "writes") == 0 && (argc == 3 || argc == 4))
 		return do_writes(atol(argv[2]), argc == 4 ? argv[3] : "/dev/null");
+	if (strcmp(mode, "syswrites") == 0 && (argc == 3 || argc == 4))
+		return do_syswrites(atol(argv[2]), argc == 4 ? argv[3] : "/dev/null");
 	if (strcmp(mode, "read") == 0 && argc == 3)
 		return do_read(argv[2]);
 	if (strcmp(mode, "tree") == 0 && argc == 4)

@@ -1,0 +1,221 @@
+#!/bin/sh
+# bench/kernel-bench.sh - what kernel events cost, against the floor, in
+# one run (called by bench/run; DC_BUILD_DIR names the build).
+#
+# Each workload runs untraced; under the floor (bench/dc-floor: programs
+# that return at once on the same tracepoints); under bpftrace counting
+# the same tracepoints (when installed); and traced by datacrumbs, full
+# events through dc-collect | dc-aggregate | dc-write.  The workload
+# reports its own loop's wall time and its thread's CPU time per
+# iteration; BPF programs on its system calls run on its CPU time, which
+# a loaded machine's waits for a CPU do not inflate, so the ratios use
+# it.  Each figure is the median of BENCH_RUNS (5) runs.
+#
+#   syscalls    N x write(2) of 1 byte to /dev/null through syscall(2)
+#               (libc's write() may carry other tracers' uprobes)
+#   unselected  the same loop, not selected, while a traced one runs
+#   kernel      64 KiB buffered reads of a cold 256 MiB file on a loop
+#               device backed by memory, so the disk's noise is not in
+#               it, with the block, pagecache and faults layers
+#
+# Then one more run of each with kernel.bpf_stats_enabled for the
+# programs' own ns per run (restored after).
+set -eu
+
+build=${DC_BUILD_DIR:?DC_BUILD_DIR names the build directory}
+src=$(cd "$(dirname "$0")/.." && pwd)
+PATH="$build/dc-gen:$build/dc-sign:$build/dc-collect:$build/dc-aggregate:$build/dc-write:$build/bench:$PATH"
+export DC_DATA_DIR="$src/configs"
+W="$build/t/helpers/workload"
+N=${BENCH_CALLS:-1000000}
+RUNS=${BENCH_RUNS:-5}
+FLOOR=$build/bench/dc-floor
+work=$(mktemp -d /tmp/dc-kbench.XXXXXX)
+loopdev= stats_was=
+cleanup() {
+	test -n "$stats_was" && sysctl -q kernel.bpf_stats_enabled="$stats_was"
+	if test -n "$loopdev"; then
+		umount "$work/mnt" 2>/dev/null || :
+		losetup -d "$loopdev" 2>/dev/null || :
+	fi
+	rm -rf "$work" "/dev/shm/dc-kbench.$$"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+cd "$work"
+[ -x "$FLOOR" ] && [ -x "$W" ] || {
+	echo "kernel-bench: build bench/dc-floor and t/helpers/workload first (make check)" >&2
+	exit 1
+}
+dc-sign --gen-key -k key >/dev/null
+
+spec() { # spec NAME YAML
+	printf '%s\n' "$2" >"$1.yaml"
+	dc-gen "$1.yaml" >"$1.json" 2>/dev/null
+	dc-sign -k key -o "$1.sig" "$1.json"
+}
+
+# The workload's figure from its report: KEY is ns_per_iteration or
+# cpu_ns_per_iteration; the report is the last such line on stdin.
+field() {
+	sed -n "s/.*[^_a-z]$1=\([0-9.]*\).*/\1/p; s/^$1=\([0-9.]*\).*/\1/p" | tail -n 1
+}
+
+# median CMD...: run CMD (which prints the workload's report on stdout)
+# RUNS times; prints "WALL CPU", the medians.
+median() {
+	: >m.runs
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		"$@" >m.out 2>&1 || { cat m.out >&2; return 1; }
+		printf '%s %s\n' "$(field ns_per_iteration <m.out)" \
+			"$(field cpu_ns_per_iteration <m.out)" >>m.runs
+		i=$((i + 1))
+	done
+	mid=$(( (RUNS + 1) / 2 ))
+	w=$(cut -d' ' -f1 m.runs | sort -n | sed -n "${mid}p")
+	c=$(cut -d' ' -f2 m.runs | sort -n | sed -n "${mid}p")
+	echo "$w $c"
+}
+
+untraced() { DC_WORKLOAD_REPORT=1 "$@" 2>&1; }
+floor() { # floor TPS -- CMD...: TPS as dc-floor options
+	f_opts=$1; shift 2
+	DC_WORKLOAD_REPORT=1 $FLOOR $f_opts -- "$@" 2>&1
+}
+traced() { # traced SPEC CMD...: the whole pipeline
+	t_spec=$1; shift
+	{ DC_WORKLOAD_REPORT=1 dc-collect -k key "$t_spec.sig" -- "$@" 2>collect.err; } |
+		dc-aggregate | dc-write --force out.pfw.gz
+	cat collect.err
+	grep -q " 0 dropped" collect.err || { echo "kernel-bench: events dropped" >&2; return 1; }
+}
+have_bpftrace() { command -v bpftrace >/dev/null 2>&1; }
+bt() { # bt PROGRAM CMD...
+	b_prog=$1; shift
+	DC_WORKLOAD_REPORT=1 bpftrace -e "$b_prog" -c "$*" 2>&1
+}
+
+# row NAME BASE FLOOR PEER DC: "WALL CPU" pairs; ratios of added CPU.
+row() {
+	echo "$2 $3 $4 $5" | awk -v n="$1" '{
+		bw = $1; bc = $2; fw = $3; fc = $4; pw = $5; pc = $6; dw = $7; dc = $8
+		fa = fc - bc; da = dc - bc; pa = pc - bc
+		peer = (pc == "" || pc == "-") ? "-" : sprintf("%+.0f ns", pa)
+		pr = (pc == "" || pc == "-" || pa <= 0) ? "-" : sprintf("%.2fx", da / pa)
+		printf "| %s | %.0f ns | %+.0f ns | %s | %+.0f ns | %.2fx | %s | %.0f / %.0f / %.0f ns |\n",
+			n, bc, fa, peer, da, (fa > 0 ? da / fa : 0), pr, bw, fw, dw }'
+}
+
+echo "| workload (CPU time per iteration) | untraced | floor adds | bpftrace adds | datacrumbs adds | datacrumbs / floor | datacrumbs / bpftrace | wall: untraced / floor / datacrumbs |"
+echo "|---|---|---|---|---|---|---|---|"
+
+# ---- system calls ----
+spec sys 'layers: [syscalls]'
+base=$(median untraced "$W" syswrites "$N")
+fl=$(median floor "-r sys_enter -r sys_exit" -- "$W" syswrites "$N")
+peer="- -"
+if have_bpftrace; then
+	peer=$(median bt 'tracepoint:raw_syscalls:sys_enter /pid == cpid/ { @e = count(); } tracepoint:raw_syscalls:sys_exit /pid == cpid/ { @x = count(); }' "$W" syswrites "$N")
+fi
+dc=$(median traced sys "$W" syswrites "$N")
+row "$N x write(2) 1 byte to /dev/null, syscalls layer" "$base" "$fl" "$peer" "$dc"
+
+# ---- an unselected process beside a traced one ----
+# The traced side loops until told to stop; the unselected loop is
+# measured while it runs.
+beside() { # beside MODE: the unselected loop's report, with MODE beside it
+	rm -f stop
+	case $1 in
+	idle)	{ dc-collect -k key sys.sig -- sh -c \
+			"while [ ! -e stop ]; do sleep 0.1; done" \
+			2>beside.err | dc-aggregate | dc-write --force beside.pfw.gz; } &
+		sleep 1 ;;
+	dc)	{ dc-collect -k key sys.sig -- sh -c \
+			"while [ ! -e stop ]; do \"$W\" syswrites 100000; done" \
+			2>beside.err | dc-aggregate | dc-write --force beside.pfw.gz; } &
+		sleep 1 ;;
+	esac
+	DC_WORKLOAD_REPORT=1 "$W" syswrites "$N" 2>&1
+	touch stop
+	wait
+}
+base=$(median beside none)
+fl=$(median floor "-r sys_enter -r sys_exit" -- "$W" syswrites "$N")
+dc=$(median beside idle)
+row "the same loop, not selected (the collector tracing another, idle process)" "$base" "$fl" "- -" "$dc"
+dc=$(median beside dc)
+row "the same loop, not selected, a traced loop beside it (sharing the 2 CPUs)" "$base" "$fl" "- -" "$dc"
+
+# ---- block, page cache, faults: cold buffered reads ----
+if losetup -f >/dev/null 2>&1 && command -v mkfs.ext4 >/dev/null; then
+	img=/dev/shm/dc-kbench.$$
+	truncate -s 400M "$img"
+	loopdev=$(losetup -f --show "$img")
+	mkfs.ext4 -q -F "$loopdev"
+	mkdir mnt && mount "$loopdev" mnt
+	dd if=/dev/urandom of=mnt/R bs=1M count=256 2>/dev/null && sync
+	spec kern 'layers: [block, pagecache, faults]'
+	tps=$(python3 -c '
+import json
+fs = [p["function"] for p in json.load(open("kern.json"))["probes"] if p["kind"] == "tracepoint"]
+fs += ["block:block_split", "block:block_bio_backmerge", "block:block_bio_frontmerge"]
+print(" ".join(fs))')
+	fopts=$(for t in $tps; do printf -- '-t %s ' "$t"; done)
+	cold() { dd if=mnt/R iflag=nocache count=0 2>/dev/null; "$@"; }
+	base=$(median cold untraced "$W" read mnt/R)
+	fl=$(median cold floor "$fopts" -- "$W" read mnt/R)
+	peer="- -"
+	if have_bpftrace; then
+		probes=$(for t in $tps; do printf 'tracepoint:%s,' "$t"; done)
+		peer=$(median cold bt "${probes%,} { @[probe] = count(); }" "$W" read mnt/R)
+	fi
+	dc=$(median cold traced kern "$W" read mnt/R)
+	events=$(python3 -c '
+import gzip, json
+n = 0
+for line in gzip.open("out.pfw.gz", "rt"):
+    line = line.strip().rstrip(",")
+    if line.startswith("{") and json.loads(line).get("cat") in ("block", "pagecache", "faults"):
+        n += 1
+print(n)')
+	row "4096 x 64 KiB buffered reads of a cold file, block + pagecache + faults ($events events)" "$base" "$fl" "$peer" "$dc"
+else
+	echo "| kernel layers: no loop device or mkfs.ext4 here | | | | | | | |"
+fi
+
+# ---- the programs' own time ----
+# progstats SPEC CMD...: the collector's programs' runs and ns per run,
+# read by the traced command itself before the collector detaches them
+# (the programs whose fds its parent, the collector, holds).
+progstats() {
+	p_spec=$1; shift
+	dc-collect -k key "$p_spec.sig" -- sh -c "$*; cat /proc/\$PPID/fdinfo/* 2>/dev/null | sed -n \"s/^prog_id:[^0-9]*//p\" >ids; bpftool prog show --json >progs.json" 2>/dev/null |
+		dc-aggregate | dc-write --force stats.pfw.gz
+	python3 -c '
+import json
+ids = set(int(x) for x in open("ids").read().split())
+for p in json.load(open("progs.json")):
+    if p["id"] in ids and p["name"].startswith("dc_") and p.get("run_cnt"):
+        print("| datacrumbs %s | %d | %.1f |" % (p["name"], p["run_cnt"], p["run_time_ns"] / p["run_cnt"]))' | sort
+}
+floorstats() { # floorstats WHAT TPS -- CMD...
+	f_what=$1 f_opts=$2; shift 3
+	$FLOOR $f_opts -- "$@" 2>&1 |
+		sed -n "s/^floor: \([a-z_]*\) runs=\([0-9]*\) ns_per_run=\([0-9.]*\)/| floor ($f_what) | \2 | \3 |/p"
+}
+stats_was=$(sysctl -n kernel.bpf_stats_enabled)
+sysctl -q kernel.bpf_stats_enabled=1
+echo
+echo "Programs' own time (kernel.bpf_stats_enabled; runs include other processes' calls on the host):"
+echo
+echo "| program | runs | ns per run |"
+echo "|---|---|---|"
+floorstats "empty raw_tp, sys_enter + sys_exit" "-r sys_enter -r sys_exit" -- "$W" syswrites "$N"
+progstats sys "$W" syswrites "$N"
+if test -n "$loopdev"; then
+	dd if=mnt/R iflag=nocache count=0 2>/dev/null
+	floorstats "empty tp, the kernel layers' tracepoints" "$fopts" -- "$W" read mnt/R
+	dd if=mnt/R iflag=nocache count=0 2>/dev/null
+	progstats kern "$W" read mnt/R
+fi
