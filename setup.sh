@@ -3,7 +3,8 @@
 # it, and run the demo or the test suite.
 #
 #   ./setup.sh demo     install, build, trace a demo workload end to end
-#   ./setup.sh test     install, build, run the whole test suite
+#   ./setup.sh test     install, build, run the whole test suite, then
+#                       its kernel part again in a Debian 6.1 VM
 #   ./setup.sh deps     only install the Debian packages
 #   ./setup.sh build    only install and build (in ./build)
 #
@@ -14,7 +15,8 @@ top=$(cd "$(dirname "$0")" && pwd)
 build="$top/build"
 
 # Build tools and libraries, the test suite's needs (python3 reads the
-# traces, HDF5/MPI/SDT give real libraries to probe), dc-report's (Dask,
+# traces, HDF5/MPI/SDT give real libraries to probe; qemu, busybox and the
+# mkfs tools run the VM of `make check-kernels`), dc-report's (Dask,
 # matplotlib, pandas; chromium renders its reports in the tests), nothing
 # else.
 packages="autoconf automake libtool pkg-config make gcc clang llvm bpftool
@@ -22,7 +24,8 @@ libbpf-dev libelf-dev zlib1g-dev libjansson-dev libyaml-dev libssl-dev
 python3 libhdf5-dev libopenmpi-dev openmpi-bin systemtap-sdt-dev passwd
 slurm-wlm munge
 procps libdeflate0 python3-dask python3-distributed python3-matplotlib
-python3-pandas chromium"
+python3-pandas chromium
+qemu-system-x86 busybox-static e2fsprogs xfsprogs file"
 
 say() { printf 'setup.sh: %s\n' "$*" >&2; }
 
@@ -89,7 +92,8 @@ test)
 	deps
 	build
 	cd "$build"
-	exec make check
+	make check
+	exec make check-kernels
 	;;
 *)
 	echo "usage: $0 demo|test|deps|build" >&2

@@ -176,7 +176,7 @@ test_expect_success BPF,PYTHON3 'calls nested deeper than the kernel stack are c
 	grep "9 calls dropped: nested deeper than 32" collect.err
 '
 
-test_expect_success BPF,PYTHON3 'a tiny ring buffer drops, and captured + dropped = issued' '
+test_expect_success BPF,PYTHON3,FULLSPEED 'a tiny ring buffer drops, and captured + dropped = issued' '
 	write_layer >c.yaml &&
 	trace c.yaml t.pfw.gz --ring-size 4096 --poll-ms 50 probes.sig -- \
 		"$WORKLOAD" writes 200000 &&
@@ -189,7 +189,7 @@ test_expect_success BPF,PYTHON3 'a tiny ring buffer drops, and captured + droppe
 	test $((captured + dropped)) = 200000
 '
 
-test_expect_success BPF,PYTHON3 '1,000,000 write() calls in a tight loop lose nothing by default' '
+test_expect_success BPF,PYTHON3,FULLSPEED '1,000,000 write() calls in a tight loop lose nothing by default' '
 	write_layer >c.yaml &&
 	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" writes 1000000 &&
 	test "$(pfw-query count t.pfw.gz --cat sys --name write --file /dev/null)" = 1000000 &&

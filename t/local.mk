@@ -1,14 +1,28 @@
 # t/: TAP test scripts, run with prove by `make check`.
-EXTRA_DIST += t/test-lib.sh $(wildcard $(srcdir)/t/*.t)
+EXTRA_DIST += t/test-lib.sh $(wildcard $(srcdir)/t/*.t) \
+	t/kernels/fetch-kernel.sh t/kernels/mkinitramfs.sh t/kernels/run-vm.sh \
+	t/kernels/vm-init
 
 check-local: all $(check_PROGRAMS)
 	cd $(top_builddir) && DC_SRC_DIR=$(abs_top_srcdir) \
 	DC_BUILD_DIR=$(abs_top_builddir) \
-	prove $(PROVE_FLAGS) $(abs_top_srcdir)/t/*.t
+	prove $(PROVE_FLAGS) $(filter-out %/9000-vm-debian-6.1.t,\
+		$(wildcard $(abs_top_srcdir)/t/*.t))
+
+# The kernel-dependent tests again in a VM running Debian 12's stock 6.1
+# kernel (t/9000-vm-debian-6.1.t); the kernel is fetched once, into the
+# build tree, never installed on the host.
+KERNEL_DIR = $(abs_top_builddir)/kernels/debian-6.1
+check-kernels: all $(check_PROGRAMS)
+	$(abs_top_srcdir)/t/kernels/fetch-kernel.sh $(KERNEL_DIR)
+	cd $(top_builddir) && DC_SRC_DIR=$(abs_top_srcdir) \
+	DC_BUILD_DIR=$(abs_top_builddir) DC_KERNEL_DIR=$(KERNEL_DIR) \
+	prove $(PROVE_FLAGS) $(abs_top_srcdir)/t/9000-vm-debian-6.1.t
+.PHONY: check-kernels
 
 clean-local: clean-local-trash
 clean-local-trash:
-	rm -rf t/trash
+	rm -rf t/trash kernels
 .PHONY: clean-local-trash
 
 # Exact workloads for the collector's tests.

@@ -224,6 +224,12 @@ test_lazy_prereq BPF '
 	dc-collect --check-kernel
 '
 
+# FULLSPEED: a real CPU.  In the test VM (t/9000-vm-debian-6.1.t) the CPU
+# is emulated, and a million traced calls take many minutes there.
+test_lazy_prereq FULLSPEED '
+	test -z "${DC_IN_VM:-}" || { echo "an emulated CPU (the test VM): too slow for this many events"; false; }
+'
+
 # Fixtures shared by the tests of one script live in its trash root.
 SHARED="$TRASH_DIRECTORY"
 

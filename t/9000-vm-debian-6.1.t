@@ -1,0 +1,89 @@
+#!/bin/sh
+# The kernel-dependent tests again, inside a VM running Debian 12's stock
+# kernel (6.1: kprobes, fentry and BTF, no multi-uprobe links, no nop5
+# uprobe optimisation), under qemu.  `make check-kernels` fetches the
+# kernel (t/kernels/fetch-kernel.sh) and runs this script; the VM's root
+# is an initramfs of the built tools (t/kernels/mkinitramfs.sh), its init
+# (t/kernels/vm-init) runs the scripts in VM_TESTS and sends their TAP
+# back on a serial port, and each of their tests is reported here as one
+# test, named "6.1: SCRIPT: test".
+. "$(dirname "$0")/test-lib.sh"
+
+KDIR=${DC_KERNEL_DIR:-$DC_BUILD_DIR/kernels/debian-6.1}
+VM_DIR="$TRASH_DIRECTORY/vm"
+VM_TESTS=${DC_VM_TESTS:-"3000-collect.t 6000-pipeline.t 9010-kfunc.t 9020-vfs.t"}
+
+if [ -n "${DC_IN_VM:-}" ]; then
+	test_skip_all "already inside the test VM"
+fi
+command -v qemu-system-x86_64 >/dev/null ||
+	test_skip_all "qemu-system-x86_64 not installed (./setup.sh deps installs qemu-system-x86)"
+test "$(id -u)" = 0 || test_skip_all "the VM's tests load BPF programs: run as root"
+
+test_expect_success 'the Debian 6.1 kernel is there (make check-kernels fetches it)' '
+	test -f "$KDIR/vmlinuz" && test -f "$KDIR/modules/order" &&
+	grep "^6\.1\." "$KDIR/release"
+'
+
+test_expect_success 'the VM root holds the built tools and the tests' '
+	mkdir -p "$VM_DIR" &&
+	(cd "$DC_BUILD_DIR" && "$DC_SRC_DIR/t/kernels/mkinitramfs.sh" \
+		"$DC_SRC_DIR" "$DC_BUILD_DIR" "$KDIR" "$VM_DIR/initrd" $VM_TESTS)
+'
+
+start=$(date +%s)
+"$DC_SRC_DIR/t/kernels/run-vm.sh" "$KDIR" "$VM_DIR/initrd" "$VM_DIR" \
+	2>"$VM_DIR/run.err"
+vm_rc=$?
+if [ $vm_rc = 77 ]; then
+	echo "# $(cat "$VM_DIR/run.err")"
+	echo "1..$test_count # SKIP qemu cannot start here"
+	exit 0
+fi
+echo "# the VM ran $(($(date +%s) - start))s under $(cat "$VM_DIR/accel" 2>/dev/null)"
+sed 's/^/# /' "$VM_DIR/run.err"
+
+test_expect_success 'the VM booted the 6.1 kernel and ran every script' '
+	grep "^DC-VM: kernel 6\.1\." "$VM_DIR/results" &&
+	grep "^DC-VM-DONE" "$VM_DIR/results"
+'
+
+# relay SCRIPT: each test of SCRIPT's TAP as one test here, its comments
+# (failure details) as comments; the script must end with its plan and
+# exit 0.
+relay() {
+	_script=$1 _n=0 _plan=
+	# A serial line ends in CR LF.
+	tr -d '\r' <"$VM_DIR/results" |
+		sed -n "/^DC-VM-BEGIN $_script\$/,/^DC-VM-END $_script /p" \
+		>"$VM_DIR/$_script.tap"
+	while IFS= read -r line; do
+		case $line in
+		"ok "*|"not ok "*)
+			_n=$((_n + 1))
+			test_count=$((test_count + 1))
+			case $line in
+			"not ok "*) test_failed=$((test_failed + 1)) ;;
+			esac
+			echo "$line" | sed -e "s/^\(\(not \)*ok\) [0-9]* \(- \)*/\1 $test_count - 6.1: $_script: /" \
+				-e "s/ - 6.1: $_script: # skip / # skip 6.1: $_script: /"
+			;;
+		"1.."*) _plan=${line#1..} ;;
+		"#"*) echo "$line" ;;
+		DC-VM-END*) _rc=${line##* } ;;
+		esac
+	done <"$VM_DIR/$_script.tap"
+	test_count=$((test_count + 1))
+	if [ -n "$_plan" ] && [ "${_plan%% *}" = "$_n" ] && [ "${_rc:-x}" = 0 ]; then
+		echo "ok $test_count - 6.1: $_script ran all its $_n tests"
+	else
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - 6.1: $_script ran all its tests (plan ${_plan:-none}, $_n seen, exit ${_rc:-none})"
+	fi
+}
+
+for t in $VM_TESTS; do
+	relay "$t"
+done
+
+test_done
