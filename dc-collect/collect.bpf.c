@@ -1183,3 +1183,6 @@ int dc_tp_generic(void *ctx)
 		    0, current_depth((__u32)pid_tgid), 0, 0, 0, 0, 0, 0, 0, 0);
 	return 0;
 }
+
+/* Kernel functions (fentry and kprobes) live in their own file. */
+#include "kfunc.bpf.h"

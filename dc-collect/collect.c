@@ -39,6 +39,7 @@
 #include "collect.h"
 #include "collect.skel.h"
 #include "kfeatures.h"
+#include "kfuncs.h"
 #include "klayers.h"
 #include "messages.h"
 #include "proc.h"
@@ -89,6 +90,8 @@ static const char usage_text[] =
 	"                      seconds (open files, cwd)\n"
 	"      --attach MODE   auto (multi-uprobe links where the kernel has\n"
 	"                      them) or single (one uprobe at a time)\n"
+	"      --kfunc MODE    auto (fentry where the kernel allows it, else\n"
+	"                      kprobes) or kprobes, for kernel functions\n"
 	"      --check-kernel  load and attach a test program, report the\n"
 	"                      kernel's features, and exit\n"
 	"  -v, --verbose       say more on standard error\n"
@@ -111,6 +114,7 @@ struct options {
 	int poll_ms;
 	bool check_kernel;
 	bool single_attach;    /* --attach single: no multi-uprobe links */
+	bool kfunc_kprobes;    /* --kfunc kprobes: no fentry */
 	enum select_mode mode;
 	pid_t pids[MAX_PIDS];
 	int npids;
@@ -142,7 +146,7 @@ struct collector {
 	/* The plan: what each probe needs from the kernel, decided once. */
 	bool tp_needed[DC_TP_COUNT];
 	bool generic_tp;      /* some tracepoint uses the generic program */
-	bool kfunc;           /* kernel-function probes can be attached */
+	struct dc_kfuncs kfuncs; /* how kernel functions are probed */
 	bool usdt;            /* some probe is a USDT site */
 	bool *skip;           /* per probe: not attachable here */
 	struct dc_profiler *profiler; /* profile mode */
@@ -206,6 +210,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "poll-ms", required_argument, NULL, 'P' },
 		{ "check-kernel", no_argument, NULL, 'K' },
 		{ "attach", required_argument, NULL, 'A' },
+		{ "kfunc", required_argument, NULL, 'F' },
 		{ "snapshot", required_argument, NULL, 'S' },
 		{ "snapshot-max", required_argument, NULL, 'M' },
 		{ "proc-interval", required_argument, NULL, 'I' },
@@ -282,6 +287,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 				o->single_attach = true;
 			else if (strcmp(optarg, "auto") != 0)
 				dc_usage_error("--attach must be auto or single");
+			break;
+		case 'F':
+			if (strcmp(optarg, "kprobes") == 0)
+				o->kfunc_kprobes = true;
+			else if (strcmp(optarg, "auto") != 0)
+				dc_usage_error("--kfunc must be auto or kprobes");
 			break;
 		case 'v': dc_verbose++; break;
 		case 'h':
@@ -733,7 +744,7 @@ static void plan_probes(struct collector *c)
 	size_t i;
 
 	c->skip = xcalloc(c->spec->nprobes + 1, sizeof(bool));
-	c->kfunc = c->feat.kprobes;
+	c->kfuncs.method = dc_features_kfunc_method(&c->feat);
 	if (spec_has_kind(c->spec, DC_PROBE_TRACEPOINT) && dc_tracefs_ready() != 0)
 		syswarn("cannot mount tracefs on /sys/kernel/tracing");
 	for (i = 0; i < c->spec->nprobes; i++) {
@@ -771,7 +782,7 @@ static void plan_probes(struct collector *c)
 			p->ret_kind = k->ret_kind;
 			break;
 		case DC_PROBE_KFUNC:
-			if (!c->kfunc) {
+			if (c->kfuncs.method == DC_KFUNC_NONE) {
 				c->skip[i] = true;
 				kfuncs++;
 			}
@@ -786,9 +797,8 @@ static void plan_probes(struct collector *c)
 	/* One line for the fallback, not one per probe. */
 	if (kfuncs > 0)
 		warn("%u kernel-function probes skipped: kprobes unavailable and "
-		     "fentry %s here; trace kernel layers with tracepoints "
-		     "(dc-gen's kernel config)",
-		     kfuncs, c->feat.fentry ? "not used for them" : "refused");
+		     "fentry refused here; trace kernel layers with tracepoints "
+		     "(dc-gen's kernel config)", kfuncs);
 }
 
 /* The mount point of the cgroup v2 hierarchy that holds path, into root. */
@@ -890,6 +900,7 @@ static void open_and_load(struct collector *c)
 		bpf_program__set_autoload(skel->progs.dc_umulti_entry, false);
 		bpf_program__set_autoload(skel->progs.dc_umulti_exit, false);
 	}
+	dc_kfuncs_prepare(&c->kfuncs, skel, c->spec, c->skip);
 	err = collect_bpf__load(skel);
 	if (err)
 		die("cannot load the BPF programs: %s (run with -vv for the "
@@ -1114,29 +1125,15 @@ static void attach_usdt(struct collector *c, size_t i)
 	c->attached++;
 }
 
-/* Kernel functions through kprobes, where the kernel has them: the same
- * generic entry/exit programs serve, the cookie is the probe id. */
+/* Kernel functions: fentry or kprobes, as kfeatures.c decided. */
 static void attach_kfunc(struct collector *c, size_t i)
 {
 	const struct dc_probe *p = &c->spec->probes[i];
-	LIBBPF_OPTS(bpf_kprobe_opts, opts);
-	struct bpf_link *entry;
+	int err = dc_kfuncs_attach(&c->kfuncs, c->skel, i, p);
 
-	opts.bpf_cookie = (__u64)i;
-	entry = bpf_program__attach_kprobe_opts(c->skel->progs.dc_uprobe_entry,
-						p->function, &opts);
-	if (entry == NULL) {
-		warn("cannot attach kernel function %s: %s", p->function,
-		     strerror(errno));
-		c->failed++;
-		return;
-	}
-	opts.retprobe = true;
-	if (!bpf_program__attach_kprobe_opts(c->skel->progs.dc_uprobe_exit,
-					     p->function, &opts)) {
-		warn("cannot attach the return of kernel function %s: %s",
-		     p->function, strerror(errno));
-		bpf_link__destroy(entry);
+	if (err != 0) {
+		warn("cannot attach kernel function %s (%s): %s", p->function,
+		     dc_kfunc_method_name(c->kfuncs.method), strerror(-err));
 		c->failed++;
 		return;
 	}
@@ -1455,6 +1452,7 @@ static int command_exit_status(const struct collector *c)
 static int check_kernel(void)
 {
 	struct dc_features f;
+	struct dc_kfuncs kf = { .method = DC_KFUNC_NONE };
 	const char *missing;
 	struct collect_bpf *skel;
 
@@ -1479,6 +1477,9 @@ static int check_kernel(void)
 	for (int tp = 0; tp < DC_TP_COUNT; tp++)
 		if (!dc_tracepoint_exists(dc_klayer_by_tp(tp)->name))
 			bpf_program__set_autoload(dc_klayer_prog(skel, tp), false);
+	/* The kernel-function programs the run would use, on vfs_read. */
+	kf.method = dc_features_kfunc_method(&f);
+	dc_kfuncs_aim(&kf, skel, "vfs_read");
 	bpf_map__set_max_entries(skel->maps.events, 1 << 16);
 	if (collect_bpf__load(skel) != 0 ||
 	    !bpf_program__attach(skel->progs.dc_fork) ||
@@ -1525,6 +1526,8 @@ int main(int argc, char **argv)
 
 	if (c.opt.single_attach)
 		c.feat.umulti = false;
+	if (c.opt.kfunc_kprobes)
+		c.feat.fentry_unused = true;
 	notice("%s", dc_features_line(&c.feat));
 	missing = dc_features_missing(&c.feat);
 	if (missing != NULL)

@@ -18,47 +18,13 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "kbtf.h"
 #include "kfeatures.h"
 #include "umulti.h"
 
 static bool exists(const char *path)
 {
 	return access(path, F_OK) == 0;
-}
-
-/* Load a two-instruction fentry program on vfs_read: the kernel refuses
- * BPF_PROG_TYPE_TRACING where it is not built or not allowed. */
-static bool probe_fentry(int *err)
-{
-	struct bpf_insn insns[] = {
-		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
-		{ .code = 0x95 },                         /* exit */
-	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts);
-	struct btf *vmlinux;
-	int id, fd;
-
-	vmlinux = btf__load_vmlinux_btf();
-	if (vmlinux == NULL) {
-		*err = errno;
-		return false;
-	}
-	id = btf__find_by_name_kind(vmlinux, "vfs_read", BTF_KIND_FUNC);
-	btf__free(vmlinux);
-	if (id < 0) {
-		*err = ENOENT;
-		return false;
-	}
-	opts.expected_attach_type = BPF_TRACE_FENTRY;
-	opts.attach_btf_id = (__u32)id;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "dc_probe_fentry", "GPL",
-			   insns, 2, &opts);
-	if (fd < 0) {
-		*err = errno;
-		return false;
-	}
-	close(fd);
-	return true;
 }
 
 /* Whether the kernel refuses us BPF altogether.  The feature probes
@@ -90,8 +56,37 @@ void dc_features_detect(struct dc_features *f)
 					    BPF_FUNC_get_attach_cookie, NULL) > 0;
 	f->uprobes = exists("/sys/bus/event_source/devices/uprobe/type");
 	f->kprobes = exists("/sys/bus/event_source/devices/kprobe/type");
-	f->fentry = f->btf && probe_fentry(&f->fentry_errno);
+	if (f->btf) {
+		int err = dc_kbtf_fentry_probe();
+
+		f->fentry = err == 0;
+		f->fentry_errno = -err;
+	} else {
+		f->fentry_errno = ENOENT;
+	}
 	f->umulti = dc_umulti_supported();
+}
+
+/* fentry first: a trampoline costs less than a kprobe's breakpoint and
+ * reads arguments by their BTF types; kprobes where tracing programs are
+ * refused (lockdown, no trampolines on this arch or build); neither:
+ * kernel layers come from tracepoints only. */
+enum dc_kfunc_method dc_features_kfunc_method(const struct dc_features *f)
+{
+	if (f->fentry && !f->fentry_unused)
+		return DC_KFUNC_FENTRY;
+	if (f->kprobes && f->cookie)
+		return DC_KFUNC_KPROBE;
+	return DC_KFUNC_NONE;
+}
+
+const char *dc_kfunc_method_name(enum dc_kfunc_method m)
+{
+	switch (m) {
+	case DC_KFUNC_FENTRY: return "fentry";
+	case DC_KFUNC_KPROBE: return "kprobes";
+	default: return "none";
+	}
 }
 
 const char *dc_features_missing(const struct dc_features *f)
@@ -115,7 +110,9 @@ const char *dc_features_line(const struct dc_features *f)
 	static char line[512];
 	char fentry[96];
 
-	if (f->fentry)
+	if (f->fentry && f->fentry_unused)
+		snprintf(fentry, sizeof(fentry), "fentry yes but not used (--kfunc kprobes)");
+	else if (f->fentry)
 		snprintf(fentry, sizeof(fentry), "fentry yes");
 	else
 		snprintf(fentry, sizeof(fentry), "fentry refused (%s)",
@@ -128,8 +125,10 @@ const char *dc_features_line(const struct dc_features *f)
 		 f->denied ? "not permitted" : f->ringbuf ? "yes" : "no",
 		 f->denied ? "not permitted" : f->cookie ? "yes" : "no",
 		 f->kprobes ? "yes" : "unavailable", fentry,
-		 f->fentry ? "kernel-function probes use fentry"
-		 : f->kprobes ? "kernel-function probes use kprobes"
-			      : "kernel layers fall back to tracepoints");
+		 dc_features_kfunc_method(f) == DC_KFUNC_FENTRY
+			 ? "kernel-function probes use fentry"
+		 : dc_features_kfunc_method(f) == DC_KFUNC_KPROBE
+			 ? "kernel-function probes use kprobes"
+			 : "kernel layers fall back to tracepoints");
 	return line;
 }

@@ -16,14 +16,25 @@ struct dc_features {
 	bool cookie;       /* bpf_get_attach_cookie() for kprobe-type progs */
 	bool uprobes;      /* the uprobe perf PMU */
 	bool kprobes;      /* the kprobe perf PMU */
-	bool fentry;       /* BPF_PROG_TYPE_TRACING loads */
+	bool fentry;       /* BPF_PROG_TYPE_TRACING loads, with cookies */
 	bool umulti;       /* the multi-uprobe link (6.6+) */
 	int fentry_errno;  /* why fentry failed to load */
 	bool denied;       /* BPF refused us (EPERM): not root, no CAP_BPF */
+	bool fentry_unused; /* works, but --kfunc kprobes asked for kprobes */
 	char release[128]; /* uname -r */
 };
 
+/* How kernel functions are probed here: the one decision, made from
+ * what dc_features_detect() found. */
+enum dc_kfunc_method {
+	DC_KFUNC_NONE = 0,   /* neither: kernel layers use tracepoints */
+	DC_KFUNC_KPROBE,     /* kprobes/kretprobes */
+	DC_KFUNC_FENTRY,     /* fentry/fexit (BPF trampolines) */
+};
+
 void dc_features_detect(struct dc_features *f);
+enum dc_kfunc_method dc_features_kfunc_method(const struct dc_features *f);
+const char *dc_kfunc_method_name(enum dc_kfunc_method m);
 /* One line, no newline, describing f and the fallback in force. */
 const char *dc_features_line(const struct dc_features *f);
 /* The reason BPF collection cannot run at all, or NULL if it can. */

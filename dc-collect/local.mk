@@ -5,6 +5,8 @@ sbin_PROGRAMS += dc-collect/dc-collect
 dc_collect_dc_collect_SOURCES = \
 	dc-collect/collect.c dc-collect/collect.h \
 	dc-collect/kfeatures.c dc-collect/kfeatures.h \
+	dc-collect/kfunc.c dc-collect/kfuncs.h dc-collect/kfunc.h \
+	lib/kbtf.c lib/kbtf.h \
 	dc-collect/klayers.c dc-collect/klayers.h \
 	dc-collect/proc.c dc-collect/proc.h \
 	dc-collect/profile.c dc-collect/profile.h \
@@ -17,7 +19,7 @@ dc_collect_dc_collect_LDADD = lib/libdc.la $(LIBBPF_LIBS) $(LIBELF_LIBS) \
 BUILT_SOURCES += dc-collect/collect.skel.h
 CLEANFILES += dc-collect/collect.skel.h dc-collect/collect.bpf.o \
 	dc-collect/vmlinux.h
-EXTRA_DIST += dc-collect/collect.bpf.c dc-collect/README.md
+EXTRA_DIST += dc-collect/collect.bpf.c dc-collect/kfunc.bpf.h dc-collect/README.md
 
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 	-I$(top_builddir)/dc-collect -I$(top_srcdir)/dc-collect \
@@ -29,6 +31,7 @@ dc-collect/vmlinux.h:
 
 dc-collect/collect.bpf.o: $(srcdir)/dc-collect/collect.bpf.c \
 		$(srcdir)/dc-collect/collect.h $(srcdir)/lib/event.h \
+		$(srcdir)/dc-collect/kfunc.bpf.h $(srcdir)/dc-collect/kfunc.h \
 		dc-collect/vmlinux.h
 	$(AM_V_GEN)$(CLANG) $(BPF_CFLAGS) -c $(srcdir)/dc-collect/collect.bpf.c -o $@
 

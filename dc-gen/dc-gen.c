@@ -24,6 +24,7 @@
 
 #include "dc-explore/tracefs.h"
 #include "elfsyms.h"
+#include "kbtf.h"
 #include "gen.h"
 #include "messages.h"
 #include "spec.h"
@@ -125,8 +126,10 @@ struct gen {
 	struct opened *elfs;
 	size_t nelfs;
 	int tracefs_warned;
-	struct btf *btf;           /* the kernel's, once a kfunc layer asks */
+	struct dc_kbtf *kbtf;      /* the kernel's BTF, once a kfunc layer asks */
 	int btf_tried;
+	int kfunc_checked;         /* kernel functions: 1 traceable, -1 not */
+	char kfunc_why[256];
 };
 
 static const struct plan *find_plan(const struct layer_cfg *l, const char *func)
@@ -530,50 +533,115 @@ static int quiet_libbpf(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
-/* The kernel's BTF, to check kernel functions against, as dc-explore
- * reads it ($DC_VMLINUX_BTF for tests).  NULL, said once, if absent. */
-static struct btf *kernel_btf(struct gen *g)
+/* The kernel's BTF (vmlinux and modules), to check kernel functions
+ * against and read their prototypes, as dc-explore reads it
+ * ($DC_VMLINUX_BTF for tests: that file, no modules).  NULL, said once,
+ * if absent. */
+static struct dc_kbtf *kernel_btf(struct gen *g)
 {
 	const char *path = getenv("DC_VMLINUX_BTF");
 
-	if (g->btf == NULL && !g->btf_tried) {
+	if (g->kbtf == NULL && !g->btf_tried) {
 		g->btf_tried = 1;
 		libbpf_set_print(quiet_libbpf);
-		g->btf = path && *path ? btf__parse(path, NULL)
-				       : btf__load_vmlinux_btf();
-		if (g->btf == NULL)
+		g->kbtf = dc_kbtf_open(path && *path ? path : NULL);
+		if (g->kbtf == NULL)
 			warn("no kernel BTF (%s): kernel functions are not checked",
 			     path && *path ? path : "/sys/kernel/btf/vmlinux");
 	}
-	return g->btf;
+	return g->kbtf;
+}
+
+/* An argument plan from the function's prototype: what a pointer leads
+ * to is what the collector records (the inode behind a struct file *,
+ * the offset behind a loff_t *). */
+static void plan_from_btf(struct dc_probe *p, const struct dc_kbtf_func *f)
+{
+	int i;
+
+	p->nargs = f->nparams < DC_MAX_ARGS ? f->nparams : DC_MAX_ARGS;
+	for (i = 0; i < p->nargs; i++) {
+		switch (f->params[i]) {
+		case DC_KT_FILE: case DC_KT_INODE: case DC_KT_DENTRY:
+		case DC_KT_PATH: case DC_KT_KIOCB:
+			p->arg_kinds[i] = DC_ARG_INODE;
+			break;
+		case DC_KT_SIZE: case DC_KT_IOV_ITER:
+			p->arg_kinds[i] = DC_ARG_SIZE;
+			break;
+		case DC_KT_LOFF: case DC_KT_LOFF_PTR:
+			p->arg_kinds[i] = DC_ARG_OFFSET;
+			break;
+		case DC_KT_INT:
+			p->arg_kinds[i] = DC_ARG_INT;
+			break;
+		default:
+			p->arg_kinds[i] = DC_ARG_PTR;
+			break;
+		}
+	}
+	p->ret_kind = f->ret == DC_KT_SIZE ? DC_RET_SIZE
+		    : f->ret == DC_KT_INT ? DC_RET_STATUS
+		    : f->ret == DC_KT_LOFF ? DC_RET_OFFSET : DC_RET_NONE;
 }
 
 static void gen_kfuncs(struct gen *g, const struct layer_cfg *l)
 {
-	struct btf *btf = kernel_btf(g);
+	struct dc_kbtf *kbtf;
+	struct wanted w = { 0 };
+	const char *btf_file;
 	size_t i;
 
-	if (l->ninclude > 0)
+	if (l->builtin == NULL && l->ninclude > 0)
 		config_die(g->cfg, l->line, l->col,
 			   "layer %s: kfunc layers take functions, not include", l->name);
-	for (i = 0; i < l->nfunctions; i++) {
-		char *key = xasprintf("k %s", l->functions[i]);
+	/* A kernel without kprobes and fentry cannot trace these at all:
+	 * say so here, not at collection time.  A spec made from another
+	 * kernel's BTF file ($DC_VMLINUX_BTF) is for that kernel. */
+	btf_file = getenv("DC_VMLINUX_BTF");
+	if (btf_file != NULL && *btf_file != '\0')
+		g->kfunc_checked = 1;
+	if (g->kfunc_checked == 0)
+		g->kfunc_checked = dc_kbtf_traceable(g->kfunc_why,
+						     sizeof(g->kfunc_why)) == 0 ? 1 : -1;
+	if (g->kfunc_checked < 0) {
+		if (l->optional) {
+			config_warn(g->cfg, l->line, l->col, "layer %s skipped: %s",
+				    l->name, g->kfunc_why);
+			return;
+		}
+		config_die(g->cfg, l->line, l->col,
+			   "layer %s: %s; trace the kernel with tracepoint layers (kernel)",
+			   l->name, g->kfunc_why);
+	}
+	kbtf = kernel_btf(g);
+	wanted_base(&w, l);
+	wanted_finish(&w, l);
+	for (i = 0; i < w.n; i++) {
+		char *key = xasprintf("k %s", w.names[i]);
+		struct dc_kbtf_func f;
+		size_t before = g->spec.nprobes;
+		int found = kbtf == NULL || dc_kbtf_find(kbtf, w.names[i], &f) == 0;
 
-		if (matches_any(l->exclude, l->nexclude, l->functions[i])) {
+		/* Like a function missing from a library: a warning. */
+		if (!found) {
+			if (!w.quiet[i])
+				config_warn(g->cfg, l->line, l->col,
+					    "layer %s: kernel function %s is not in %s, skipped",
+					    l->name, w.names[i],
+					    btf_file && *btf_file ? btf_file
+					    : "this kernel or its loaded modules");
 			free(key);
 			continue;
 		}
-		/* Like a function missing from a library: a warning. */
-		if (btf != NULL && btf__find_by_name_kind(btf, l->functions[i],
-							  BTF_KIND_FUNC) < 0)
-			config_warn(g->cfg, l->line, l->col,
-				    "layer %s: kernel function %s is not in this kernel, skipped",
-				    l->name, l->functions[i]);
-		else
-			add_probe(g, l, key, DC_PROBE_KFUNC, NULL, l->functions[i],
-				  0, -1, l->optional);
+		add_probe(g, l, key, DC_PROBE_KFUNC, NULL, w.names[i], 0, -1,
+			  l->optional);
+		if (g->spec.nprobes > before && kbtf != NULL &&
+		    find_plan(l, w.names[i]) == NULL)
+			plan_from_btf(&g->spec.probes[before], &f);
 		free(key);
 	}
+	wanted_free(&w);
 }
 
 static void generate(struct gen *g)
@@ -622,7 +690,7 @@ static void gen_free(struct gen *g)
 		dc_elf_free(g->elfs[i].elf);
 	}
 	free(g->elfs);
-	btf__free(g->btf);
+	dc_kbtf_close(g->kbtf);
 	strset_free(&g->seen);
 }
 

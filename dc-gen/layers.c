@@ -291,6 +291,44 @@ static const struct builtin_func iouring_funcs[] = {
 	{ NULL, NULL, NULL, 0 }
 };
 
+/* Kernel functions (kprobes or fentry): their arguments are planned
+ * from the kernel's BTF by dc-gen, not here, since prototypes change
+ * between kernels (vfs_unlink took a user namespace, then an idmap).
+ * Static helpers the compiler may inline away are quiet. */
+static const struct builtin_func vfs_funcs[] = {
+	F("vfs_read", "", "none"),
+	F("vfs_write", "", "none"),
+	Q("vfs_readv", "", "none"),
+	Q("vfs_writev", "", "none"),
+	Q("vfs_iter_read", "", "none"),
+	Q("vfs_iter_write", "", "none"),
+	F("vfs_open", "", "none"),
+	F("vfs_fsync_range", "", "none"),
+	F("vfs_getattr", "", "none"),
+	F("vfs_unlink", "", "none"),
+	F("vfs_rename", "", "none"),
+	F("vfs_mkdir", "", "none"),
+	F("vfs_rmdir", "", "none"),
+	F("iterate_dir", "", "none"),
+	{ NULL, NULL, NULL, 0 }
+};
+
+/* File-system entry points, for the file systems loaded here (ext4 and
+ * xfs are modules on most distributions: absent ones are quiet). */
+static const struct builtin_func fs_funcs[] = {
+	Q("ext4_file_read_iter", "", "none"),
+	Q("ext4_file_write_iter", "", "none"),
+	Q("ext4_sync_file", "", "none"),
+	Q("ext4_file_open", "", "none"),
+	Q("ext4_readdir", "", "none"),
+	Q("xfs_file_read_iter", "", "none"),
+	Q("xfs_file_write_iter", "", "none"),
+	Q("xfs_file_fsync", "", "none"),
+	Q("xfs_file_open", "", "none"),
+	Q("xfs_file_readdir", "", "none"),
+	{ NULL, NULL, NULL, 0 }
+};
+
 static const char *const kernel_group[] = {
 	"block", "pagecache", "net", "faults", "iouring", NULL
 };
@@ -318,6 +356,10 @@ const struct builtin_layer dc_builtin_layers[] = {
 	  "page faults (tracepoints)" },
 	{ "iouring", "io_uring", DC_PROBE_TRACEPOINT, NULL, 0, iouring_funcs,
 	  NULL, "io_uring submissions and completions (tracepoints)" },
+	{ "vfs", "vfs", DC_PROBE_KFUNC, NULL, 0, vfs_funcs, NULL,
+	  "VFS calls under the system calls (kernel functions: kprobes or fentry)" },
+	{ "filesystems", "fs", DC_PROBE_KFUNC, NULL, 0, fs_funcs, NULL,
+	  "ext4 and xfs entry points (kernel functions: kprobes or fentry)" },
 	{ "kernel", NULL, 0, NULL, 0, NULL, kernel_group,
 	  "block, pagecache, net, faults and iouring" },
 	{ NULL, NULL, 0, NULL, 0, NULL, NULL, NULL }

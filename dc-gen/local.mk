@@ -4,7 +4,8 @@ dc_gen_dc_gen_SOURCES = \
 	dc-gen/dc-gen.c dc-gen/gen.h \
 	dc-gen/config.c dc-gen/layers.c \
 	dc-gen/syscalls.c dc-gen/syscalls.h \
-	dc-explore/tracefs.c dc-explore/tracefs.h
+	dc-explore/tracefs.c dc-explore/tracefs.h \
+	lib/kbtf.c lib/kbtf.h
 nodist_dc_gen_dc_gen_SOURCES = dc-gen/syscall-names.h
 dc_gen_dc_gen_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(JANSSON_CFLAGS) \
 	$(YAML_CFLAGS) $(LIBBPF_CFLAGS)

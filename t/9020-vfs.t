@@ -1,0 +1,104 @@
+#!/bin/sh
+# The vfs layer against ground truth: N writes give N vfs_write events on
+# the file's inode with the bytes and offsets written, each under its
+# write system call; reads add up to the file; directory and name
+# operations come one per call.  Needs kprobes or fentry: run in the
+# Debian 6.1 VM (t/9000-vm-debian-6.1.t); skipped on kernels without
+# either (t/9010-kfunc.t tests the refusal there).
+. "$(dirname "$0")/test-lib.sh"
+
+WORKLOAD="$DC_BUILD_DIR/t/helpers/workload"
+
+test_lazy_prereq KFUNC '
+	dc-collect --check-kernel >features &&
+	grep "kernel-function probes use" features ||
+	{ echo "this kernel traces no kernel functions (no kprobes, fentry refused)"; false; }
+'
+
+trace() {
+	_cfg=$1 _out=$2
+	shift 2
+	dc-gen "$_cfg" >probes.json 2>gen.err &&
+	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
+	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
+		dc-aggregate | dc-write "$_out" &&
+	cat gen.err collect.err >&2 &&
+	test "$(cat collect.rc)" = 0
+}
+
+test_expect_success 'setup: a signing key' '
+	dc-sign --gen-key -k "$SHARED/key" >/dev/null
+'
+
+test_expect_success KFUNC 'dc-gen plans the vfs functions from the kernel BTF' '
+	printf "layers: [vfs]\n" >c.yaml &&
+	dc-gen c.yaml >p.json 2>err &&
+	test ! -s err &&
+	python3 - <<-\EOP
+	import json
+	p = {x["function"]: x for x in json.load(open("p.json"))["probes"]}
+	for f in ("vfs_read", "vfs_write", "vfs_open", "vfs_fsync_range",
+	          "vfs_getattr", "vfs_unlink", "vfs_rename", "vfs_mkdir",
+	          "vfs_rmdir", "iterate_dir"):
+	    assert p[f]["kind"] == "kfunc" and p[f]["layer"] == "vfs", p.get(f)
+	assert p["vfs_write"]["args"] == ["inode", "ptr", "size", "offset"], p["vfs_write"]
+	assert p["vfs_write"]["ret"] == "size", p["vfs_write"]
+	assert p["vfs_read"]["args"] == ["inode", "ptr", "size", "offset"], p["vfs_read"]
+	EOP
+'
+
+test_expect_success KFUNC,PYTHON3 '40 writes of 4 KiB: 40 vfs_write on the inode, bytes and offsets exact, each under its write' '
+	printf "layers: [syscalls, vfs]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- dd if=/dev/zero of=F bs=4096 count=40 &&
+	ino=$(stat -c %i F) &&
+	pfw-query list t.pfw.gz --cat vfs --name vfs_write >vw &&
+	pfw-query list t.pfw.gz --cat sys --name write --file "$PWD/F" >sw &&
+	python3 - "$ino" <<-\EOP
+	import json, sys
+	ino = int(sys.argv[1])
+	vw = [json.loads(l) for l in open("vw")]
+	sw = [json.loads(l) for l in open("sw")]
+	mine = [e for e in vw if e["args"]["inode"] == ino]
+	assert len(sw) == 40, len(sw)
+	assert len(mine) == 40, len(mine)
+	assert sorted(e["args"]["offset"] for e in mine) == [4096 * i for i in range(40)], mine
+	for e in mine:
+	    assert e["args"]["size"] == 4096 and e["args"]["ret"] == 4096, e
+	# nested: one level under a write syscall of the same thread whose
+	# span holds it
+	for e in mine:
+	    parents = [s for s in sw if s["tid"] == e["tid"] and s["ts"] <= e["ts"]
+	               and e["ts"] + e["dur"] <= s["ts"] + s["dur"]]
+	    assert len(parents) == 1, e
+	    assert e["args"]["level"] == parents[0]["args"]["level"] + 1, (e, parents)
+	EOP
+'
+
+test_expect_success KFUNC,PYTHON3 'reading the file back: vfs_read bytes add up to its size' '
+	dd if=/dev/urandom of=R bs=1000 count=300 2>/dev/null &&
+	printf "layers: [syscalls, vfs]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" read "$PWD/R" &&
+	ino=$(stat -c %i R) &&
+	pfw-query list t.pfw.gz --cat vfs --name vfs_read --arg inode=$ino >vr &&
+	python3 -c "
+import json
+r = [json.loads(l)[\"args\"] for l in open(\"vr\")]
+assert sum(a[\"ret\"] for a in r) == 300000, r
+assert r[-1][\"ret\"] == 0, r
+" &&
+	test "$(pfw-query count t.pfw.gz --cat sys --name read --file "$PWD/R")" = "$(wc -l <vr)"
+'
+
+test_expect_success KFUNC,PYTHON3 'names and directories: one vfs call per operation' '
+	printf "layers: [syscalls, vfs]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- sh -c \
+		"mkdir d && touch d/x && mv d/x d/y && ls d >/dev/null && rm d/y && rmdir d" &&
+	for f in vfs_mkdir vfs_rename vfs_unlink vfs_rmdir; do
+		test "$(pfw-query count t.pfw.gz --cat vfs --name $f)" = 1 || {
+			echo "$f: $(pfw-query count t.pfw.gz --cat vfs --name $f)"; return 1; }
+	done &&
+	test "$(pfw-query count t.pfw.gz --cat vfs --name iterate_dir)" -ge 1 &&
+	test "$(pfw-query count t.pfw.gz --cat vfs --name vfs_open)" -ge 1
+'
+
+test_done
