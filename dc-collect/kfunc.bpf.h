@@ -53,7 +53,10 @@ static __always_inline void kfunc_push(__u64 pid_tgid, __u32 probe_id,
 	struct dc_kfunc_cfg *kc = bpf_map_lookup_elem(&kfunc_cfg, &probe_id);
 	int i;
 
+	/* Unrolled: a loop's back-edge is refused in some program types on
+	 * older kernels (6.1's kprobes). */
 	if (kc)
+#pragma clang loop unroll(full)
 		for (i = 0; i < DC_MAX_ARGS; i++)
 			args[i] = kfunc_read(kc->op[i], args[i]);
 	push((__u32)pid_tgid, probe_id, 0, args);
@@ -100,6 +103,7 @@ int dc_fentry(__u64 *ctx)
 
 	if (!is_selected(pid_tgid >> 32))
 		return 0;
+#pragma clang loop unroll(full)
 	for (i = 0; i < DC_MAX_ARGS; i++) {
 		args[i] = 0;
 		/* Past the function's last argument this fails, leaving 0. */

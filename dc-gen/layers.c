@@ -281,7 +281,8 @@ static const struct builtin_func net_funcs[] = {
 static const struct builtin_func faults_funcs[] = {
 	F("exceptions:page_fault_user", "", "none"),
 	F("exceptions:page_fault_kernel", "", "none"),
-	F("filemap:mm_filemap_fault", "", "none"),
+	/* Linux 6.1 and older have no mm_filemap_fault. */
+	Q("filemap:mm_filemap_fault", "", "none"),
 	{ NULL, NULL, NULL, 0 }
 };
 

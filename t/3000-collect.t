@@ -110,7 +110,10 @@ test_expect_success BPF,PYTHON3 'dropped packets: 50 datagrams to a closed port,
 	printf "layers: [net]\n" >c.yaml &&
 	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" udpdrop 50 &&
 	test "$(pfw-query count t.pfw.gz --cat net --ph i --name skb:kfree_skb --arg protocol=2048)" = 50 &&
-	test "$(pfw-query count t.pfw.gz --cat net --ph i --name sock:sock_send_length)" = 50
+	# sock_send_length is newer than some kernels (6.1 lacks it).
+	if grep -q "sock:sock_send_length" probes.json; then
+		test "$(pfw-query count t.pfw.gz --cat net --ph i --name sock:sock_send_length)" = 50
+	fi
 '
 
 test_expect_success BPF,PYTHON3 '4 threads and 2 forked children traced completely, a bystander absent' '

@@ -21,9 +21,10 @@ trace() {
 	dc-gen "$_cfg" >probes.json 2>gen.err &&
 	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
 	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
-		dc-aggregate | dc-write "$_out" &&
-	cat gen.err collect.err >&2 &&
-	test "$(cat collect.rc)" = 0
+		dc-aggregate | dc-write "$_out"
+	_rc=$?
+	cat gen.err collect.err >&2
+	test $_rc = 0 && test "$(cat collect.rc)" = 0
 }
 
 test_expect_success 'setup: a signing key' '

@@ -18,8 +18,15 @@ command -v apt-get >/dev/null || { say "needs apt-get (Debian or Ubuntu)"; exit 
 # Debian 12's linux-image-amd64 depends on the current 6.1 ABI package;
 # the version is read from it, not written here, so security updates
 # that retire an ABI do not break the fetch.
-pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-	awk '$1 == "Depends:" && $2 ~ /^linux-image-6\.1\.0-[0-9]+-amd64$/ { print $2; exit }')
+find_pkg() {
+	apt-cache depends linux-image-amd64 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-6\.1\.0-[0-9]+-amd64$/ { print $2; exit }'
+}
+pkg=$(find_pkg)
+if [ -z "$pkg" ] && [ "$(id -u)" = 0 ]; then
+	apt-get update -qq >/dev/null 2>&1 || true
+	pkg=$(find_pkg)
+fi
 if [ -z "$pkg" ]; then
 	pkg=$(apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64$' |
 		awk '{ print $1 }' | sort -t- -k4,4n | tail -n 1)
