@@ -68,7 +68,7 @@ int BPF_KPROBE(dc_kprobe_entry)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u64 args[DC_MAX_ARGS];
 
-	if (!is_selected(pid_tgid >> 32))
+	if (!current_selected(pid_tgid))
 		return 0;
 	args[0] = PT_REGS_PARM1(ctx);
 	args[1] = PT_REGS_PARM2(ctx);
@@ -85,7 +85,7 @@ int BPF_KRETPROBE(dc_kprobe_exit)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
-	if (!is_selected(pid_tgid >> 32))
+	if (!current_selected(pid_tgid))
 		return 0;
 	pop((__u32)pid_tgid, (__u32)bpf_get_attach_cookie(ctx), false,
 	    (__s64)PT_REGS_RC(ctx));
@@ -101,7 +101,7 @@ int dc_fentry(__u64 *ctx)
 	__u64 args[DC_MAX_ARGS];
 	int i;
 
-	if (!is_selected(pid_tgid >> 32))
+	if (!current_selected(pid_tgid))
 		return 0;
 #pragma clang loop unroll(full)
 	for (i = 0; i < DC_MAX_ARGS; i++) {
@@ -119,7 +119,7 @@ int dc_fexit(__u64 *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u64 ret = 0;
 
-	if (!is_selected(pid_tgid >> 32))
+	if (!current_selected(pid_tgid))
 		return 0;
 	bpf_get_func_ret(ctx, &ret);
 	pop((__u32)pid_tgid, (__u32)bpf_get_attach_cookie(ctx), false,
