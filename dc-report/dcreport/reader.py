@@ -17,6 +17,7 @@ import zlib
 
 GZIP_MAGIC = b"\x1f\x8b"
 READ_SIZE = 1 << 20
+_DECODER = json.JSONDecoder()
 
 
 def _issue(kind, path, text):
@@ -126,11 +127,13 @@ def _members_part(base, run, members):
 
 def _lines(text, first_line, take, bad):
     """Feed the JSON objects of TEXT's lines to TAKE; count the others."""
-    loads = json.loads
-    for n, line in enumerate(text.split(b"\n")):
-        if not line or line in (b"[", b"]") or line.isspace():
+    # One decode per block, not per line: json.loads on bytes guesses the
+    # encoding of every line.
+    loads = _DECODER.decode
+    for n, line in enumerate(text.decode("utf-8", "surrogateescape").split("\n")):
+        if not line or line in ("[", "]") or line.isspace():
             continue
-        if line[-1:] == b",":
+        if line[-1:] == ",":
             line = line[:-1]
         try:
             obj = loads(line)
