@@ -30,7 +30,11 @@ run() {
 	label=$1 workers=$2
 	shift 2
 	n=$#
-	"$build/dc-report/dc-report" --stats -w "$workers" "$@" -o "$work/r.html" 2>"$work/stats"
+	if ! "$build/dc-report/dc-report" --stats -w "$workers" "$@" -o "$work/r.html" \
+		2>"$work/stats"; then
+		cat "$work/stats" >&2
+		exit 1
+	fi
 	secs=$(sed -n 's/.* analysed in \([0-9.]*\) s .*/\1/p' "$work/stats")
 	ev=$(sed -n 's/.*parts, \([0-9]*\) events.*/\1/p' "$work/stats")
 	parts=$(sed -n 's/^dc-report: \([0-9]*\) parts.*/\1/p' "$work/stats")

@@ -131,6 +131,18 @@ remote_report() {
 	return $rc
 }
 
+test_expect_success DASK 'the header: command, hosts, processes, ranks, batch job, run id' '
+	zcat "$SHARED/n.pfw.gz" | sed "s/\"cwd\":\"\/tmp\"}/\"cwd\":\"\/tmp\",\"scheduler\":\"slurm\",\"job_id\":\"4242\",\"job_step\":\"0\"}/" >job.pfw &&
+	grep -c "\"job_id\":\"4242\"" job.pfw >n && test "$(cat n)" = 2 &&
+	dc-report -w 1 job.pfw -o job.html &&
+	test "$($Q job.html header command)" = "app -n 2" &&
+	test "$($Q job.html header hosts)" = node1 &&
+	test "$($Q job.html header processes)" = 2 &&
+	test "$($Q job.html header ranks)" = 2 &&
+	test "$($Q job.html header job)" = "slurm job 4242 step 0, run r7" &&
+	test "$($Q job.html header events)" = 902
+'
+
 test_expect_success DASK 'a running Dask cluster (--scheduler): workers without datacrumbs, same report' '
 	remote_report --part-size 8K --top 0 "$SHARED/n.pfw.gz" -o remote.html &&
 	for t in summary-table calltree-table files-table; do

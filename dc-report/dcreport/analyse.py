@@ -84,6 +84,7 @@ def new_partial():
         "labels": {},       # (hhash, pid) -> [id, track name]
         "fnames": {},       # fhash -> file name
         "starts": {},       # file index -> start args
+        "jobs": {},         # "slurm job 42 step 0" -> 1, from PR lines
         "events": 0, "samples": 0, "first_ts": 0, "last_ts": 0,
         "pids": {},         # (hhash, pid) -> [first ts, last end]
         "rows": {},         # (layer, name, file key) -> [calls, bytes, us]
@@ -157,6 +158,11 @@ class _Part:
         elif name == "HH":
             p["hosts"][int_value(args.get("value"))] = str(args.get("name"))
         elif name == "PR":
+            if args.get("job_id") is not None:
+                job = "%s job %s" % (args.get("scheduler", ""), args["job_id"])
+                if args.get("job_step") is not None:
+                    job += " step %s" % args["job_step"]
+                p["jobs"][job.strip()] = 1
             old = p["procs"].get(key)
             if old is None or i > old[0]:
                 p["procs"][key] = [i, str(args.get("name", "")), int_value(args.get("rank")),
@@ -393,7 +399,7 @@ def merge_two(a, b):
             g["end"] = f["end"]
         g["drops"] = max(g["drops"], f["drops"])
         g["unreadable"] += f["unreadable"]
-    for k in ("hosts", "starts"):
+    for k in ("hosts", "starts", "jobs"):
         a[k].update(b[k])
     for k, v in b["fnames"].items():
         a["fnames"].setdefault(k, v)

@@ -17,7 +17,6 @@ import zlib
 
 GZIP_MAGIC = b"\x1f\x8b"
 READ_SIZE = 1 << 20
-_DECODER = json.JSONDecoder()
 
 
 def _issue(kind, path, text):
@@ -129,7 +128,8 @@ def _lines(text, first_line, take, bad):
     """Feed the JSON objects of TEXT's lines to TAKE; count the others."""
     # One decode per block, not per line: json.loads on bytes guesses the
     # encoding of every line.
-    loads = _DECODER.decode
+    # (A decoder made here: module globals travel to the workers pickled.)
+    loads = json.JSONDecoder().decode
     for n, line in enumerate(text.decode("utf-8", "surrogateescape").split("\n")):
         if not line or line in ("[", "]") or line.isspace():
             continue

@@ -113,8 +113,7 @@ class Report:
         hosts = sorted(set(r["hosts"].values()) | {f["host"][1] for f in self.files
                                                     if f.get("host", (0, ""))[1]})
         runs = sorted({str(s.get("run")) for s in r["starts"].values() if s.get("run")})
-        jobs = sorted({str(s.get(k)) for s in r["starts"].values() for k in ("job", "jobid", "job_id")
-                       if s.get(k)})
+        jobs = sorted(r["jobs"])
         rows = [("Command", self.command()), ("Hosts", ", ".join(hosts) or "-"),
                 ("Processes", '<span id="processes" data-value="%d">%d</span>' % (
                     len(r["pids"]), len(r["pids"]))),
@@ -131,7 +130,7 @@ class Report:
         w('<dl class="head">')
         for k, v in rows:
             v = v if k in ("Processes", "Events", "Run time") else esc(v)
-            w("<dt>%s</dt><dd>%s</dd>" % (esc(k), v))
+            w('<dt>%s</dt><dd id="h-%s">%s</dd>' % (esc(k), k.lower().replace(" ", "-"), v))
         w("</dl></section>")
 
     def command(self):

@@ -6,6 +6,7 @@ says, for the tests:
   table ID             the rows of the table with that id, tab-separated
                        (cells as shown, numbers as their data-v value)
   warning              the items of the warning box, one a line
+  header KEY           the text of a header line (command, hosts, job...)
   plots                one line per figure: its aria-label and the number
                        of data marks (ids starting "data-") it draws
   sections             the section ids, in order
@@ -23,6 +24,7 @@ class Report(HTMLParser):
         self.table = self.row = self.cell = None
         self.in_warn = self.in_li = False
         self.span = None
+        self.head, self.dd = {}, None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -36,6 +38,9 @@ class Report(HTMLParser):
             self.row = []
         elif tag in ("td", "th") and self.row is not None:
             self.cell = [a.get("data-v")]
+        elif tag == "dd" and (a.get("id") or "").startswith("h-"):
+            self.dd = a["id"][2:]
+            self.head[self.dd] = ""
         elif tag == "div" and a.get("id") == "warning":
             self.in_warn = True
         elif tag == "li" and self.in_warn:
@@ -59,6 +64,8 @@ class Report(HTMLParser):
             self.table = None
         elif tag == "li":
             self.in_li = False
+        elif tag == "dd":
+            self.dd = None
         elif tag == "div":
             self.in_warn = False
 
@@ -67,6 +74,8 @@ class Report(HTMLParser):
             self.cell.append(data)
         if self.in_li:
             self.warning[-1] += data
+        if self.dd is not None:
+            self.head[self.dd] += data
 
 
 r = Report()
@@ -78,6 +87,8 @@ if what in ("events", "processes", "runtime"):
 elif what == "table":
     for row in r.tables.get(sys.argv[3], [])[1:]:
         print("\t".join(row))
+elif what == "header":
+    print(r.head[sys.argv[3]])
 elif what == "warning":
     for w in r.warning:
         print(w)
