@@ -150,6 +150,8 @@ struct collector {
 	bool usdt;            /* some probe is a USDT site */
 	bool *skip;           /* per probe: not attachable here */
 	struct dc_profiler *profiler; /* profile mode */
+	struct bpf_link **links;      /* every link attached, destroyed at end */
+	size_t nlinks;
 	uint64_t interval_start;      /* monotonic ns */
 };
 
@@ -958,6 +960,25 @@ static void fill_tables(struct collector *c)
 	}
 }
 
+/* Keep a link (NULL passes through) so that it is detached and freed
+ * at the end rather than dropped. */
+static struct bpf_link *keep(struct collector *c, struct bpf_link *link)
+{
+	if (link != NULL) {
+		c->links = xrealloc(c->links, (c->nlinks + 1) * sizeof(*c->links));
+		c->links[c->nlinks++] = link;
+	}
+	return link;
+}
+
+static void drop_links(struct collector *c)
+{
+	while (c->nlinks > 0)
+		bpf_link__destroy(c->links[--c->nlinks]);
+	free(c->links);
+	c->links = NULL;
+}
+
 static void attach_uprobe(struct collector *c, size_t i)
 {
 	const struct dc_probe *p = &c->spec->probes[i];
@@ -993,7 +1014,8 @@ static void attach_uprobe(struct collector *c, size_t i)
 		c->failed++;
 		return;
 	}
-	/* The links live until exit; the kernel detaches them then. */
+	keep(c, entry);
+	keep(c, exit_link);
 	c->attached++;
 }
 
@@ -1097,8 +1119,8 @@ static void attach_tracepoint(struct collector *c, size_t i)
 	memcpy(category, p->function, (size_t)(colon - p->function));
 	category[colon - p->function] = '\0';
 	opts.bpf_cookie = (__u64)i;
-	if (!bpf_program__attach_tracepoint_opts(c->skel->progs.dc_tp_generic,
-						 category, colon + 1, &opts)) {
+	if (!keep(c, bpf_program__attach_tracepoint_opts(c->skel->progs.dc_tp_generic,
+							 category, colon + 1, &opts))) {
 		warn("cannot attach tracepoint %s: %s", p->function, strerror(errno));
 		c->failed++;
 		return;
@@ -1115,8 +1137,8 @@ static void attach_usdt(struct collector *c, size_t i)
 
 	opts.bpf_cookie = (__u64)i;
 	opts.ref_ctr_offset = (size_t)p->semaphore;
-	if (!bpf_program__attach_uprobe_opts(c->skel->progs.dc_usdt, -1,
-					     p->target, p->offset, &opts)) {
+	if (!keep(c, bpf_program__attach_uprobe_opts(c->skel->progs.dc_usdt, -1,
+						     p->target, p->offset, &opts))) {
 		warn("cannot attach USDT probe %s in %s: %s", p->function,
 		     p->target, strerror(errno));
 		c->failed++;
@@ -1149,13 +1171,13 @@ static void attach_all(struct collector *c)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 
 	/* Process tracking first, so no fork escapes while probes attach. */
-	if (!bpf_program__attach(skel->progs.dc_fork) ||
-	    !bpf_program__attach(skel->progs.dc_exec) ||
-	    !bpf_program__attach(skel->progs.dc_exit))
+	if (!keep(c, bpf_program__attach(skel->progs.dc_fork)) ||
+	    !keep(c, bpf_program__attach(skel->progs.dc_exec)) ||
+	    !keep(c, bpf_program__attach(skel->progs.dc_exit)))
 		sysdie("cannot attach the process-tracking tracepoints");
 	if (bpf_program__autoload(skel->progs.dc_sys_enter)) {
-		if (!bpf_program__attach(skel->progs.dc_sys_enter) ||
-		    !bpf_program__attach(skel->progs.dc_sys_exit))
+		if (!keep(c, bpf_program__attach(skel->progs.dc_sys_enter)) ||
+		    !keep(c, bpf_program__attach(skel->progs.dc_sys_exit)))
 			sysdie("cannot attach the syscall tracepoints");
 	}
 	if (c->opt.mode == SEL_CLIENTS) {
@@ -1165,8 +1187,8 @@ static void attach_all(struct collector *c)
 		opts.func_name = "dc_client_register";
 		if (access(lib, R_OK) != 0)
 			sysdie("client library %s", lib);
-		if (!bpf_program__attach_uprobe_opts(skel->progs.dc_client_register,
-						     -1, lib, 0, &opts))
+		if (!keep(c, bpf_program__attach_uprobe_opts(
+				skel->progs.dc_client_register, -1, lib, 0, &opts)))
 			sysdie("cannot watch dc_client_register in %s", lib);
 	}
 	for (i = 0; i < c->spec->nprobes; i++) {
@@ -1203,7 +1225,7 @@ static void attach_all(struct collector *c)
 	for (int tp = 0; tp < DC_TP_COUNT; tp++) {
 		if (!c->tp_needed[tp])
 			continue;
-		if (!bpf_program__attach(dc_klayer_prog(skel, tp)))
+		if (!keep(c, bpf_program__attach(dc_klayer_prog(skel, tp))))
 			sysdie("cannot attach tracepoint %s",
 			       dc_klayer_by_tp(tp)->name);
 	}
@@ -1455,6 +1477,7 @@ static int check_kernel(void)
 	struct dc_kfuncs kf = { .method = DC_KFUNC_NONE };
 	const char *missing;
 	struct collect_bpf *skel;
+	struct bpf_link *fork_link = NULL, *sys_link = NULL;
 
 	dc_features_detect(&f);
 	printf("%s\n", dc_features_line(&f));
@@ -1482,14 +1505,17 @@ static int check_kernel(void)
 	dc_kfuncs_aim(&kf, skel, "vfs_read");
 	bpf_map__set_max_entries(skel->maps.events, 1 << 16);
 	if (collect_bpf__load(skel) != 0 ||
-	    !bpf_program__attach(skel->progs.dc_fork) ||
-	    !bpf_program__attach(skel->progs.dc_sys_enter)) {
+	    (fork_link = bpf_program__attach(skel->progs.dc_fork)) == NULL ||
+	    (sys_link = bpf_program__attach(skel->progs.dc_sys_enter)) == NULL) {
 		printf("cannot collect: loading or attaching BPF programs failed: %s\n",
 		       strerror(errno));
+		bpf_link__destroy(fork_link);
 		collect_bpf__destroy(skel);
 		xfclose_stdout();
 		return DC_EXIT_FAILURE;
 	}
+	bpf_link__destroy(sys_link);
+	bpf_link__destroy(fork_link);
 	collect_bpf__destroy(skel);
 	printf("BPF programs load and attach: ok\n");
 	xfclose_stdout();
@@ -1622,7 +1648,13 @@ int main(int argc, char **argv)
 			waitpid(c.child, &c.child_status, 0);
 			c.child_done = true;
 		}
+		ring_buffer__free(c.rb);
+		drop_links(&c);
 		collect_bpf__destroy(c.skel);
+		dc_spec_free(c.spec);
+		dc_profiler_free(c.profiler);
+		free(c.skip);
+		free(c.batch);
 		return DC_EXIT_FAILURE;
 	}
 
@@ -1653,6 +1685,7 @@ int main(int argc, char **argv)
 		status = DC_EXIT_FAILURE;
 	}
 	ring_buffer__free(c.rb);
+	drop_links(&c);
 	collect_bpf__destroy(c.skel);
 	dc_spec_free(c.spec);
 	dc_profiler_free(c.profiler);

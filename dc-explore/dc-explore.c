@@ -222,7 +222,8 @@ static int explore_file(const char *arg, const struct explore_opts *o,
 				json_array_append_new(out_json, func_json(path, f));
 		}
 	}
-	qsort(lines, nlines, sizeof(*lines), line_cmp);
+	if (nlines > 1) /* qsort(NULL, 0) is undefined */
+		qsort(lines, nlines, sizeof(*lines), line_cmp);
 	for (i = 0; i < nlines; i++) {
 		/* Two names at the same text: print once. */
 		if (i > 0 && strcmp(lines[i].name, lines[i - 1].name) == 0 &&

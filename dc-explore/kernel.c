@@ -56,7 +56,8 @@ static void names_sort(struct names *ns)
 
 	if (ns->n == 0)
 		return;
-	qsort(ns->v, ns->n, sizeof(*ns->v), str_cmp);
+	if (ns->n > 1) /* qsort(NULL, 0) is undefined */
+		qsort(ns->v, ns->n, sizeof(*ns->v), str_cmp);
 	for (i = 1; i < ns->n; i++) {
 		if (strcmp(ns->v[i], ns->v[j]) == 0)
 			free(ns->v[i]);

@@ -160,11 +160,23 @@ static regex_t *regexes(struct reader *r, yaml_node_t *n, const char *what,
 		int rc = regcomp(&res[i], pats[i], REG_EXTENDED | REG_NOSUB);
 
 		if (rc != 0) {
-			char buf[256];
+			char buf[256], msg[1024];
+			int line = lines[i], col = cols[i];
 
 			regerror(rc, &res[i], buf, sizeof(buf));
-			config_die(r->cfg, lines[i], cols[i], "bad regex \"%s\" in %s: %s",
-				   pats[i], what, buf);
+			snprintf(msg, sizeof(msg), "bad regex \"%s\" in %s: %s",
+				 pats[i], what, buf);
+			/* Free all before dying: nothing leaks on this exit.
+			 * Patterns before i are compiled and freed already. */
+			for (size_t k = i; k < *count; k++)
+				free(pats[k]);
+			while (i > 0)
+				regfree(&res[--i]);
+			free(pats);
+			free(lines);
+			free(cols);
+			free(res);
+			config_die(r->cfg, line, col, "%s", msg);
 		}
 		free(pats[i]);
 	}

@@ -8,7 +8,9 @@ dc_wrap_dc_wrap_LDADD = lib/libdc.la
 lib_LTLIBRARIES += dc-wrap/libdcclient.la
 include_HEADERS = dc-wrap/dcclient.h
 dc_wrap_libdcclient_la_SOURCES = dc-wrap/dcclient.c dc-wrap/dcclient.h
-dc_wrap_libdcclient_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+# Never sanitized: it is preloaded into applications that are not.
+dc_wrap_libdcclient_la_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS)) \
+	-fvisibility=hidden
 dc_wrap_libdcclient_la_LDFLAGS = -avoid-version -no-undefined
 
 EXTRA_DIST += dc-wrap/README.md
@@ -16,4 +18,4 @@ EXTRA_DIST += dc-wrap/README.md
 # Test helper: catches the client hooks' calls (t/4100-wrap.t).
 check_PROGRAMS += t/helpers/dc-client-probe
 t_helpers_dc_client_probe_SOURCES = t/helpers/dc-client-probe.c
-t_helpers_dc_client_probe_LDFLAGS = -export-dynamic
+t_helpers_dc_client_probe_LDFLAGS = $(AM_LDFLAGS) -export-dynamic

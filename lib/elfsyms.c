@@ -270,7 +270,8 @@ static int group_functions(struct reader *r, struct dc_elf *out)
 {
 	size_t i = 0, j, k;
 
-	qsort(r->syms, r->nsyms, sizeof(*r->syms), raw_cmp);
+	if (r->nsyms > 1) /* qsort(NULL, 0) is undefined */
+		qsort(r->syms, r->nsyms, sizeof(*r->syms), raw_cmp);
 	out->funcs = calloc(r->nsyms + 1, sizeof(*out->funcs));
 	if (out->funcs == NULL)
 		return EXIT_FAIL;
@@ -313,7 +314,8 @@ static int group_functions(struct reader *r, struct dc_elf *out)
 			}
 			f->names[f->nnames++] = s->n;
 		}
-		qsort(f->names, f->nnames, sizeof(*f->names), name_cmp);
+		if (f->nnames > 1)
+			qsort(f->names, f->nnames, sizeof(*f->names), name_cmp);
 		out->nfuncs++;
 		i = j;
 	}
@@ -412,7 +414,8 @@ static int read_usdt(struct reader *r, struct dc_elf *out, Elf_Scn *scn,
 		if (!u->provider || !u->name || !u->args)
 			return EXIT_FAIL;
 	}
-	qsort(out->usdts, out->nusdts, sizeof(*out->usdts), usdt_cmp);
+	if (out->nusdts > 1)
+		qsort(out->usdts, out->nusdts, sizeof(*out->usdts), usdt_cmp);
 	return 0;
 }
 

@@ -1,13 +1,28 @@
 # t/: TAP test scripts, run with prove by `make check`.
-EXTRA_DIST += t/test-lib.sh $(wildcard $(srcdir)/t/*.t) \
+EXTRA_DIST += t/test-lib.sh t/lsan.supp $(wildcard $(srcdir)/t/*.t) \
 	t/kernels/fetch-kernel.sh t/kernels/mkinitramfs.sh t/kernels/run-vm.sh \
 	t/kernels/vm-init
 
+# In a sanitizer build (configure --enable-sanitizers) every finding,
+# leaks included, is written to t/sanitizer/ as well as failing its tool
+# with status 86: a test that tolerates a failure still cannot hide one,
+# since the suite fails when that folder has a report.
+if SANITIZERS
+SAN_LOGS = $(abs_top_builddir)/t/sanitizer
+SAN_ENV = ASAN_OPTIONS=detect_leaks=1:exitcode=86:log_path=$(SAN_LOGS)/asan \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86:log_path=$(SAN_LOGS)/ubsan \
+	LSAN_OPTIONS=suppressions=$(abs_top_srcdir)/t/lsan.supp
+endif
+
 check-local: all $(check_PROGRAMS)
+	@if test -n "$(SAN_LOGS)"; then rm -rf $(SAN_LOGS); mkdir -p $(SAN_LOGS); fi
 	cd $(top_builddir) && DC_SRC_DIR=$(abs_top_srcdir) \
-	DC_BUILD_DIR=$(abs_top_builddir) \
+	DC_BUILD_DIR=$(abs_top_builddir) $(SAN_ENV) \
 	prove $(PROVE_FLAGS) $(filter-out %/9000-vm-debian-6.1.t,\
-		$(wildcard $(abs_top_srcdir)/t/*.t))
+		$(wildcard $(abs_top_srcdir)/t/*.t)); rc=$$?; \
+	if test -n "$(SAN_LOGS)" && test -n "$$(ls $(SAN_LOGS))"; then \
+		echo "sanitizer findings:"; head -n 40 $(SAN_LOGS)/*; exit 1; \
+	fi; exit $$rc
 
 # The kernel-dependent tests again in a VM running Debian 12's stock 6.1
 # kernel (t/9000-vm-debian-6.1.t); the kernel is fetched once, into the

@@ -153,6 +153,13 @@ static struct expect expected[MAX_FRAMES];
 static int n_expected;
 static uint64_t n_events_written;
 
+/* Forget the expected frames, freeing their copies. */
+static void forget_expected(void)
+{
+	while (n_expected > 0)
+		free(expected[--n_expected].data);
+}
+
 static void put(struct dc_writer *w, uint16_t type, const void *data,
 		uint32_t len)
 {
@@ -185,7 +192,7 @@ static struct buf write_stream(int events_frames, size_t *header_size)
 	int fd, i, j;
 	struct buf b;
 
-	n_expected = 0;
+	forget_expected();
 	n_events_written = 0;
 	test_info(&info);
 	fd = file_of(NULL, 0);
@@ -479,7 +486,7 @@ static void test_big_frames(void)
 	for (i = 0; i < len; i++)
 		big[i] = (unsigned char)(i * 131 + 7);
 	fd = file_of(NULL, 0);
-	n_expected = 0;
+	forget_expected();
 	w = dc_writer_open(fd, &info);
 	put(w, DC_FRAME_SYSINFO, big, (uint32_t)len);
 	put(w, DC_FRAME_SYSINFO, big + 1, (uint32_t)(len - 1));
@@ -736,6 +743,7 @@ int main(void)
 	test_damage();
 	test_strings();
 	test_exit_statuses();
+	forget_expected();
 	printf("1..%d\n", test_no);
 	return test_failed ? 1 : 0;
 }
