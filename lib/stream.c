@@ -390,10 +390,16 @@ int dc_reader_next(struct dc_reader *r, struct dc_frame *frame)
 			    "stream truncated at byte %llu inside a frame of "
 			    "%u bytes (writer killed?)",
 			    (unsigned long long)r->offset, len);
+#ifndef DC_FUZZING
+	/* (A fuzzing build takes any checksum, so that mutated frames
+	 * reach the decoders behind this check: configure.ac.) */
 	if ((uint32_t)crc32(0L, r->buf + r->start + DC_FRAME_HDR_SIZE, len) != crc)
 		return fail(r, DC_READ_CORRUPT,
 			    "corrupt frame at byte %llu: checksum mismatch",
 			    (unsigned long long)r->offset);
+#else
+	(void)crc;
+#endif
 	frame->len = len;
 	frame->data = r->buf + r->start + DC_FRAME_HDR_SIZE;
 	frame->offset = r->offset;
