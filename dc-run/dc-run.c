@@ -65,6 +65,7 @@ struct runner {
 	char *log;               /* DIR/JOBID/HOST.log: the tools' messages */
 	char tmp[PATH_MAX];      /* private: ready file, generated spec */
 	char *ready;
+	char *sig;               /* the spec signed from a config, if any */
 	pid_t stage[3];          /* collect, aggregate, write */
 	char why[512];           /* why tracing did not start */
 	bool traced;
@@ -384,10 +385,12 @@ static const char *signed_spec(struct runner *r, bool root)
 	if (!is_config(r->opt.spec))
 		return r->opt.spec;
 	json = xasprintf("%s/probes.json", r->tmp);
-	sig = xasprintf("%s/probes.sig", r->tmp);
+	free(r->sig);
+	r->sig = sig = xasprintf("%s/probes.sig", r->tmp);
 	fd = open(json, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		set_why(r, "cannot create %s: %s", json, strerror(errno));
+		free(json);
 		return NULL;
 	}
 	ok = run_step(r, gen, fd);
@@ -785,5 +788,10 @@ int main(int argc, char **argv)
 			unlink(r.log);
 	}
 	remove_private_dir(&r);
+	free(r.jobdir);
+	free(r.trace);
+	free(r.log);
+	free(r.ready);
+	free(r.sig);
 	return status;
 }

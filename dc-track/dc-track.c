@@ -59,6 +59,7 @@ struct target {
 	size_t nused;            /* entries before the first DT_NULL */
 	Elf_Scn *dynstr;
 	size_t dynstr_index;
+	char *strbuf;            /* the grown .dynstr, freed after elf_end */
 };
 
 #ifdef DC_UNTRACK
@@ -266,7 +267,8 @@ static size_t append_string(struct target *t, const char *name, int *status)
 	buf = xmalloc(old + nlen);
 	memcpy(buf, strs->d_buf, old);
 	memcpy(buf + old, name, nlen);
-	strs->d_buf = buf; /* lives until the process exits */
+	strs->d_buf = buf; /* libelf uses it until elf_end */
+	t->strbuf = buf;
 	strs->d_size = old + nlen;
 	elf_flagdata(strs, ELF_C_SET, ELF_F_DIRTY);
 
@@ -433,6 +435,7 @@ static int process(const char *file, const char *lib, bool quiet)
 out:
 	if (t.elf != NULL)
 		elf_end(t.elf);
+	free(t.strbuf);
 	if (t.fd >= 0)
 		close(t.fd);
 	if (t.tmp[0] != '\0')
