@@ -25,7 +25,8 @@ python3 libhdf5-dev libopenmpi-dev openmpi-bin systemtap-sdt-dev passwd
 slurm-wlm munge
 procps libdeflate0 python3-dask python3-distributed python3-matplotlib
 python3-pandas chromium
-qemu-system-x86 busybox-static e2fsprogs xfsprogs file"
+qemu-system-x86 busybox-static e2fsprogs xfsprogs file
+afl++ libclang-rt-14-dev"
 
 say() { printf 'setup.sh: %s\n' "$*" >&2; }
 
@@ -71,6 +72,32 @@ build() {
 	make -j"$(nproc)" >/dev/null
 }
 
+# variant DIR CONFIGURE-ARGS...: a second build of the same tree in DIR.
+variant() {
+	_dir=$1
+	shift
+	mkdir -p "$_dir"
+	cd "$_dir" || return 1
+	if [ ! -f Makefile ]; then
+		say "configuring $_dir: $*"
+		# (configure takes CC=... as an argument.)
+		"$top/configure" -q "$@" || return 1
+	fi
+	say "building $_dir"
+	make -j"$(nproc)" >/dev/null
+}
+
+# timed WHAT CMD...: run CMD, then say how long it took.
+timed() {
+	_what=$1
+	shift
+	_t0=$(date +%s)
+	"$@"
+	_rc=$?
+	say "$_what: $(( $(date +%s) - _t0 )) s, exit $_rc"
+	return $_rc
+}
+
 case "${1:-}" in
 deps)
 	need_root
@@ -91,9 +118,19 @@ test)
 	need_root
 	deps
 	build
+	# Everything runs, whatever fails; the status says if anything did.
+	status=0
 	cd "$build"
-	make check
-	exec make check-kernels
+	timed "the test suite" make check || status=1
+	timed "the kernel VM suite" make check-kernels || status=1
+	# The suite again with ASan+UBSan (leaks included), then AFL++ on
+	# every fuzz target (fuzz/README.md).
+	variant "$top/build-san" --enable-sanitizers &&
+		timed "the sanitizer suite" make check || status=1
+	variant "$top/build-fuzz" CC=afl-clang-fast --enable-fuzzing \
+		--enable-sanitizers &&
+		timed "fuzzing" make fuzz || status=1
+	exit $status
 	;;
 *)
 	echo "usage: $0 demo|test|deps|build" >&2
