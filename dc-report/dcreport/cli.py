@@ -101,7 +101,7 @@ def start_client(a):
         return client, None
     n = a.workers or max(1, min(os.cpu_count() or 1, 8))
     cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+                           dashboard_address=":0", silence_logs=logging.ERROR)
     return Client(cluster), cluster
 
 
@@ -176,8 +176,11 @@ def main(argv, version):
             return EXIT_FAILURE
     try:
         result, files, issues = analyse(a)
-    except OSError as e:
-        sys.stderr.write("dc-report: Dask cluster: %s\n" % (e.strerror or e))
+    except (OSError, Exception) as e:
+        # The cluster (a lost worker, a scheduler gone) or a bug: one
+        # line, no half report.
+        what = "Dask cluster" if isinstance(e, OSError) else "analysis failed"
+        sys.stderr.write("dc-report: %s: %s\n" % (what, getattr(e, "strerror", None) or e))
         if out is not None:
             out.close()
             os.unlink(a.output + ".tmp")
