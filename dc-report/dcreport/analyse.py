@@ -18,8 +18,11 @@ from dcreport.reader import read_part
 # merge exactly.
 FIRST_WIDTH = 1024
 MAX_BINS = 240
-# Parents are found by id among the last PARENT_WINDOW ids seen.
-PARENT_WINDOW = 1 << 18
+# Parents are found by id among the last PARENT_WINDOW ids seen: dc-write
+# writes a call group (a call and all under it) whole, and holds at most
+# 65536 records of a thread (dc-trace(5), Parents), so a parent is that
+# close; the window bounds a task's memory.
+PARENT_WINDOW = 1 << 17
 META = ("datacrumbs", "dftracer")
 
 
