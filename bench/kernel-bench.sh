@@ -19,7 +19,8 @@
 #               it, with the block, pagecache and faults layers
 #
 # Then one more run of each with kernel.bpf_stats_enabled for the
-# programs' own ns per run (restored after).
+# programs' own ns per run (restored after).  KBENCH_STATS_ONLY=1 runs
+# only those.
 set -eu
 
 build=${DC_BUILD_DIR:?DC_BUILD_DIR names the build directory}
@@ -64,6 +65,7 @@ field() {
 # median CMD...: run CMD (which prints the workload's report on stdout)
 # RUNS times; prints "WALL CPU", the medians.
 median() {
+	if [ -n "${KBENCH_STATS_ONLY:-}" ]; then echo "0 0"; return 0; fi
 	: >m.runs
 	i=0
 	while [ $i -lt "$RUNS" ]; do
@@ -98,6 +100,7 @@ bt() { # bt PROGRAM CMD...
 
 # row NAME BASE FLOOR PEER DC: "WALL CPU" pairs; ratios of added CPU.
 row() {
+	[ -z "${KBENCH_STATS_ONLY:-}" ] || return 0
 	echo "$2 $3 $4 $5" | awk -v n="$1" '{
 		bw = $1; bc = $2; fw = $3; fc = $4; pw = $5; pc = $6; dw = $7; dc = $8
 		fa = fc - bc; da = dc - bc; pa = pc - bc
@@ -125,6 +128,7 @@ row "$N x write(2) 1 byte to /dev/null, syscalls layer" "$base" "$fl" "$peer" "$
 # The traced side loops until told to stop; the unselected loop is
 # measured while it runs.
 beside() { # beside MODE: the unselected loop's report, with MODE beside it
+	[ -z "${KBENCH_STATS_ONLY:-}" ] || return 0
 	rm -f stop
 	case $1 in
 	idle)	{ dc-collect -k key sys.sig -- sh -c \
@@ -171,7 +175,8 @@ print(" ".join(fs))')
 		peer=$(median cold bt "${probes%,} { @[probe] = count(); }" "$W" read mnt/R)
 	fi
 	dc=$(median cold traced kern "$W" read mnt/R)
-	events=$(python3 -c '
+	events=0
+	[ ! -f out.pfw.gz ] || events=$(python3 -c '
 import gzip, json
 n = 0
 for line in gzip.open("out.pfw.gz", "rt"):

@@ -65,11 +65,13 @@ struct {
 	__type(value, __u32); /* probe id + 1; 0: not traced */
 } syscall_probe SEC(".maps");
 
+/* Each thread's call stack, in the thread itself (task-local storage):
+ * found without hashing, made when a selected thread first calls, freed
+ * with the thread. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, DC_MAX_THREADS);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);   /* tid */
+	__type(key, int);
 	__type(value, struct dc_stack);
 } stacks SEC(".maps");
 
@@ -96,9 +98,8 @@ struct {
 	__type(value, struct dc_profile_value);
 } profile SEC(".maps");
 
-/* Scratch space: a zeroed stack to insert, and a record with a string. */
+/* Scratch space: a record with a string. */
 struct scratch {
-	struct dc_stack zero_stack;
 	__u8 rec[DC_EVENT_FIXED_SIZE + DC_MAX_STR + 8];
 };
 
@@ -201,19 +202,12 @@ static __always_inline __u64 rb_flags(void)
 	return BPF_RB_NO_WAKEUP;
 }
 
+/* The current thread's stack (tid is the current thread's); with create,
+ * a zeroed one if it has none. */
 static __always_inline struct dc_stack *get_stack(__u32 tid, bool create)
 {
-	struct dc_stack *st = bpf_map_lookup_elem(&stacks, &tid);
-	struct scratch *s;
-	__u32 zero = 0;
-
-	if (st || !create)
-		return st;
-	s = bpf_map_lookup_elem(&scratch_map, &zero);
-	if (!s)
-		return NULL;
-	bpf_map_update_elem(&stacks, &tid, &s->zero_stack, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&stacks, &tid);
+	return bpf_task_storage_get(&stacks, bpf_get_current_task_btf(), NULL,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
 static __always_inline void push(__u32 tid, __u32 probe_id, __u32 is_syscall,
@@ -488,7 +482,7 @@ static __always_inline int uprobe_entry(struct pt_regs *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u64 args[DC_MAX_ARGS];
 
-	if (!is_selected(pid_tgid >> 32))
+	if (!current_selected(pid_tgid))
 		return 0;
 	args[0] = PT_REGS_PARM1(ctx);
 	args[1] = PT_REGS_PARM2(ctx);
@@ -504,7 +498,7 @@ static __always_inline int uprobe_exit(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
-	if (!is_selected(pid_tgid >> 32))
+	if (!current_selected(pid_tgid))
 		return 0;
 	pop((__u32)pid_tgid, (__u32)bpf_get_attach_cookie(ctx), false,
 	    (__s64)PT_REGS_RC(ctx));
@@ -685,7 +679,8 @@ int BPF_PROG(dc_exit, struct task_struct *p)
 	__u32 tid = BPF_CORE_READ(p, pid);
 	int live;
 
-	bpf_map_delete_elem(&stacks, &tid);
+	/* sched_process_exit runs in the exiting thread. */
+	bpf_task_storage_delete(&stacks, bpf_get_current_task_btf());
 	if (follow_ra)
 		ra_flush(tid);
 	if (!is_selected(tgid))
@@ -743,17 +738,19 @@ struct {
  * Every bio queued on the host is remembered, selected or not, so that a
  * completion found nowhere is known to be unattributed (not someone
  * else's) and is still emitted.  Merged bios leave the map at the merge;
- * LRU in case a path is missed. */
+ * LRU in case a path is missed (bio-based devices never complete a
+ * request), with per-CPU lists: no lock shared by every CPU. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_NO_COMMON_LRU);
 	__type(key, struct dc_block_key);
 	__type(value, struct dc_block_start);
 } block_start SEC(".maps");
 
 static __always_inline __u32 current_depth(__u32 tid)
 {
-	struct dc_stack *st = bpf_map_lookup_elem(&stacks, &tid);
+	struct dc_stack *st = get_stack(tid, false);
 
 	if (!st)
 		return 0;
@@ -811,7 +808,7 @@ static __always_inline void emit_instant(__u32 tp, __u8 nargs, __u64 a0,
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 probe_id;
 
-	if (!is_selected(pid_tgid >> 32) || tp_probe_id(tp, &probe_id))
+	if (!current_selected(pid_tgid) || tp_probe_id(tp, &probe_id))
 		return;
 	emit_kernel(probe_id, DC_EV_INSTANT, pid_tgid, bpf_ktime_get_ns(), 0,
 		    0, current_depth((__u32)pid_tgid), 0, nargs, a0, a1, a2,
@@ -856,7 +853,7 @@ int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 	start.pid_tgid = pid_tgid;
 	start.bytes = (__u64)BPF_CORE_READ(ctx, nr_sector) * 512;
 	start.op = pack_op(ctx->rwbs);
-	start.selected = is_selected(pid_tgid >> 32);
+	start.selected = current_selected(pid_tgid);
 	if (start.selected)
 		start.depth = current_depth((__u32)pid_tgid);
 	bpf_map_update_elem(&block_start, &key, &start, BPF_ANY);
@@ -1017,30 +1014,41 @@ int dc_dirty(struct trace_event_raw_writeback_folio_template *ctx)
  * emitted when the thread moves on: at its next readahead, its next system
  * call exit (when system calls are traced) or its exit. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);   /* tid */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct dc_ra_pending);
 } ra_pending SEC(".maps");
 
+/* The current thread's open readahead, or NULL (tid: the current one). */
+static __always_inline struct dc_ra_pending *ra_open(bool create)
+{
+	struct dc_ra_pending *ra;
+
+	ra = bpf_task_storage_get(&ra_pending, bpf_get_current_task_btf(), NULL,
+				  create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	if (ra && !create && !ra->open)
+		return NULL;
+	return ra;
+}
+
 static __always_inline void ra_flush(__u32 tid)
 {
-	struct dc_ra_pending *ra = bpf_map_lookup_elem(&ra_pending, &tid);
+	struct dc_ra_pending *ra = ra_open(false);
 
 	if (!ra)
 		return;
 	emit_kernel(ra->probe_id, DC_EV_INSTANT, ra->pid_tgid, ra->ts, 0, 0,
 		    ra->depth, 0, 4, ra->dev, ra->ino, ra->index, ra->pages,
 		    0, 0);
-	bpf_map_delete_elem(&ra_pending, &tid);
+	ra->open = 0;
 }
 
 /* A folio this thread added: part of its open readahead, if any. */
 static __always_inline void
 ra_count(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct dc_ra_pending *ra = bpf_map_lookup_elem(&ra_pending, &tid);
+	struct dc_ra_pending *ra = ra_open(false);
 
 	if (!ra || ra->ino != BPF_CORE_READ(ctx, i_ino) ||
 	    ra->dev != BPF_CORE_READ(ctx, s_dev))
@@ -1052,20 +1060,26 @@ static __always_inline void
 ra_begin(__u32 tp, struct trace_event_raw_page_cache_ra_op *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct dc_ra_pending ra = {};
-	__u32 tid;
+	struct dc_ra_pending *ra;
+	__u32 probe_id;
 
-	if (!is_selected(pid_tgid >> 32) || tp_probe_id(tp, &ra.probe_id))
+	if (!current_selected(pid_tgid) || tp_probe_id(tp, &probe_id))
 		return;
 	ra_flush((__u32)pid_tgid);
-	ra.ts = bpf_ktime_get_ns();
-	ra.pid_tgid = pid_tgid;
-	ra.dev = BPF_CORE_READ(ctx, s_dev);
-	ra.ino = BPF_CORE_READ(ctx, i_ino);
-	ra.index = BPF_CORE_READ(ctx, index);
-	ra.depth = current_depth((__u32)pid_tgid);
-	tid = (__u32)pid_tgid;
-	bpf_map_update_elem(&ra_pending, &tid, &ra, BPF_ANY);
+	ra = ra_open(true);
+	if (!ra) {
+		count_drop(probe_id);
+		return;
+	}
+	ra->probe_id = probe_id;
+	ra->ts = bpf_ktime_get_ns();
+	ra->pid_tgid = pid_tgid;
+	ra->dev = BPF_CORE_READ(ctx, s_dev);
+	ra->ino = BPF_CORE_READ(ctx, i_ino);
+	ra->index = BPF_CORE_READ(ctx, index);
+	ra->pages = 0;
+	ra->depth = current_depth((__u32)pid_tgid);
+	ra->open = 1;
 }
 
 SEC("tp/readahead/page_cache_sync_ra")
@@ -1088,7 +1102,7 @@ static __always_inline void emit_sock_length(__u32 tp,
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 probe_id;
 
-	if (!is_selected(pid_tgid >> 32) || tp_probe_id(tp, &probe_id))
+	if (!current_selected(pid_tgid) || tp_probe_id(tp, &probe_id))
 		return;
 	emit_kernel(probe_id, DC_EV_INSTANT, pid_tgid, bpf_ktime_get_ns(), 0,
 		    BPF_CORE_READ(ctx, ret), current_depth((__u32)pid_tgid), 0,
@@ -1134,7 +1148,7 @@ int dc_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 probe_id;
 
-	if (!is_selected(pid_tgid >> 32) ||
+	if (!current_selected(pid_tgid) ||
 	    tp_probe_id(DC_TP_URING_COMPLETE, &probe_id))
 		return 0;
 	emit_kernel(probe_id, DC_EV_INSTANT, pid_tgid, bpf_ktime_get_ns(), 0,
@@ -1163,7 +1177,7 @@ int BPF_KPROBE(dc_usdt)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 probe_id = (__u32)bpf_get_attach_cookie(ctx);
 
-	if (!is_selected(pid_tgid >> 32))
+	if (!current_selected(pid_tgid))
 		return 0;
 	emit_kernel(probe_id, DC_EV_INSTANT, pid_tgid, bpf_ktime_get_ns(), 0,
 		    0, current_depth((__u32)pid_tgid), 0, 0, 0, 0, 0, 0, 0, 0);
@@ -1177,7 +1191,7 @@ int dc_tp_generic(void *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 probe_id = (__u32)bpf_get_attach_cookie(ctx);
 
-	if (!is_selected(pid_tgid >> 32))
+	if (!current_selected(pid_tgid))
 		return 0;
 	emit_kernel(probe_id, DC_EV_INSTANT, pid_tgid, bpf_ktime_get_ns(), 0,
 		    0, current_depth((__u32)pid_tgid), 0, 0, 0, 0, 0, 0, 0, 0);

@@ -635,8 +635,8 @@ static unsigned long long report_drops(struct collector *c)
 		warn("%llu calls dropped: nested deeper than %d on one thread",
 		     (unsigned long long)depth, DC_MAX_DEPTH);
 	if (nostack > 0)
-		warn("%llu calls dropped: more than %d threads in calls at once",
-		     (unsigned long long)nostack, DC_MAX_THREADS);
+		warn("%llu calls dropped: no memory for a thread's call stack",
+		     (unsigned long long)nostack);
 	if (unknown > 0)
 		notice("%llu block requests completed that were never seen queued "
 		       "(in flight when tracing began): kept with pid 0",

@@ -12,7 +12,6 @@
 #define DC_MAX_SYSCALLS 1024    /* syscall numbers the table covers */
 #define DC_MAX_DEPTH 32         /* stored frames per thread; deeper calls
                                    are counted as dropped */
-#define DC_MAX_THREADS 32768    /* threads with a live call stack */
 #define DC_MAX_SELECTED 65536   /* selected processes */
 
 /* Size of a record without an inline string: header + all arg slots. */
@@ -55,7 +54,8 @@ enum dc_counter {
 	DC_CNT_DEPTH = 1,        /* calls lost: stack deeper than stored */
 	DC_CNT_UNPAIRED = 2,     /* exits whose entry was never seen */
 	DC_CNT_UNWOUND = 3,      /* entries whose exit was never seen */
-	DC_CNT_NOSTACK = 4,      /* calls lost: no stack slot for thread */
+	DC_CNT_NOSTACK = 4,      /* calls lost: no memory for a thread's
+	                            stack */
 	DC_CNT_BLOCK_UNKNOWN = 5,/* block completions whose request was never
 	                            seen queued: emitted with pid 0 */
 	DC_CNT_MAX
@@ -114,7 +114,7 @@ struct dc_ra_pending {
 	__u32 dev;
 	__u32 depth;
 	__u32 probe_id;
-	__u32 reserved;
+	__u32 open;              /* pages still being counted */
 };
 
 /* Profile mode: the kernel sums calls per process and probe. */

@@ -54,6 +54,8 @@ void dc_features_detect(struct dc_features *f)
 	f->ringbuf = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) > 0;
 	f->cookie = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
 					    BPF_FUNC_get_attach_cookie, NULL) > 0;
+	f->task_storage = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE,
+						    NULL) > 0;
 	f->uprobes = exists("/sys/bus/event_source/devices/uprobe/type");
 	f->kprobes = exists("/sys/bus/event_source/devices/kprobe/type");
 	if (f->btf) {
@@ -100,6 +102,8 @@ const char *dc_features_missing(const struct dc_features *f)
 		return "the kernel has no BPF ring buffer (needs 5.8 or a backport)";
 	if (!f->cookie)
 		return "the kernel has no BPF cookies for uprobes (needs 5.15 or a backport)";
+	if (!f->task_storage)
+		return "the kernel has no BPF task-local storage (needs 5.11 or a backport)";
 	if (!f->uprobes)
 		return "the kernel has no uprobe support (CONFIG_UPROBE_EVENTS)";
 	return NULL;

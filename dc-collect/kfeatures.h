@@ -14,6 +14,7 @@ struct dc_features {
 	bool btf;          /* /sys/kernel/btf/vmlinux: CO-RE works */
 	bool ringbuf;      /* BPF ring buffer map */
 	bool cookie;       /* bpf_get_attach_cookie() for kprobe-type progs */
+	bool task_storage; /* task-local storage maps (the call stacks) */
 	bool uprobes;      /* the uprobe perf PMU */
 	bool kprobes;      /* the kprobe perf PMU */
 	bool fentry;       /* BPF_PROG_TYPE_TRACING loads, with cookies */
