@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hosts.h"
 #include "map.h"
 #include "messages.h"
 #include "stream.h"
@@ -103,6 +104,7 @@ struct input {
 
 static struct input *inputs;
 static unsigned n_inputs;
+static struct host_view *host_views; /* per input: hosts kept apart */
 
 /* ---- per process and thread ---- */
 
@@ -1283,8 +1285,28 @@ static void handle_end(unsigned idx, const struct dc_frame *f)
 	end_flags |= rec.flags;
 }
 
+/* Inputs of different hosts keep their processes apart (hosts.h). */
+static void assign_hosts(void)
+{
+	struct dc_stream_info *infos = xcalloc(n_inputs, sizeof(*infos));
+	int *ok = xcalloc(n_inputs, sizeof(*ok));
+	unsigned i;
+
+	host_views = xcalloc(n_inputs, sizeof(*host_views));
+	for (i = 0; i < n_inputs; i++) {
+		infos[i] = inputs[i].info;
+		ok[i] = inputs[i].header_ok;
+	}
+	hosts_assign(host_views, infos, ok, n_inputs);
+	free(infos);
+	free(ok);
+}
+
 static void handle_frame(unsigned idx, const struct dc_frame *f)
 {
+	struct dc_frame moved;
+
+	f = hosts_rewrite(&host_views[idx], f, &moved);
 	switch (f->type) {
 	case DC_FRAME_EVENTS:
 		handle_events(idx, f);
@@ -1601,6 +1623,7 @@ int main(int argc, char **argv)
 		if (inputs[i].header_ok)
 			inputs[i].delta = inputs[i].info.clock_offset_ns -
 					  out_info.clock_offset_ns;
+	assign_hosts();
 
 	batch = xmalloc(OUT_BATCH + REC_MAX);
 	if (opt_text) {

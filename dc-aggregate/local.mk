@@ -1,7 +1,8 @@
 # dc-aggregate/local.mk: dc-aggregate, and the stream codec's unit tests.
 bin_PROGRAMS += dc-aggregate/dc-aggregate
 dc_aggregate_dc_aggregate_SOURCES = dc-aggregate/aggregate.c \
-	dc-aggregate/map.h dc-aggregate/text.c dc-aggregate/text.h
+	dc-aggregate/map.h dc-aggregate/text.c dc-aggregate/text.h \
+	dc-aggregate/hosts.c dc-aggregate/hosts.h
 dc_aggregate_dc_aggregate_LDADD = lib/libdc.la -lpthread
 
 # Unit tests of lib/stream.c, run by t/0000-stream.t.

@@ -16,6 +16,8 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <sys/timex.h>
+#include <time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -198,6 +200,39 @@ static size_t put_pair(unsigned char *buf, size_t cap, size_t pos,
 	return dc_put_str(buf, cap, pos, value, strlen(value));
 }
 
+/* The host's clocks, so traces of several hosts can be put on one time
+ * line and the error of doing so is known: the monotonic-to-wall offset
+ * now (the stream header has the one from the start), and the kernel's
+ * NTP state as chrony, ntpd or timesyncd keep it (adjtimex(2) in read
+ * mode needs no privilege): synchronised or not, and the estimated and
+ * maximum error of the wall clock. */
+static size_t put_clock(unsigned char *buf, size_t cap, size_t pos)
+{
+	struct timespec mono, wall;
+	struct timex tx;
+	char value[64];
+	int state;
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &wall);
+	snprintf(value, sizeof(value), "%lld",
+		 (long long)(wall.tv_sec - mono.tv_sec) * 1000000000LL +
+		 (wall.tv_nsec - mono.tv_nsec));
+	pos = put_pair(buf, cap, pos, "clock.offset_ns", value);
+	memset(&tx, 0, sizeof(tx));
+	state = adjtimex(&tx);
+	if (state < 0)
+		return pos;
+	pos = put_pair(buf, cap, pos, "clock.ntp",
+		       state == TIME_ERROR || (tx.status & STA_UNSYNC) ?
+		       "unsynchronised" : "synchronised");
+	snprintf(value, sizeof(value), "%ld", tx.esterror);
+	pos = put_pair(buf, cap, pos, "clock.esterror_us", value);
+	snprintf(value, sizeof(value), "%ld", tx.maxerror);
+	pos = put_pair(buf, cap, pos, "clock.maxerror_us", value);
+	return pos;
+}
+
 size_t dc_sysinfo_record(unsigned char *buf, size_t cap)
 {
 	struct utsname u;
@@ -224,6 +259,7 @@ size_t dc_sysinfo_record(unsigned char *buf, size_t cap)
 			 (unsigned long long)si.totalram * si.mem_unit);
 		pos = put_pair(buf, cap, pos, "memory_bytes", value);
 	}
+	pos = put_clock(buf, cap, pos);
 	text = malloc(65536);
 	if (text == NULL)
 		return pos;

@@ -526,17 +526,18 @@ test_expect_success 'merge: one header, times on its clock, probes and strings r
 	call probe=open pid=100 tid=100 ts=1000 file=/a/f
 	call probe=write pid=100 tid=100 ts=2000 file=/a/f
 	call probe=write pid=100 tid=100 ts=2500 file=/a/pre
-	call probe=open pid=100 tid=100 ts=6000 file=/b/g
-	call probe=read pid=100 tid=100 ts=7000 file=/b/g
-	call probe=write pid=100 tid=100 ts=7100 file=/b/g
-	call probe=write pid=100 tid=100 ts=7500 file=/b/pre
+	call probe=open pid=4194404 tid=4194404 ts=6000 file=/b/g
+	call probe=read pid=4194404 tid=4194404 ts=7000 file=/b/g
+	call probe=write pid=4194404 tid=4194404 ts=7100 file=/b/g
+	call probe=write pid=4194404 tid=4194404 ts=7500 file=/b/pre
 	EOF
 	test_cmp expect got &&
 	test "$(grep -c "^probe " out)" = 3 &&
 	test "$(grep "^probe " out | cut -d" " -f2 | sort -u | wc -l)" = 3 &&
 	grep -q "^probe id=0 .* name=open " out &&
 	grep -q "^probe id=1 .* name=write " out &&
-	grep -q "^process pid=100 .*start=5500 .*cwd=/b" out &&
+	# The second host keeps its processes apart: pid + 2^22, and says so.
+	grep -q "^process pid=4194404 .*start=5500 .*cwd=/b.*host=node2.*host_index=1" out &&
 	grep -q "^end events=7 dropped=5 flags=0 " out
 '
 
@@ -549,12 +550,12 @@ test_expect_success 'merge of live inputs (pipes) loses nothing' '
 	named_events | cut -d" " -f1-5,10 | sort >got &&
 	cat >expect <<-\EOF &&
 	call probe=open pid=100 tid=100 ts=1000 file=/a/f
-	call probe=open pid=100 tid=100 ts=6000 file=/b/g
-	call probe=read pid=100 tid=100 ts=7000 file=/b/g
+	call probe=open pid=4194404 tid=4194404 ts=6000 file=/b/g
+	call probe=read pid=4194404 tid=4194404 ts=7000 file=/b/g
 	call probe=write pid=100 tid=100 ts=2000 file=/a/f
 	call probe=write pid=100 tid=100 ts=2500 file=/a/pre
-	call probe=write pid=100 tid=100 ts=7100 file=/b/g
-	call probe=write pid=100 tid=100 ts=7500 file=/b/pre
+	call probe=write pid=4194404 tid=4194404 ts=7100 file=/b/g
+	call probe=write pid=4194404 tid=4194404 ts=7500 file=/b/pre
 	EOF
 	test_cmp expect got &&
 	grep -q "^end events=7 dropped=5 flags=0 " out

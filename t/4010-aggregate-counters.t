@@ -46,7 +46,7 @@ test_expect_success 'merging: probe ids renumbered, start on the output clock' '
 	grep "^counters" out >got &&
 	cat >expect <<-\EOF &&
 	counters start=1000 interval=1000000 pid=100 probe=0 calls=5 dur=10000 bytes=20480 errors=1 pid=100 probe=1 calls=2 dur=3000 bytes=0 errors=0
-	counters start=1000000 interval=1000000 pid=200 probe=1 calls=1 dur=100 bytes=0 errors=0 pid=200 probe=7 calls=3 dur=300 bytes=12 errors=2
+	counters start=1000000 interval=1000000 pid=4194504 probe=1 calls=1 dur=100 bytes=0 errors=0 pid=4194504 probe=7 calls=3 dur=300 bytes=12 errors=2
 	EOF
 	test_cmp expect got &&
 	grep "^probe id=7 kind=uprobe layer=POSIX name=read " out &&
