@@ -268,7 +268,7 @@ static size_t append_string(struct target *t, const char *name, int *status)
 	memcpy(buf, strs->d_buf, old);
 	memcpy(buf + old, name, nlen);
 	strs->d_buf = buf; /* libelf uses it until elf_end */
-	t->strbuf = buf;
+	t->strbuf = (char *)buf;
 	strs->d_size = old + nlen;
 	elf_flagdata(strs, ELF_C_SET, ELF_F_DIRTY);
 

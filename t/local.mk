@@ -55,3 +55,7 @@ t_helpers_fault_app_SOURCES = t/helpers/fault-app.c
 # Never sanitized: its segmentation fault is the point, not a finding.
 t_helpers_fault_app_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
 t_helpers_fault_app_LDFLAGS =
+
+# Two simulated hosts talk over a veth pair (t/7160-hosts.t).
+check_PROGRAMS += t/helpers/dc-netpair
+t_helpers_dc_netpair_SOURCES = t/helpers/dc-netpair.c

@@ -1,0 +1,111 @@
+#!/bin/sh
+# Many hosts: two simulated hosts on this machine (network and UTS
+# namespaces made here, joined by a veth pair), a collector on each
+# writing that host's stream, a UDP request/reply workload between them,
+# and dc-aggregate merging the two streams: hosts kept apart (names, pids),
+# each host's clock state recorded, and cross-host causality right on
+# the merged time line (every request sent before it is received, every
+# reply too).
+. "$(dirname "$0")/test-lib.sh"
+
+test "$(id -u)" = 0 || test_skip_all "needs root (namespaces, BPF)"
+command -v ip >/dev/null || test_skip_all "ip (iproute2) not installed"
+
+nsA=dc-hostA-$$
+nsB=dc-hostB-$$
+N=20
+
+cleanup_ns() {
+	ip netns del "$nsA" 2>/dev/null
+	ip netns del "$nsB" 2>/dev/null
+}
+trap cleanup_ns EXIT
+
+test_lazy_prereq NETNS '
+	ip netns add "$nsA" && ip netns add "$nsB" &&
+	ip link add dcvA netns "$nsA" type veth peer name dcvB netns "$nsB" &&
+	ip -n "$nsA" addr add 10.201.0.1/24 dev dcvA &&
+	ip -n "$nsB" addr add 10.201.0.2/24 dev dcvB &&
+	ip -n "$nsA" link set dcvA up && ip -n "$nsA" link set lo up &&
+	ip -n "$nsB" link set dcvB up && ip -n "$nsB" link set lo up &&
+	ip netns exec "$nsB" unshare --uts true ||
+	{ echo "cannot make network and UTS namespaces with a veth pair"; false; }
+'
+
+test_expect_success 'setup: a key and the socket probes' '
+	dc-sign --gen-key -k "$SHARED/key" >/dev/null &&
+	printf "layers: [sockets]\n" >"$SHARED/c.yaml" &&
+	dc-gen "$SHARED/c.yaml" >"$SHARED/p.json" &&
+	dc-sign -k "$SHARED/key" -o "$SHARED/p.sig" "$SHARED/p.json"
+'
+
+# on HOST NS CMD...: run CMD as host HOST: in network namespace NS and a
+# UTS namespace of its own named HOST.
+on() {
+	_h=$1 _ns=$2
+	shift 2
+	ip netns exec "$_ns" unshare --uts sh -c "hostname $_h && exec \"\$@\"" sh "$@"
+}
+
+test_expect_success NETNS,BPF,PYTHON3 'two hosts, one collector each, merged: hosts apart, send before receive' '
+	on hostA "$nsA" dc-collect -k "$SHARED/key" -o A.dcs "$SHARED/p.sig" -- \
+		dc-netpair server 7000 $N "$PWD/ready" 2>A.err &
+	a=$! &&
+	wait_for_file ready &&
+	on hostB "$nsB" dc-collect -k "$SHARED/key" -o B.dcs "$SHARED/p.sig" -- \
+		dc-netpair client 10.201.0.1 7000 $N 2>B.err &&
+	wait $a &&
+	dc-aggregate --text A.dcs | grep -q "^header host=hostA " &&
+	dc-aggregate --text B.dcs | grep -q "^header host=hostB " &&
+	dc-aggregate A.dcs B.dcs 2>agg.err | dc-write merged.pfw.gz &&
+	python3 - merged.pfw.gz $N <<-\PY
+	import gzip, json, sys
+	path, n = sys.argv[1], int(sys.argv[2])
+	evs = [json.loads(l.rstrip(",\n")) for l in gzip.open(path, "rt")
+	       if l.startswith("{")]
+	host = {}
+	for e in evs:
+	    if e.get("name") == "PR":
+	        a = e["args"]
+	        host[e["pid"]] = a["host"]
+	        assert a["host_index"] == (0 if a["host"] == "hostA" else 1), a
+	        int(a["clock_offset_ns"])  # ns since the epoch: a string, exact
+	        assert a["clock_ntp"] in ("synchronised", "unsynchronised"), a
+	        assert "clock_esterror_us" in a and "clock_maxerror_us" in a, a
+	assert set(host.values()) == {"hostA", "hostB"}, host
+	# Host B'"'"'s processes were moved above every Linux pid.
+	assert all((p >= 1 << 22) == (h == "hostB") for p, h in host.items()), host
+	def calls(h, name, size):
+	    out = [e for e in evs if e.get("ph") == "X" and e.get("cat") == "sock"
+	           and e["name"] == name and host.get(e["pid"]) == h
+	           and e["args"].get("ret") == size]
+	    return sorted(out, key=lambda e: e["ts"])
+	req_sent = calls("hostB", "sendto", 32)
+	req_recv = calls("hostA", "recvfrom", 32)
+	rep_sent = calls("hostA", "sendto", 48)
+	rep_recv = calls("hostB", "recvfrom", 48)
+	for name, l in (("req_sent", req_sent), ("req_recv", req_recv),
+	                ("rep_sent", rep_sent), ("rep_recv", rep_recv)):
+	    assert len(l) == n, (name, len(l))
+	end = lambda e: e["ts"] + e["dur"]
+	for i in range(n):
+	    # A message is sent (the call begins) before its receive returns.
+	    assert req_sent[i]["ts"] <= end(req_recv[i]), i
+	    assert rep_sent[i]["ts"] <= end(rep_recv[i]), i
+	    # And the round trips follow each other across the hosts.
+	    assert end(req_recv[i]) <= rep_sent[i]["ts"] + rep_sent[i]["dur"], i
+	    if i + 1 < n:
+	        assert end(rep_recv[i]) <= req_sent[i + 1]["ts"] + 1, i
+	print("ok", n)
+	PY
+'
+
+test_expect_success NETNS,BPF 'each host'"'"'s stream records its clock state' '
+	on hostA "$nsA" dc-collect -k "$SHARED/key" -o A.dcs "$SHARED/p.sig" -- true 2>err &&
+	dc-aggregate --text A.dcs >text &&
+	grep "^sysinfo" text | grep -q "clock.offset_ns=-\{0,1\}[0-9]" &&
+	grep "^sysinfo" text | grep -q "clock.ntp=\(synchronised\|unsynchronised\)" &&
+	grep "^sysinfo" text | grep -q "clock.esterror_us=[0-9]"
+'
+
+test_done
