@@ -1297,7 +1297,28 @@ static void assign_hosts(void)
 		infos[i] = inputs[i].info;
 		ok[i] = inputs[i].header_ok;
 	}
-	hosts_assign(host_views, infos, ok, n_inputs);
+	if (hosts_assign(host_views, infos, ok, n_inputs) > 1) {
+		const char **paths = xcalloc(n_inputs, sizeof(*paths));
+		int64_t *delta = xcalloc(n_inputs, sizeof(*delta));
+		int64_t *fix = xcalloc(n_inputs, sizeof(*fix));
+
+		for (i = 0; i < n_inputs; i++) {
+			paths[i] = inputs[i].name;
+			delta[i] = inputs[i].delta;
+		}
+		hosts_sync_mpi(host_views, paths, delta, fix, n_inputs);
+		for (i = 0; i < n_inputs; i++) {
+			if (host_views[i].synced == NULL)
+				continue;
+			inputs[i].delta += fix[i];
+			notice("%s (host %s): clock set by the end of %s: %+lld ns",
+			       inputs[i].name, host_views[i].host,
+			       host_views[i].synced, (long long)fix[i]);
+		}
+		free(paths);
+		free(delta);
+		free(fix);
+	}
 	free(infos);
 	free(ok);
 }

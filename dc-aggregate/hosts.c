@@ -122,6 +122,10 @@ static uint32_t rewrite_process(struct host_view *v, const struct dc_frame *f)
 		plen += snprintf(pairs + plen, sizeof(pairs) - plen,
 				 "%cclock_ntp=%s%cclock_esterror_us=%s%cclock_maxerror_us=%s",
 				 0, v->ntp, 0, v->esterror, 0, v->maxerror);
+	if (v->synced != NULL)
+		plen += snprintf(pairs + plen, sizeof(pairs) - plen,
+				 "%cclock_sync=%s%cclock_correction_ns=%lld",
+				 0, v->synced, 0, (long long)v->correction_ns);
 	jl = (n == 4 ? l[3] + 1 : 0) + (size_t)plen;
 	job = xmalloc(jl);
 	if (n == 4 && l[3] > 0) {
@@ -208,4 +212,110 @@ void hosts_free(struct host_view *v)
 	free(v->buf);
 	v->buf = NULL;
 	v->cap = 0;
+}
+
+/* ---- clocks from an MPI collective ---- */
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The end of the first completed call to name in a stream file, on the
+ * stream's monotonic clock; 0 if there is none. */
+static uint64_t first_call_end(const char *path, const char *name)
+{
+	struct dc_stream_info info;
+	struct dc_reader *r;
+	struct dc_frame f;
+	struct stat st;
+	uint64_t found = 0;
+	uint32_t ids[64];
+	unsigned nids = 0, k;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (r = dc_reader_open(fd, path)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	if (dc_reader_header(r, &info) != DC_READ_FRAME)
+		goto out;
+	while (!found && dc_reader_next(r, &f) == DC_READ_FRAME) {
+		if (f.type == DC_FRAME_PROBE && f.len >= sizeof(struct dc_probe_rec)) {
+			struct dc_probe_rec rec;
+			const char *layer, *fn;
+			size_t ll, fl, pos;
+
+			memcpy(&rec, f.data, sizeof(rec));
+			pos = dc_get_str(f.data, f.len, sizeof(rec), &layer, &ll);
+			if (pos && dc_get_str(f.data, f.len, pos, &fn, &fl) &&
+			    fl == strlen(name) && memcmp(fn, name, fl) == 0 &&
+			    nids < 64)
+				ids[nids++] = rec.id;
+		} else if (f.type == DC_FRAME_EVENTS && nids > 0) {
+			uint32_t pos = 0;
+
+			while (!found && pos + DC_EVENT_HDR_SIZE <= f.len) {
+				const struct dc_event *ev = (const void *)(f.data + pos);
+
+				if (ev->size < DC_EVENT_HDR_SIZE)
+					break;
+				for (k = 0; k < nids; k++)
+					if (ev->type == DC_EV_CALL && ev->probe_id == ids[k])
+						found = ev->ts + ev->dur;
+				pos += ev->size;
+			}
+		}
+	}
+out:
+	dc_reader_close(r);
+	close(fd);
+	return found;
+}
+
+unsigned hosts_sync_mpi(struct host_view *views, const char *const *paths,
+			const int64_t *delta, int64_t *correction, unsigned n)
+{
+	static const char *const collectives[] = { "MPI_Init", "MPI_Init_thread",
+						   "MPI_Barrier", NULL };
+	uint64_t *end = xcalloc(n, sizeof(*end));
+	unsigned i, c, corrected = 0;
+	int64_t ref = 0;
+	int have_ref = 0;
+
+	for (i = 0; i < n; i++)
+		correction[i] = 0;
+	for (c = 0; collectives[c] != NULL && !corrected; c++) {
+		have_ref = 0;
+		for (i = 0; i < n; i++) {
+			end[i] = views[i].tag ? first_call_end(paths[i], collectives[c]) : 0;
+			if (end[i] && views[i].index == 0 && !have_ref) {
+				ref = (int64_t)end[i] + delta[i];
+				have_ref = 1;
+			}
+		}
+		if (!have_ref)
+			continue;
+		/* Every rank leaves the collective at about the same moment:
+		 * move each other host so its first exit meets the first
+		 * host's.  Inputs of one host get one correction. */
+		for (i = 0; i < n; i++) {
+			unsigned k;
+
+			if (!end[i] || views[i].index == 0)
+				continue;
+			for (k = 0; k < i; k++)
+				if (views[k].index == views[i].index && views[k].synced)
+					break;
+			correction[i] = k < i ? correction[k] :
+				ref - ((int64_t)end[i] + delta[i]);
+			views[i].synced = collectives[c];
+			views[i].correction_ns = correction[i];
+			corrected++;
+		}
+	}
+	free(end);
+	return corrected;
 }

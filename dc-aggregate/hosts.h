@@ -10,8 +10,10 @@
  * everything downstream sees unique ids.  PROCESS frames of a merge of
  * several hosts also get, in their job string (dc-stream(5)), the pairs
  * host=NAME, host_index=h, clock_offset_ns (the host's monotonic-to-wall
- * offset from its stream header) and, where the host's SYSINFO frame gave
- * them, clock_ntp, clock_esterror_us, clock_maxerror_us.
+ * offset from its stream header), where the host's SYSINFO frame gave
+ * them clock_ntp, clock_esterror_us, clock_maxerror_us, and where an MPI
+ * collective set the clock (hosts_sync_mpi) clock_sync and
+ * clock_correction_ns.
  */
 #ifndef DC_AGGREGATE_HOSTS_H
 #define DC_AGGREGATE_HOSTS_H
@@ -29,6 +31,8 @@ struct host_view {
 	int64_t clock_offset_ns;
 	char ntp[32];            /* from SYSINFO clock.*, "" if none */
 	char esterror[32], maxerror[32];
+	const char *synced;      /* the collective the clock was set by */
+	int64_t correction_ns;   /* added to the wall-clock alignment */
 	unsigned char *buf;      /* the rewritten payload */
 	uint32_t cap;
 };
@@ -41,6 +45,16 @@ unsigned hosts_assign(struct host_view *views, const struct dc_stream_info *info
  * copy in v->buf (valid until the next call). */
 const struct dc_frame *hosts_rewrite(struct host_view *v, const struct dc_frame *f,
 				     struct dc_frame *out);
+
+/* Where the job uses MPI: the end of the first MPI_Init (else
+ * MPI_Init_thread, else MPI_Barrier) is a moment every rank sees at about
+ * the same time.  For stream files of several hosts, find it in each and
+ * set correction[i] (ns, to add to input i's times after delta[i]) so
+ * that every other host's first exit meets the first host's.  Inputs
+ * that are not regular files, or have no such call, get 0.  Returns how
+ * many inputs were corrected. */
+unsigned hosts_sync_mpi(struct host_view *views, const char *const *paths,
+			const int64_t *delta, int64_t *correction, unsigned n);
 
 void hosts_free(struct host_view *v);
 

@@ -108,4 +108,57 @@ test_expect_success NETNS,BPF 'each host'"'"'s stream records its clock state' '
 	grep "^sysinfo" text | grep -q "clock.esterror_us=[0-9]"
 '
 
+# Two hosts whose wall clocks disagree by 5 ms (host B's is behind): the
+# end of MPI_Init, which every rank leaves at about the same moment, puts
+# host B back on host A's time line.  Exact numbers through dc-mkstream.
+write_mpi_streams() {
+	cat >a <<-\EOF &&
+	header host=nodeA run=r offset=1700000000000000000 start=0
+	probe id=0 kind=uprobe layer=MPI name=MPI_Init target=/lib/libmpi.so args=ptr,ptr ret=int
+	probe id=1 kind=uprobe layer=POSIX name=write target=/lib/libc.so.6 args=fd,ptr,size ret=size
+	process pid=100 ppid=1 uid=0 gid=0 rank=0 exe=/bin/app cmdline=app cwd=/ start=0
+	call probe=0 pid=100 tid=100 ts=1000000 dur=500000 ret=0 args=0,0
+	call probe=1 pid=100 tid=100 ts=2000000 dur=1000 ret=32 args=3,0,32
+	end
+	EOF
+	cat >b <<-EOF
+	header host=nodeB run=r offset=1699999999995000000 start=0
+	probe id=0 kind=uprobe layer=MPI name=$1 target=/lib/libmpi.so args=ptr,ptr ret=int
+	probe id=1 kind=uprobe layer=POSIX name=read target=/lib/libc.so.6 args=fd,ptr,size ret=size
+	process pid=100 ppid=1 uid=0 gid=0 rank=1 exe=/bin/app cmdline=app cwd=/ start=0
+	call probe=0 pid=100 tid=100 ts=1200000 dur=300000 ret=0 args=0,0
+	call probe=1 pid=100 tid=100 ts=1990000 dur=20000 ret=32 args=3,0,32
+	end
+	EOF
+}
+
+test_expect_success 'MPI_Init sets the other host'"'"'s clock: the receive ends after the send' '
+	write_mpi_streams MPI_Init &&
+	dc-mkstream a >a.dcs && dc-mkstream b >b.dcs &&
+	dc-aggregate --text a.dcs b.dcs >out 2>err &&
+	test_one_line err &&
+	grep -q "^dc-aggregate: b.dcs (host nodeB): clock set by the end of MPI_Init: +5000000 ns$" err &&
+	# Both MPI_Init calls now end at 1500000, the read ends after the
+	# write began (2000000).
+	grep "^call " out | cut -d" " -f2-5 >got &&
+	cat >expect <<-\EOF &&
+	probe=0 pid=100 tid=100 ts=1000000
+	probe=1 pid=100 tid=100 ts=2000000
+	probe=0 pid=4194404 tid=4194404 ts=1200000
+	probe=2 pid=4194404 tid=4194404 ts=1990000
+	EOF
+	test_cmp expect got &&
+	grep "^process pid=4194404" out | grep -q "clock_sync=MPI_Init.*clock_correction_ns=5000000"
+'
+
+test_expect_success 'without a collective both saw, the wall clocks alone: 5 ms off' '
+	write_mpi_streams MPI_Send &&
+	dc-mkstream a >a.dcs && dc-mkstream b >b.dcs &&
+	dc-aggregate --text a.dcs b.dcs >out 2>err &&
+	! test -s err &&
+	# The read (probe 3 here) lands 5 ms early: 1990000 - 5000000, before
+	# the stream began, as an unsigned 64-bit time.
+	grep "^call probe=3 " out | grep -q " ts=18446744073706541616 "
+'
+
 test_done
