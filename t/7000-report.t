@@ -121,7 +121,8 @@ remote_report() {
 		(cd / && exec dask-worker --scheduler-file "$OLDPWD/sched.json" \
 			--nthreads 1 --nworkers 1 --no-dashboard) >worker.log 2>&1 &
 		worker=$!
-		dc-report --scheduler "$addr" "$@"
+		dc-report --scheduler "$addr" "$@" &&
+		dc-report --scheduler-file sched.json "$@" -o file.html
 		rc=$?
 	else
 		rc=1
@@ -147,6 +148,8 @@ test_expect_success DASK 'a running Dask cluster (--scheduler): workers without 
 	remote_report --part-size 8K --top 0 "$SHARED/n.pfw.gz" -o remote.html &&
 	for t in summary-table calltree-table files-table; do
 		$Q remote.html table $t >remote.$t &&
+		$Q file.html table $t >file.$t &&
+		test_cmp remote.$t file.$t &&
 		$Q "$SHARED/many.html" table $t >many.$t &&
 		test_cmp many.$t remote.$t || exit 1
 	done
@@ -156,6 +159,9 @@ test_expect_success DASK 'no scheduler there: exit 1, one line' '
 	test_must_fail_with 1 dc-report --scheduler tcp://127.0.0.1:9 "$SHARED/n.pfw.gz" -o r.html 2>err &&
 	test_one_line err &&
 	grep "^dc-report: Dask cluster: " err &&
+	test_must_fail_with 1 dc-report --scheduler-file nowhere.json "$SHARED/n.pfw.gz" -o r.html 2>err &&
+	test_one_line err &&
+	grep "^dc-report: Dask cluster: no scheduler file nowhere.json" err &&
 	test ! -e r.html
 '
 

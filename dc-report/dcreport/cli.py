@@ -17,6 +17,8 @@ analysed in parallel with Dask, by gzip member through the .idx index.
   -w, --workers N         workers of the local Dask cluster (default: the
                           number of CPUs, at most 8)
       --scheduler ADDRESS use a running Dask cluster (tcp://host:8786)
+      --scheduler-file F  use the running Dask cluster that F describes (as
+                          written by dask-scheduler --scheduler-file F)
       --part-size BYTES   uncompressed trace bytes per task (default 32M)
       --top N             rows per layer in the function table (default 10,
                           0 shows all)
@@ -56,6 +58,7 @@ def parse(argv):
     p.add_argument("-o", "--output")
     p.add_argument("-w", "--workers", type=int)
     p.add_argument("--scheduler")
+    p.add_argument("--scheduler-file")
     p.add_argument("--part-size", default="32M")
     p.add_argument("--top", type=int, default=10)
     p.add_argument("--stats", action="store_true")
@@ -70,8 +73,8 @@ def parse(argv):
         raise Usage("no output given (-o REPORT.html)")
     if a.workers is not None and a.workers < 1:
         raise Usage("--workers must be at least 1")
-    if a.workers is not None and a.scheduler:
-        raise Usage("--workers and --scheduler exclude each other")
+    if sum(x is not None for x in (a.workers, a.scheduler, a.scheduler_file)) > 1:
+        raise Usage("--workers, --scheduler and --scheduler-file exclude each other")
     if a.top < 0:
         raise Usage("--top must be 0 or more")
     a.part_size = parse_size(a.part_size)
@@ -90,14 +93,19 @@ def start_client(a):
     # not datacrumbs.
     for m in (dcreport, dcreport.analyse, dcreport.reader):
         cloudpickle.register_pickle_by_value(m)
-    if a.scheduler:
-        client = Client(a.scheduler, timeout="30s")
+    if a.scheduler or a.scheduler_file:
+        if a.scheduler_file:
+            if not os.path.exists(a.scheduler_file):
+                raise OSError("no scheduler file %s" % a.scheduler_file)
+            client = Client(scheduler_file=a.scheduler_file, timeout="30s")
+        else:
+            client = Client(a.scheduler, timeout="30s")
         try:
             client.wait_for_workers(1, timeout=WORKER_WAIT)
         except Exception:
             client.close()
             raise OSError("no worker joined the scheduler at %s within %d s"
-                          % (a.scheduler, WORKER_WAIT))
+                          % (a.scheduler or a.scheduler_file, WORKER_WAIT))
         return client, None
     n = a.workers or max(1, min(os.cpu_count() or 1, 8))
     cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
