@@ -169,4 +169,55 @@ test_expect_success BPF,NOBODY,PYTHON3 'not root: the site service traces the co
 	test "$(pfw-query count svc-trace.pfw.gz --ph M --name PR --arg uid=65534 --arg job_id=56)" -ge 1
 '
 
+# A user's config is signed through dc-signd, under the site's policy.
+start_signd() {
+	cat >policy.json <<-EOF &&
+	{ "datacrumbs_policy": 1, "max_probes": $1,
+	  "allowed_layers": ["POSIX"], "allowed_kinds": ["uprobe"],
+	  "allowed_targets": ["$(dirname "$(realpath /lib/x86_64-linux-gnu/libc.so.6)")/"] }
+	EOF
+	{ dc-signd -s "$PWD/sock" -k "$SHARED/key" -p policy.json --once 2>signd.log & } &&
+	signd=$! &&
+	n=0 &&
+	while ! test -S sock && test $n -lt 100; do sleep 0.1; n=$((n + 1)); done &&
+	chmod 777 . && test -S sock
+}
+
+test_expect_success NOBODY 'not root: a config the policy refuses costs one warning, the command runs' '
+	printf "layers: [posix]\n" >c.yaml && chmod 644 c.yaml &&
+	start_signd 5 &&
+	mkdir -m 777 work &&
+	as_nobody DC_SIGN_SOCKET="$PWD/sock" dc-run --job-id 57 --service-dir "$PWD/svc" \
+		"$PWD/c.yaml" "$PWD/work" sh -c "echo ran >\"$PWD/work/ran\"; exit 3" 2>err
+	rc=$?
+	kill $signd 2>/dev/null; wait $signd
+	test $rc = 3 &&
+	test_one_line err &&
+	grep -q "^dc-run: warning: tracing not started: dc-sign: signing service refused: spec has [0-9]* probes, the policy allows at most 5; running sh untraced$" err &&
+	test "$(cat work/ran)" = ran
+'
+
+test_expect_success BPF,NOBODY,PYTHON3 'not root: a config dc-signd signs, and the site service traces' '
+	printf "layers: [posix]\n" >c.yaml && chmod 644 c.yaml &&
+	start_signd 100 &&
+	mkdir -m 777 work && mkdir -p svc/58 &&
+	echo "$PWD/svc.pfw.gz" >svc/58/trace &&
+	{ dc-collect -k "$SHARED/key" --clients --ready-file svc/58/ready \
+		"$SHARED/probes.sig" 2>collect.err |
+		dc-aggregate | dc-write svc.pfw.gz & } &&
+	wait_for_file svc/58/ready &&
+	as_nobody DC_SIGN_SOCKET="$PWD/sock" dc-run --job-id 58 --service-dir "$PWD/svc" \
+		"$PWD/c.yaml" "$PWD/work" sh -c "workload writes 4 \"$PWD/work/F\"; sleep 1" 2>err
+	rc=$?
+	cpid=$(cat svc/58/ready 2>/dev/null)
+	test -n "$cpid" && kill -INT $cpid
+	kill $signd 2>/dev/null
+	wait
+	test $rc = 0 &&
+	echo "dc-run: trace $PWD/svc.pfw.gz (written by the site service)" >expect &&
+	test_cmp expect err &&
+	grep -q "signed" signd.log &&
+	test "$(pfw-query count svc.pfw.gz --cat POSIX --name write --file "$PWD/work/F")" = 4
+'
+
 test_done
