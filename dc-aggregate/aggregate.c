@@ -40,6 +40,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "event.h"
+#include "bytes.h"
 #include "hosts.h"
 #include "map.h"
 #include "messages.h"
@@ -72,6 +74,7 @@ enum file_op {
 	OP_CLOSE_RANGE,  /* fds args[0]..args[1] gone */
 	OP_CHDIR,
 	OP_FCHDIR,
+	OP_NEW_HANDLE,   /* handle in, handle out, same file: H5Dopen... */
 };
 
 struct probe {
@@ -82,6 +85,9 @@ struct probe {
 	uint8_t arg_kinds[8];
 	enum file_op op;
 	int path_arg, dirfd_arg, fd_arg, handle_arg; /* -1: none */
+	int handle_out_arg;       /* a handle stored through a pointer */
+	int path2_arg, dirfd2_arg; /* rename's new path and its dirfd */
+	int file_arg;             /* a FILE *: its fd in the last slot */
 };
 
 /* ---- per input ---- */
@@ -293,7 +299,8 @@ static void classify(struct probe *p, const char *name)
 {
 	static const char *const close_names[] = {
 		"close", "__close", "__close_nocancel", "fclose", "_IO_fclose",
-		"MPI_File_close", "PMPI_File_close", "H5Fclose", NULL,
+		"MPI_File_close", "PMPI_File_close", "H5Fclose", "H5Dclose",
+		"H5Gclose", "H5Aclose", "H5Oclose", "H5Pclose", NULL,
 	};
 	static const char *const dup_names[] = { "dup", "dup2", "dup3", NULL };
 	static const char *const fcntl_names[] = { "fcntl", "fcntl64",
@@ -301,25 +308,41 @@ static void classify(struct probe *p, const char *name)
 	int i;
 
 	p->path_arg = p->dirfd_arg = p->fd_arg = p->handle_arg = -1;
-	for (i = 0; i < p->nargs && i < 8; i++) {
+	p->handle_out_arg = p->path2_arg = p->dirfd2_arg = p->file_arg = -1;
+	for (i = 0; i < p->nargs && i < DC_MAX_ARGS; i++) {
 		switch (p->arg_kinds[i]) {
 		case DC_ARG_PATH:
 			if (p->path_arg < 0) {
 				p->path_arg = i;
 				if (p->fd_arg >= 0)
 					p->dirfd_arg = p->fd_arg;
+			} else if (p->path2_arg < 0) {
+				/* renameat: fd,path,fd,path */
+				p->path2_arg = i;
+				if (i > 0 && p->arg_kinds[i - 1] == DC_ARG_FD)
+					p->dirfd2_arg = i - 1;
 			}
 			break;
 		case DC_ARG_FD:
 			if (p->fd_arg < 0)
 				p->fd_arg = i;
 			break;
+		case DC_ARG_FILE:
+			if (p->file_arg < 0)
+				p->file_arg = i;
+			/* fall through */
 		case DC_ARG_HANDLE:
+		case DC_ARG_HANDLE_IN:
 			if (p->handle_arg < 0)
 				p->handle_arg = i;
 			break;
+		case DC_ARG_HANDLE_OUT:
+			if (p->handle_out_arg < 0)
+				p->handle_out_arg = i;
+			break;
 		}
 	}
+
 	p->op = OP_NONE;
 	if (name_is(name, close_names))
 		p->op = p->fd_arg >= 0 ? OP_CLOSE
@@ -338,8 +361,11 @@ static void classify(struct probe *p, const char *name)
 		p->op = OP_FCHDIR;
 	else if (p->ret_kind == DC_RET_FD)
 		p->op = p->path_arg >= 0 ? OP_OPEN : OP_NEW_FD;
-	else if (p->ret_kind == DC_RET_HANDLE && p->path_arg >= 0)
+	else if ((p->ret_kind == DC_RET_HANDLE || p->handle_out_arg >= 0) &&
+		 p->path_arg >= 0)
 		p->op = OP_OPEN_HANDLE;
+	else if (p->ret_kind == DC_RET_HANDLE && p->handle_arg >= 0)
+		p->op = OP_NEW_HANDLE;
 }
 
 /* Same probe, ignoring the id? */
@@ -590,6 +616,9 @@ static void set_fd(struct proc *p, int64_t fd, uint32_t file)
 		u64map_del(&p->fds, (uint64_t)fd);
 }
 
+static uint32_t resolve_path(struct proc *p, const struct dc_event *ev,
+			     const char *path, size_t len, int dirfd_arg);
+
 /* The output string id of the path an event names inline, resolved
  * against its dirfd or the process's working directory when relative.
  * A relative path that cannot be resolved is kept as written. */
@@ -597,7 +626,18 @@ static uint32_t event_path(struct proc *p, const struct probe *pr,
 			   const struct dc_event *ev)
 {
 	const char *path = DC_EVENT_STR(ev);
-	size_t len = ev->str_len;
+	/* A second string may follow the first's NUL. */
+	size_t len = strnlen(path, ev->str_len);
+
+	return resolve_path(p, ev, path, len, pr->dirfd_arg);
+}
+
+/* The output string id of path (len bytes) as the call saw it: against
+ * the directory of the fd in slot dirfd_arg (-1: none) or the working
+ * directory when relative. */
+static uint32_t resolve_path(struct proc *p, const struct dc_event *ev,
+			     const char *path, size_t len, int dirfd_arg)
+{
 	const char *base = NULL;
 	char out[PATH_BUF];
 
@@ -606,8 +646,8 @@ static uint32_t event_path(struct proc *p, const struct probe *pr,
 	if (path[0] != '/') {
 		int dirfd = AT_FDCWD;
 
-		if (pr->dirfd_arg >= 0 && pr->dirfd_arg < ev->nargs)
-			dirfd = (int32_t)DC_EVENT_ARGS(ev)[pr->dirfd_arg];
+		if (dirfd_arg >= 0 && dirfd_arg < ev->nargs)
+			dirfd = (int32_t)DC_EVENT_ARGS(ev)[dirfd_arg];
 		if (dirfd != AT_FDCWD)
 			base = string_value(fd_file(p, dirfd));
 		else if (p != NULL)
@@ -617,6 +657,36 @@ static uint32_t event_path(struct proc *p, const struct probe *pr,
 	}
 	len = join_path(out, base ? base : "", path, len);
 	return intern(out, len, 0);
+}
+
+/* A second path (rename's new name) is rewritten in place as the
+ * absolute path the call meant; ev sits in a REC_MAX buffer. */
+static void absolute_path2(struct proc *p, const struct probe *pr,
+			   struct dc_event *ev)
+{
+	char *str = DC_EVENT_STR(ev);
+	size_t len1 = strnlen(str, ev->str_len), len2, size;
+	const char *abs;
+	uint32_t id;
+
+	if (len1 + 1 >= ev->str_len)
+		return;
+	len2 = ev->str_len - len1 - 1;
+	if (str[len1 + 1] == '/')
+		return;
+	id = resolve_path(p, ev, str + len1 + 1, len2, pr->dirfd2_arg);
+	abs = string_value(id);
+	if (abs == NULL || abs[0] != '/')
+		return;
+	len2 = strlen(abs);
+	size = PAD8(DC_EVENT_HDR_SIZE + 8u * ev->nargs + len1 + 1 + len2 + 1);
+	if (size > REC_MAX - 8)
+		return;
+	memcpy(str + len1 + 1, abs, len2);
+	memset(str + len1 + 1 + len2, 0,
+	       size - (DC_EVENT_HDR_SIZE + 8u * ev->nargs + len1 + 1 + len2));
+	ev->str_len = (uint16_t)(len1 + 1 + len2);
+	ev->size = (uint16_t)size;
 }
 
 /* Set ev->file_id and, for a finished call (ret known), update the
@@ -642,10 +712,18 @@ static void track_files(unsigned in, const struct probe *pr,
 		    p->closed_fd == fd)
 			file = p->closed_file;
 	}
-	else if (pr->handle_arg >= 0 && pr->handle_arg < ev->nargs)
+	else if (pr->handle_arg >= 0 && pr->handle_arg < ev->nargs) {
 		file = handle_file(p, args[pr->handle_arg]);
+		/* A FILE * opened before tracing (stdin, stdout, stderr)
+		 * is named by its descriptor, read at entry. */
+		if (file == 0 && pr->file_arg >= 0 && pr->nargs < DC_MAX_ARGS &&
+		    ev->nargs == DC_MAX_ARGS)
+			file = fd_file(p, (int32_t)args[DC_MAX_ARGS - 1]);
+	}
 	if (file != 0)
 		ev->file_id = file;
+	if (pr->path2_arg >= 0)
+		absolute_path2(p, pr, ev);
 	if (!finished)
 		return;
 
@@ -654,8 +732,23 @@ static void track_files(unsigned in, const struct probe *pr,
 		if (!failed)
 			set_fd(p, ev->ret, ev->file_id);
 		break;
-	case OP_OPEN_HANDLE:
-		if (!failed && ev->ret != 0) {
+	case OP_OPEN_HANDLE: {
+		/* Returned, or stored through a pointer (MPI_File_open). */
+		uint64_t h = pr->handle_out_arg < 0 ? (uint64_t)ev->ret
+			   : pr->handle_out_arg < ev->nargs
+			   ? args[pr->handle_out_arg] : 0;
+
+		if (!failed && h != 0) {
+			if (ev->file_id != 0)
+				u64map_put(&p->handles, h, ev->file_id);
+			else
+				u64map_del(&p->handles, h);
+		}
+		break;
+	}
+	case OP_NEW_HANDLE:
+		/* A dataset, group or attribute id is in its file. */
+		if (!failed && ev->ret > 0) {
 			if (ev->file_id != 0)
 				u64map_put(&p->handles, (uint64_t)ev->ret, ev->file_id);
 			else
@@ -1117,9 +1210,11 @@ static int call_failed(uint8_t ret_kind, int64_t ret)
 {
 	/* The collector's rule for its own sums. */
 	if (ret_kind == DC_RET_HANDLE)
-		return ret == 0;
+		return ret <= 0;
 	if (ret_kind == DC_RET_NONE)
 		return 0;
+	if (ret_kind == DC_RET_CODE)
+		return ret != 0;
 	return ret < 0;
 }
 
@@ -1165,8 +1260,15 @@ static void profile_event(const struct dc_event *ev)
 	if (ev->flags & DC_EVF_UNWOUND)
 		return;
 	e->dur_ns += ev->dur;
-	if (ret_kind == DC_RET_SIZE && ev->ret > 0)
-		e->bytes += (uint64_t)ev->ret;
+	if (pr != NULL && ev->type == DC_EV_CALL) {
+		struct dc_bytes b;
+		unsigned n = ev->nargs < pr->nargs ? ev->nargs : pr->nargs;
+
+		dc_bytes_of(pr->arg_kinds, n, ret_kind, DC_EVENT_ARGS(ev),
+			    ev->ret, ev->flags, &b);
+		if (b.done > 0)
+			e->bytes += (uint64_t)b.done;
+	}
 	if (call_failed(ret_kind, ev->ret))
 		e->errors++;
 }

@@ -25,6 +25,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "event.h"
+#include "bytes.h"
 #include "collect.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -100,7 +101,8 @@ struct {
 
 /* Scratch space: a record with a string. */
 struct scratch {
-	__u8 rec[DC_EVENT_FIXED_SIZE + DC_MAX_STR + 8];
+	/* Room for two strings (rename's paths, fopen's path and mode). */
+	__u8 rec[DC_EVENT_FIXED_SIZE + 2 * DC_MAX_STR + 8];
 };
 
 struct {
@@ -269,10 +271,13 @@ static __always_inline void fill_header(struct dc_event *ev, __u8 type,
 
 static __always_inline bool failed(__u8 ret_kind, __s64 ret)
 {
+	/* NULL, MAP_FAILED, a negative hid_t */
 	if (ret_kind == DC_RET_HANDLE)
-		return ret == 0;
+		return ret <= 0;
 	if (ret_kind == DC_RET_NONE)
 		return false;
+	if (ret_kind == DC_RET_CODE)
+		return ret != 0;
 	return ret < 0;
 }
 
@@ -290,7 +295,7 @@ static __always_inline bool failed(__u8 ret_kind, __s64 ret);
 
 /* Profile mode: add one call to its process's and probe's sums. */
 static __always_inline void profile_call(__u32 pid, __u32 probe_id, __u64 dur,
-					 __s64 ret, __u8 ret_kind)
+					 __s64 ret, __u8 ret_kind, __s64 bytes)
 {
 	struct dc_profile_key key = { .pid = pid, .probe_id = probe_id };
 	struct dc_profile_value *v, zero = {};
@@ -306,10 +311,192 @@ static __always_inline void profile_call(__u32 pid, __u32 probe_id, __u64 dur,
 	}
 	v->calls += 1;
 	v->dur_ns += dur;
-	if (ret_kind == DC_RET_SIZE && ret > 0)
-		v->bytes += ret;
+	if (bytes > 0)
+		v->bytes += bytes;
 	if (failed(ret_kind, ret))
 		v->errors += 1;
+}
+
+/* ---- arguments read through at entry or return (DC_DERIVE_*) ---- */
+
+struct dc_uiovec {
+	__u64 base;
+	__u64 len;
+};
+
+struct iov_sum {
+	__u64 iov;
+	__s64 total;
+};
+
+static long iov_add(__u64 i, void *data)
+{
+	struct iov_sum *c = data;
+	struct dc_uiovec v;
+
+	if (bpf_probe_read_user(&v, sizeof(v),
+				(const void *)(c->iov + i * sizeof(v))) != 0) {
+		c->total = -1;
+		return 1;
+	}
+	c->total += v.len;
+	return 0;
+}
+
+/* Total of iov_len over cnt entries (IOV_MAX at most); -1 unreadable. */
+static __noinline __s64 iov_total(__u64 iov, __s64 cnt)
+{
+	struct iov_sum c = { .iov = iov, .total = 0 };
+
+	if (cnt < 0 || cnt > 1024)
+		return -1;
+	bpf_loop((__u32)cnt, iov_add, &c, 0);
+	return c.total;
+}
+
+/* strlen of a user string, up to 16 pages of it; -1 unreadable or
+ * longer. */
+static __noinline __s64 user_strlen(__u64 ptr)
+{
+	struct scratch *s;
+	__u32 zero = 0;
+	__s64 total = 0;
+	long n;
+	int i;
+
+	s = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!s || ptr == 0)
+		return -1;
+	for (i = 0; i < 16; i++) {
+		n = bpf_probe_read_user_str(s->rec, DC_MAX_STR,
+					    (const void *)(ptr + total));
+		if (n < 1)
+			return -1;
+		if (n < DC_MAX_STR)
+			return total + n - 1;
+		total += DC_MAX_STR - 1;
+	}
+	return -1;
+}
+
+enum { MPI_UNKNOWN, MPI_OMPI, MPI_MPICH };
+
+/* MPI_Type_size of a datatype handle, or -1.  MPICH encodes a built-in
+ * type's size in its handle (kind "builtin", object "datatype"); an
+ * OpenMPI handle points at its opal_datatype_t. */
+static __noinline __s64 mpi_type_size(__u64 h, int *flavor)
+{
+	__u64 size;
+
+	if (h < (1ULL << 32)) {
+		if ((h >> 26) == 0x13) {
+			*flavor = MPI_MPICH;
+			return (h >> 8) & 0xff;
+		}
+		if ((h >> 30) >= 2)
+			*flavor = MPI_MPICH;
+		return -1;
+	}
+	*flavor = MPI_OMPI;
+	if (bpf_probe_read_user(&size, sizeof(size),
+				(const void *)(h + DC_OMPI_DT_SIZE_OFF)) != 0 ||
+	    size > (1ULL << 40))
+		return -1;
+	return (__s64)size;
+}
+
+/* The byte count an MPI_Status reports, or -1. */
+static __noinline __s64 mpi_status_bytes(__u64 st, int flavor)
+{
+	__u64 ucount;
+	__s32 mpich[2];
+
+	if (st < 4096) /* MPI_STATUS_IGNORE: NULL (OpenMPI), 1 (MPICH) */
+		return -1;
+	if (flavor == MPI_OMPI) {
+		if (bpf_probe_read_user(&ucount, sizeof(ucount),
+					(const void *)(st + DC_OMPI_STATUS_UCOUNT_OFF)))
+			return -1;
+		return (__s64)ucount;
+	}
+	if (flavor == MPI_MPICH) {
+		/* count_lo, then count_hi_and_cancelled (cancel in bit 0). */
+		if (bpf_probe_read_user(mpich, sizeof(mpich), (const void *)st))
+			return -1;
+		return (__s64)((__u64)(__u32)mpich[0] |
+			       ((__u64)((__u32)mpich[1] >> 1) << 32));
+	}
+	return -1;
+}
+
+static __noinline void derive_entry(const struct dc_probe_cfg *cfg, __u64 *args)
+{
+	__u64 v;
+	__s32 fd;
+	int i;
+
+	for (i = 0; i < DC_MAX_ARGS; i++) {
+		switch (cfg->arg_kinds[i]) {
+		case DC_ARG_HANDLE_IN:
+			if (args[i] == 0 ||
+			    bpf_probe_read_user(&v, sizeof(v), (const void *)args[i]))
+				v = 0;
+			args[i] = v;
+			break;
+		case DC_ARG_FILE:
+			if (args[i] == 0 ||
+			    bpf_probe_read_user(&fd, sizeof(fd),
+						(const void *)(args[i] + DC_GLIBC_FILENO_OFF)))
+				fd = -1;
+			args[DC_MAX_ARGS - 1] = (__u64)(__s64)fd;
+			break;
+		}
+	}
+}
+
+/* Rewrite the frame's slots that are read at return; returns flags. */
+static __noinline __u8 derive_exit(const struct dc_probe_cfg *cfg,
+				   struct dc_call_frame *f, __s64 ret)
+{
+	int flavor = MPI_UNKNOWN;
+	__u8 flags = 0;
+	__s64 n;
+	__u64 v;
+	int i;
+
+	for (i = 0; i < DC_MAX_ARGS; i++) {
+		switch (cfg->arg_kinds[i]) {
+		case DC_ARG_IOV:
+			f->args[i] = (__u64)iov_total(f->args[i],
+				i + 1 < DC_MAX_ARGS ? (__s32)f->args[(i + 1) & 7] : -1);
+			break;
+		case DC_ARG_STRLEN:
+			f->args[i] = (__u64)user_strlen(f->args[i]);
+			break;
+		case DC_ARG_STROUT:
+			n = failed(cfg->ret_kind, ret) ? 0 : user_strlen(f->args[i]);
+			f->args[i] = (__u64)(n < 0 ? 0 : n);
+			break;
+		case DC_ARG_DATATYPE:
+			n = mpi_type_size(f->args[i], &flavor);
+			if (n >= 0) {
+				f->args[i] = (__u64)n;
+				flags |= DC_EVF_DTSIZE;
+			}
+			break;
+		case DC_ARG_MPISTATUS:
+			f->args[i] = (__u64)(ret == 0 ?
+				mpi_status_bytes(f->args[i], flavor) : -1);
+			break;
+		case DC_ARG_HANDLE_OUT:
+			if (f->args[i] == 0 ||
+			    bpf_probe_read_user(&v, sizeof(v), (const void *)f->args[i]))
+				v = 0;
+			f->args[i] = v;
+			break;
+		}
+	}
+	return flags;
 }
 
 static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 ret,
@@ -319,7 +506,7 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 	__u32 probe_id = f->probe_id;
 	struct dc_probe_cfg *cfg = bpf_map_lookup_elem(&probe_cfg, &probe_id);
 	struct dc_event *ev;
-	__u8 nargs, str_arg;
+	__u8 nargs, str_arg, dflags = 0;
 	__u64 *args;
 	int i;
 
@@ -331,9 +518,17 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 			       cfg->ret_kind == DC_RET_STATUS ||
 			       cfg->ret_kind == DC_RET_INT))
 		ret = (__s32)ret;
+	if (!f->is_syscall && cfg->ret_kind == DC_RET_CODE)
+		ret = (__s32)ret;
+	if (cfg->derive & DC_DERIVE_EXIT)
+		dflags = derive_exit(cfg, f, ret);
 	if (profile_mode) {
+		struct dc_bytes b;
+
+		dc_bytes_of(cfg->arg_kinds, cfg->nargs, cfg->ret_kind, f->args,
+			    ret, dflags, &b);
 		profile_call(pid_tgid >> 32, probe_id, now - f->ts, ret,
-			     cfg->ret_kind);
+			     cfg->ret_kind, b.done);
 		return;
 	}
 	nargs = cfg->nargs;
@@ -366,6 +561,23 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 		}
 		if (len >= DC_MAX_STR)
 			ev->flags |= DC_EVF_STR_TRUNC;
+		if (len > DC_MAX_STR)
+			len = DC_MAX_STR;
+		/* A second string follows the first's NUL. */
+		if (cfg->str_arg2 < DC_MAX_ARGS) {
+			long len2 = bpf_probe_read_user_str(
+				s->rec + DC_EVENT_FIXED_SIZE + len, DC_MAX_STR,
+				(const void *)f->args[cfg->str_arg2 & 7]);
+
+			if (len2 < 1)
+				len2 = 1; /* a failed read leaves zeros */
+			if (len2 >= DC_MAX_STR)
+				ev->flags |= DC_EVF_STR_TRUNC;
+			if (len2 > DC_MAX_STR)
+				len2 = DC_MAX_STR;
+			len += len2;
+		}
+		ev->flags |= dflags;
 		ev->str_len = (__u16)(len - 1);
 		if (failed(cfg->ret_kind, ret))
 			ev->flags |= DC_EVF_FAILED;
@@ -392,6 +604,7 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 	ev->size = DC_EVENT_HDR_SIZE + 8 * nargs;
 	if (failed(cfg->ret_kind, ret))
 		ev->flags |= DC_EVF_FAILED;
+	ev->flags |= dflags;
 	ev->error = syscall_error(f, ret);
 	args = (__u64 *)((__u8 *)ev + DC_EVENT_HDR_SIZE);
 	for (i = 0; i < DC_MAX_ARGS; i++)
@@ -481,6 +694,8 @@ static __always_inline int uprobe_entry(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u64 args[DC_MAX_ARGS];
+	struct dc_probe_cfg *cfg;
+	__u32 cookie;
 
 	if (!current_selected(pid_tgid))
 		return 0;
@@ -490,7 +705,11 @@ static __always_inline int uprobe_entry(struct pt_regs *ctx)
 	args[3] = PT_REGS_PARM4(ctx);
 	args[4] = PT_REGS_PARM5(ctx);
 	args[5] = param6(ctx);
-	push((__u32)pid_tgid, (__u32)bpf_get_attach_cookie(ctx), 0, args);
+	cookie = (__u32)bpf_get_attach_cookie(ctx);
+	cfg = bpf_map_lookup_elem(&probe_cfg, &cookie);
+	if (cfg && (cfg->derive & DC_DERIVE_ENTRY))
+		derive_entry(cfg, args);
+	push((__u32)pid_tgid, cookie, 0, args);
 	return 0;
 }
 
@@ -778,7 +997,7 @@ static __always_inline void emit_kernel(__u32 probe_id, __u8 type,
 	__u64 *args;
 
 	if (profile_mode) {
-		profile_call(pid_tgid >> 32, probe_id, dur, ret, DC_RET_NONE);
+		profile_call(pid_tgid >> 32, probe_id, dur, ret, DC_RET_NONE, 0);
 		return;
 	}
 	ev = bpf_ringbuf_reserve(&events, DC_EVENT_FIXED_SIZE, 0);

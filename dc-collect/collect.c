@@ -910,6 +910,24 @@ static void open_and_load(struct collector *c)
 	c->skel = skel;
 }
 
+/* Which of the BPF programs' read-through steps an argument kind needs. */
+static __u8 derive_of(__u8 kind)
+{
+	switch (kind) {
+	case DC_ARG_HANDLE_IN:
+	case DC_ARG_FILE:
+		return DC_DERIVE_ENTRY;
+	case DC_ARG_IOV:
+	case DC_ARG_STRLEN:
+	case DC_ARG_STROUT:
+	case DC_ARG_DATATYPE:
+	case DC_ARG_MPISTATUS:
+	case DC_ARG_HANDLE_OUT:
+		return DC_DERIVE_EXIT;
+	}
+	return 0;
+}
+
 static void fill_tables(struct collector *c)
 {
 	int cfg_fd = bpf_map__fd(c->skel->maps.probe_cfg);
@@ -925,14 +943,21 @@ static void fill_tables(struct collector *c)
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.nargs = (__u8)p->nargs;
 		cfg.ret_kind = p->ret_kind;
-		cfg.str_arg = DC_NO_STR_ARG;
+		cfg.str_arg = cfg.str_arg2 = DC_NO_STR_ARG;
 		for (a = 0; a < p->nargs; a++) {
 			cfg.arg_kinds[a] = p->arg_kinds[a];
-			if ((p->arg_kinds[a] == DC_ARG_PATH ||
-			     p->arg_kinds[a] == DC_ARG_STR) &&
-			    cfg.str_arg == DC_NO_STR_ARG)
+			cfg.derive |= derive_of(p->arg_kinds[a]);
+			if (p->arg_kinds[a] != DC_ARG_PATH &&
+			    p->arg_kinds[a] != DC_ARG_STR)
+				continue;
+			if (cfg.str_arg == DC_NO_STR_ARG)
 				cfg.str_arg = (__u8)a;
+			else if (cfg.str_arg2 == DC_NO_STR_ARG)
+				cfg.str_arg2 = (__u8)a;
 		}
+		/* A FILE *'s descriptor travels in the last slot. */
+		if (cfg.derive & DC_DERIVE_ENTRY)
+			cfg.nargs = DC_MAX_ARGS;
 		if (p->kind == DC_PROBE_TRACEPOINT && !c->skip[i]) {
 			const struct dc_klayer *k = dc_klayer_find(p->function);
 			__u32 tp, val = key + 1;

@@ -24,12 +24,26 @@ struct dc_probe_cfg {
 	__u8 ret_kind;
 	__u8 str_arg;            /* index of the path/string argument, or
 	                            DC_NO_STR_ARG */
-	__u8 reserved0;
+	__u8 derive;             /* DC_DERIVE_*: slots to read through */
 	__u8 arg_kinds[DC_MAX_ARGS];
-	__u16 reserved;
+	__u8 str_arg2;           /* a second string (rename's new path,
+	                            fopen's mode), copied after the first's
+	                            NUL, or DC_NO_STR_ARG */
+	__u8 reserved;
 };
 
 #define DC_NO_STR_ARG 0xff
+/* Argument kinds read at entry (a handle through its pointer, a FILE's
+ * descriptor) and at return (iovec totals, string lengths, MPI datatype
+ * sizes and status counts, a handle stored through a pointer). */
+#define DC_DERIVE_ENTRY 0x01
+#define DC_DERIVE_EXIT 0x02
+/* glibc's struct _IO_FILE: _fileno on LP64 (public ABI: getc macros). */
+#define DC_GLIBC_FILENO_OFF 112
+/* OpenMPI 4 and 5: opal_datatype_t.size (after the 16-byte object
+ * header, flags, id and bdt_used), and ompi_status_public_t._ucount. */
+#define DC_OMPI_DT_SIZE_OFF 24
+#define DC_OMPI_STATUS_UCOUNT_OFF 16
 
 /* One pending call on a thread's stack. */
 struct dc_call_frame {

@@ -4,6 +4,7 @@ bin_PROGRAMS += dc-write/dc-write
 dc_write_dc_write_SOURCES = \
 	dc-write/dc-write.c \
 	dc-write/trace.c dc-write/trace.h \
+	dc-write/callargs.c dc-write/callargs.h \
 	dc-write/gzout.c dc-write/gzout.h \
 	dc-write/check.c dc-write/check.h \
 	dc-write/summary.c dc-write/summary.h \

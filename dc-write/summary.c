@@ -104,7 +104,7 @@ static void take(struct summary *s, json_t *ev)
 	const char *cat = json_string_value(json_object_get(ev, "cat"));
 	const char *ph = json_string_value(json_object_get(ev, "ph"));
 	json_t *args = json_object_get(ev, "args");
-	long long ts, dur, ret, size;
+	long long ts, dur, ret, size, v;
 	struct row *r;
 	int added;
 
@@ -143,7 +143,6 @@ static void take(struct summary *s, json_t *ev)
 	hashmap_insert(&s->pids, (uint64_t)int_value(json_object_get(ev, "pid")) + 1,
 		       &added);
 	if (strcmp(ph, "C") == 0) {
-		long long v;
 
 		s->samples++;
 		if (ts > s->last_ts)
@@ -162,8 +161,13 @@ static void take(struct summary *s, json_t *ev)
 	r->calls++;
 	if (dur > 0)
 		r->time_us += (unsigned long long)dur;
-	/* A byte count is at most the size asked for; mmap's address is
-	 * not. */
+	/* The bytes a call moved (dc-trace(5)): "bytes" where the return
+	 * value is not a byte count, else the return value, which is at
+	 * most the size asked for (mmap's address is not). */
+	if ((v = int_value(json_object_get(args, "bytes"))) >= 0) {
+		r->bytes += (unsigned long long)v;
+		return;
+	}
 	ret = int_value(json_object_get(args, "ret"));
 	size = int_value(json_object_get(args, "size"));
 	if (size < 0)

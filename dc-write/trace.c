@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "gzout.h"
+#include "callargs.h"
 #include "hashset.h"
 #include "messages.h"
 #include "outfile.h"
@@ -207,6 +208,8 @@ struct probe {
 	char key[DC_MAX_ARGS][24]; /* ,"fd":  empty: not printed */
 	uint8_t key_len[DC_MAX_ARGS];
 	int path_slot, str_slot; /* -1 if none */
+	int str2_slot;           /* a second inline string (rename, fopen) */
+	struct callargs ca;      /* slots that may mean nothing; bytes */
 };
 
 struct string {
@@ -653,6 +656,10 @@ static void set_probe(struct probe *pr, const char *name, size_t name_len,
 		[DC_ARG_OLDSTATE] = "oldstate", [DC_ARG_NEWSTATE] = "newstate",
 		[DC_ARG_SPORT] = "sport", [DC_ARG_DPORT] = "dport",
 		[DC_ARG_OPCODE] = "opcode", [DC_ARG_REASON] = "reason",
+		[DC_ARG_ISIZE] = "isize", [DC_ARG_COUNT] = "count",
+		[DC_ARG_HANDLE_OUT] = "handle", [DC_ARG_HANDLE_IN] = "handle",
+		[DC_ARG_FILE] = "handle", [DC_ARG_CHAR] = "char",
+		[DC_ARG_CMD] = "cmd", [DC_ARG_DATATYPE] = "datatype",
 	};
 	size_t nj, cj;
 	char *name_json = jstr_dup(name, name_len, &nj);
@@ -682,19 +689,26 @@ static void set_probe(struct probe *pr, const char *name, size_t name_len,
 	free(name_json);
 	pr->nargs = nargs > DC_MAX_ARGS ? DC_MAX_ARGS : nargs;
 	pr->ret_kind = ret_kind;
-	pr->path_slot = pr->str_slot = -1;
+	pr->path_slot = pr->str_slot = pr->str2_slot = -1;
 	for (i = 0; i < pr->nargs; i++) {
 		uint8_t k = kinds[i] < DC_ARG_KIND_MAX ? kinds[i] : DC_ARG_INT;
 
 		pr->kinds[i] = k;
 		pr->key[i][0] = '\0';
-		if (k == DC_ARG_PATH && pr->path_slot < 0)
-			pr->path_slot = i;
-		if (k == DC_ARG_STR && pr->str_slot < 0)
-			pr->str_slot = i;
-		/* Paths become fhash, strings shash; pointers are noise. */
+		/* The first string slot is the inline string; a second one
+		 * follows it after its NUL. */
+		if (k == DC_ARG_PATH || k == DC_ARG_STR) {
+			if (pr->path_slot < 0 && pr->str_slot < 0)
+				*(k == DC_ARG_PATH ? &pr->path_slot
+						   : &pr->str_slot) = i;
+			else if (pr->str2_slot < 0)
+				pr->str2_slot = i;
+		}
+		/* Paths become fhash, strings shash; pointers are noise;
+		 * lengths read through pointers become "size" and "bytes". */
 		if (k == DC_ARG_NONE || k == DC_ARG_PATH || k == DC_ARG_PTR ||
-		    k == DC_ARG_STR)
+		    k == DC_ARG_STR || k == DC_ARG_IOV || k == DC_ARG_STRLEN ||
+		    k == DC_ARG_STROUT || k == DC_ARG_MPISTATUS)
 			continue;
 		/* A kind newer than this table prints as a plain integer;
 		 * a second argument of one kind gets its slot number. */
@@ -711,6 +725,7 @@ static void set_probe(struct probe *pr, const char *name, size_t name_len,
 	}
 	for (i = 0; i < pr->nargs; i++)
 		pr->key_len[i] = (uint8_t)strlen(pr->key[i]);
+	callargs_init(&pr->ca, pr->kinds, pr->nargs, ret_kind);
 	pr->defined = 1;
 }
 
@@ -1162,7 +1177,9 @@ static uint64_t write_event(struct trace *t, const struct dc_event *ev,
 	const __u64 *args = DC_EVENT_ARGS(ev);
 	uint32_t tid = (ev->flags & DC_EVF_ASYNC) ? async_lane(t, ev) : ev->tid;
 	uint64_t ts_us = to_us(t, ev->ts), end_us = to_us(t, ev->ts + ev->dur);
-	uint64_t fhash = 0, shash = 0, id;
+	uint64_t fhash = 0, shash = 0, h2 = 0, id;
+	size_t len1 = ev->str_len ? strnlen(DC_EVENT_STR(ev), ev->str_len) : 0;
+	int h2_is_path = 0;
 	const struct string *fs = NULL;
 	const char *name = NULL;
 	char *start, *p;
@@ -1176,16 +1193,27 @@ static uint64_t write_event(struct trace *t, const struct dc_event *ev,
 		fhash = fs->hash;
 		describe_string(o, "FH", ev->pid, tid, fhash, fs->json,
 				fs->json_len, NULL, 0);
-	} else if (ev->str_len > 0 &&
+	} else if (len1 > 0 &&
 		   (pr->path_slot >= 0 || ev->type == DC_EV_EXEC)) {
-		fhash = trace_hash(DC_EVENT_STR(ev), ev->str_len);
+		fhash = trace_hash(DC_EVENT_STR(ev), len1);
 		describe_string(o, "FH", ev->pid, tid, fhash, NULL, 0,
-				DC_EVENT_STR(ev), ev->str_len);
+				DC_EVENT_STR(ev), len1);
 	}
-	if (ev->str_len > 0 && pr->str_slot >= 0 && pr->path_slot < 0) {
-		shash = trace_hash(DC_EVENT_STR(ev), ev->str_len);
+	if (len1 > 0 && pr->str_slot >= 0 && pr->path_slot < 0) {
+		shash = trace_hash(DC_EVENT_STR(ev), len1);
 		describe_string(o, "SH", ev->pid, tid, shash, NULL, 0,
-				DC_EVENT_STR(ev), ev->str_len);
+				DC_EVENT_STR(ev), len1);
+	}
+	/* A second string: rename's new path, fopen's mode. */
+	if (pr->str2_slot >= 0 && ev->type != DC_EV_EXEC &&
+	    len1 + 1 < ev->str_len) {
+		const char *s2 = DC_EVENT_STR(ev) + len1 + 1;
+		size_t len2 = ev->str_len - len1 - 1;
+
+		h2 = trace_hash(s2, len2);
+		h2_is_path = pr->kinds[pr->str2_slot] == DC_ARG_PATH;
+		describe_string(o, h2_is_path ? "FH" : "SH", ev->pid, tid, h2,
+				NULL, 0, s2, len2);
 	}
 	if (end_us > t->last_us)
 		t->last_us = end_us;
@@ -1246,6 +1274,13 @@ static uint64_t write_event(struct trace *t, const struct dc_event *ev,
 		p = PUT(p, ",\"shash\":");
 		p = put_u64(p, shash);
 	}
+	if (h2 != 0) {
+		if (h2_is_path)
+			p = PUT(p, ",\"fhash2\":");
+		else
+			p = PUT(p, shash != 0 ? ",\"shash2\":" : ",\"shash\":");
+		p = put_u64(p, h2);
+	}
 	if (ev->type == DC_EV_FORK) {
 		if (ev->nargs > 0) {
 			p = PUT(p, ",\"child\":");
@@ -1257,8 +1292,15 @@ static uint64_t write_event(struct trace *t, const struct dc_event *ev,
 	} else if (ev->type != DC_EV_EXEC) {
 		n = ev->nargs < pr->nargs ? ev->nargs : pr->nargs;
 		for (i = 0; i < n; i++) {
-			if (pr->key_len[i] == 0)
+			if (pr->key_len[i] == 0 ||
+			    !callargs_meaningful(&pr->ca, args, n, i))
 				continue;
+			if (pr->kinds[i] == DC_ARG_DATATYPE &&
+			    (ev->flags & DC_EVF_DTSIZE)) {
+				p = PUT(p, ",\"tsize\":");
+				p = put_i64(p, (int64_t)args[i]);
+				continue;
+			}
 			memcpy(p, pr->key[i], pr->key_len[i]);
 			p += pr->key_len[i];
 			/* Signed 64-bit throughout: values of 2^63 and more
@@ -1281,6 +1323,9 @@ static uint64_t write_event(struct trace *t, const struct dc_event *ev,
 			p = PUT(p, ",\"ret\":");
 			p = put_i64(p, ev->ret);
 		}
+		if (pr->ca.bytes && ev->type == DC_EV_CALL && n == pr->nargs)
+			p = callargs_put_bytes(p, pr->kinds, n, pr->ret_kind,
+					       args, ev->ret, ev->flags);
 		if (ev->error != 0) {
 			p = PUT(p, ",\"errno\":");
 			p = put_i64(p, ev->error);

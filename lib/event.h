@@ -34,6 +34,8 @@ enum dc_event_type {
 #define DC_EVF_ASYNC       0x08 /* kernel work that may outlive the call it
                                    started in (block I/O): readers draw it
                                    on a track of its own */
+#define DC_EVF_DTSIZE      0x80 /* the DC_ARG_DATATYPE slot holds the
+                                   datatype's size, not its handle */
 
 /* Argument kinds in a probe's argument plan (dc-probes(5)).  The same
  * numbers travel in PROBE frames; they say how to read and print a slot. */
@@ -66,6 +68,36 @@ enum dc_arg_kind {
 	DC_ARG_DPORT = 23,  /* destination port */
 	DC_ARG_OPCODE = 24, /* io_uring opcode */
 	DC_ARG_REASON = 25, /* the kernel's drop reason (enum skb_drop_reason) */
+	/* Arguments the collector reads through or derives at the call's
+	 * entry or return (dc-probes(5)); byte accounting in lib/bytes.h. */
+	DC_ARG_ISIZE = 26,  /* size of one item (fread/fwrite `size`) */
+	DC_ARG_COUNT = 27,  /* number of items (fread nmemb, MPI count) */
+	DC_ARG_IOV = 28,    /* struct iovec *, count in the next slot: the
+	                       slot holds the total of iov_len, read at
+	                       return; -1 if unreadable */
+	DC_ARG_STRLEN = 29, /* const char * the call writes (fputs): the
+	                       slot holds its length; -1 if unreadable */
+	DC_ARG_STROUT = 30, /* char * the call fills (fgets): the slot holds
+	                       the length of the string there at return, 0
+	                       if the call failed */
+	DC_ARG_DATATYPE = 31, /* MPI_Datatype: its size in bytes when the
+	                       collector could resolve it (flag
+	                       DC_EVF_DTSIZE), else the handle as passed */
+	DC_ARG_MPISTATUS = 32, /* MPI_Status *: the bytes it reports at
+	                       return; -1 if ignored or unknown */
+	DC_ARG_HANDLE_OUT = 33, /* pointer to a handle the call stores
+	                       (MPI_File_open's MPI_File *): the handle, read
+	                       at return */
+	DC_ARG_HANDLE_IN = 34, /* pointer to a handle (MPI_File_close's
+	                       MPI_File *): the handle, read at entry */
+	DC_ARG_FILE = 35,   /* glibc FILE *: the pointer; the FILE's file
+	                       descriptor, read at entry, goes in the last
+	                       slot (DC_MAX_ARGS - 1), which a plan with a
+	                       FILE * argument leaves unused */
+	DC_ARG_CHAR = 36,   /* a character the call writes (fputc) */
+	DC_ARG_CMD = 37,    /* fcntl(2) command: the next slot means
+	                       something only for commands that take an
+	                       argument */
 	DC_ARG_KIND_MAX
 };
 
@@ -78,6 +110,12 @@ enum dc_ret_kind {
 	DC_RET_HANDLE = 4,  /* new handle (FILE *, hid_t): NULL/negative fails */
 	DC_RET_OFFSET = 5,  /* resulting offset */
 	DC_RET_INT = 6,
+	DC_RET_ITEMS = 7,   /* items moved (fread, fwrite): bytes are
+	                       ret x the DC_ARG_ISIZE argument */
+	DC_RET_ALL = 8,     /* non-negative: all the bytes asked for moved
+	                       (fputs, fputc); negative: failed */
+	DC_RET_CODE = 9,    /* 0 success, any other value an error code
+	                       (MPI) */
 	DC_RET_KIND_MAX
 };
 

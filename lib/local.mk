@@ -6,6 +6,7 @@ noinst_LTLIBRARIES += lib/libdc.la
 lib_libdc_la_SOURCES = \
 	lib/event.h \
 	lib/jobinfo.c lib/jobinfo.h \
+	lib/bytes.h \
 	lib/messages.c lib/messages.h \
 	lib/outfile.c lib/outfile.h \
 	lib/spec.c lib/spec.h \

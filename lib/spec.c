@@ -25,13 +25,20 @@ static const char *const arg_names[DC_ARG_KIND_MAX] = {
 	[DC_ARG_OLDSTATE] = "oldstate", [DC_ARG_NEWSTATE] = "newstate",
 	[DC_ARG_SPORT] = "sport", [DC_ARG_DPORT] = "dport",
 	[DC_ARG_OPCODE] = "opcode", [DC_ARG_REASON] = "reason",
+	[DC_ARG_ISIZE] = "isize", [DC_ARG_COUNT] = "count",
+	[DC_ARG_IOV] = "iov",     [DC_ARG_STRLEN] = "strlen",
+	[DC_ARG_STROUT] = "strout", [DC_ARG_DATATYPE] = "datatype",
+	[DC_ARG_MPISTATUS] = "mpistatus", [DC_ARG_HANDLE_OUT] = "handleout",
+	[DC_ARG_HANDLE_IN] = "handlein", [DC_ARG_FILE] = "file",
+	[DC_ARG_CHAR] = "char",   [DC_ARG_CMD] = "cmd",
 };
 
 static const char *const ret_names[DC_RET_KIND_MAX] = {
 	[DC_RET_NONE] = "none",     [DC_RET_STATUS] = "status",
 	[DC_RET_SIZE] = "size",     [DC_RET_FD] = "fd",
 	[DC_RET_HANDLE] = "handle", [DC_RET_OFFSET] = "offset",
-	[DC_RET_INT] = "int",
+	[DC_RET_INT] = "int",       [DC_RET_ITEMS] = "items",
+	[DC_RET_ALL] = "all",       [DC_RET_CODE] = "code",
 };
 
 static const char *const probe_kind_names[] = {
@@ -190,6 +197,14 @@ static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
 			out->arg_kinds[i] = (uint8_t)ak;
 		}
 		out->nargs = (int)json_array_size(args);
+		/* A FILE *'s descriptor travels in the last slot. */
+		for (i = 0; out->nargs == DC_MAX_ARGS && i < DC_MAX_ARGS; i++)
+			if (out->arg_kinds[i] == DC_ARG_FILE) {
+				dc_format_error(err, errlen,
+				       "probe %zu (%s): a plan with a \"file\" argument has at most %d arguments",
+				       idx, function, DC_MAX_ARGS - 1);
+				return -1;
+			}
 	}
 	ret = json_string_value(json_object_get(p, "ret"));
 	if (ret != NULL) {

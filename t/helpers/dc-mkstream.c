@@ -253,10 +253,13 @@ static const char *const arg_kinds[] = {
 	"none", "fd", "size", "offset", "flags", "mode", "path", "handle",
 	"whence", "int", "ptr", "str", "dev", "sector", "inode", "index",
 	"pages", "op", "family", "protocol", "oldstate", "newstate", "sport",
-	"dport", "opcode",
+	"dport", "opcode", "reason", "isize", "count", "iov", "strlen",
+	"strout", "datatype", "mpistatus", "handleout", "handlein", "file",
+	"char", "cmd",
 };
 static const char *const ret_kinds[] = {
-	"none", "status", "size", "fd", "handle", "offset", "int",
+	"none", "status", "size", "fd", "handle", "offset", "int", "items",
+	"all", "code",
 };
 static const char *const probe_kinds[] = {
 	NULL, "uprobe", "usdt", "syscall", "tracepoint", "kfunc", "internal",
