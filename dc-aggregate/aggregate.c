@@ -116,6 +116,10 @@ static struct host_view *host_views; /* per input: hosts kept apart */
 
 struct proc {
 	char *cwd;                /* NULL: unknown */
+	/* The cwd came from the stream itself (inherited at a fork, set
+	 * by chdir/fchdir): a PROCESS frame's, read from /proc later,
+	 * must not replace it (dc-aggregate(1)). */
+	int cwd_from_stream;
 	struct u64map fds;        /* fd -> output string id */
 	struct u64map handles;    /* handle -> output string id */
 	/* The fd the last close removed, and its file: a library close()
@@ -489,7 +493,7 @@ static void handle_process(unsigned idx, const struct dc_frame *f)
 	p = get_proc(idx, rec.pid, 1);
 	/* A record without a cwd (the process was already gone) leaves the
 	 * one known from before, or inherited at fork, in place. */
-	if (l[2] > 0 && s[2][0] == '/') {
+	if (l[2] > 0 && s[2][0] == '/' && !p->cwd_from_stream) {
 		free(p->cwd);
 		p->cwd = xmalloc(l[2] + 1);
 		memcpy(p->cwd, s[2], l[2]);
@@ -810,6 +814,7 @@ static void track_files(unsigned in, const struct probe *pr,
 		if (!failed && ev->ret == 0 && ev->file_id != 0) {
 			free(p->cwd);
 			p->cwd = xstrdup(string_value(ev->file_id));
+			p->cwd_from_stream = 1;
 		}
 		break;
 	case OP_NONE:
@@ -1067,6 +1072,7 @@ static void handle_events(unsigned idx, const struct dc_frame *f)
 				c = get_proc(idx, child, 1);
 				parent = get_proc(idx, ev->pid, 1);
 				c->cwd = parent->cwd ? xstrdup(parent->cwd) : NULL;
+				c->cwd_from_stream = c->cwd != NULL;
 				u64map_copy(&c->fds, &parent->fds);
 				u64map_copy(&c->handles, &parent->handles);
 			}

@@ -1277,8 +1277,10 @@ static uint64_t write_event(struct trace *t, const struct dc_event *ev,
 	if (h2 != 0) {
 		if (h2_is_path)
 			p = PUT(p, ",\"fhash2\":");
+		else if (shash != 0)
+			p = PUT(p, ",\"shash2\":");
 		else
-			p = PUT(p, shash != 0 ? ",\"shash2\":" : ",\"shash\":");
+			p = PUT(p, ",\"shash\":");
 		p = put_u64(p, h2);
 	}
 	if (ev->type == DC_EV_FORK) {

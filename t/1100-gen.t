@@ -78,7 +78,7 @@ test_expect_success LIBC,PYTHON3 'posix write: libc realpath, the offset dc-expl
 	    ("POSIX", "lseek"): (["fd", "offset", "whence"], "offset"),
 	    ("POSIX", "fsync"): (["fd"], "status"),
 	    ("STDIO", "fopen"): (["path", "str"], "handle"),
-	    ("STDIO", "fwrite"): (["ptr", "size", "size", "handle"], "size"),
+	    ("STDIO", "fwrite"): (["ptr", "isize", "count", "file"], "items"),
 	    ("sys", "write"): (["fd", "ptr", "size"], "size"),
 	    ("sys", "openat"): (["fd", "path", "flags", "mode"], "fd"),
 	    ("sys", "pwrite64"): (["fd", "ptr", "size", "offset"], "size"),

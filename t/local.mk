@@ -46,6 +46,9 @@ clean-local-trash:
 check_PROGRAMS += t/helpers/workload
 t_helpers_workload_SOURCES = t/helpers/workload.c
 t_helpers_workload_LDADD = -lpthread
+# STDIO, vectored, open/fcntl/rename/chdir arguments (t/3200).
+check_PROGRAMS += t/helpers/userbytes
+t_helpers_userbytes_SOURCES = t/helpers/userbytes.c
 EXTRA_DIST += t/helpers/pfw-query
 EXTRA_DIST += t/helpers/report-query.py t/helpers/mpi-hdf5.c
 

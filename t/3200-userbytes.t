@@ -1,0 +1,133 @@
+#!/bin/sh
+# User-level bytes and files against ground truth (issue 9, items 4, 7
+# and 10): STDIO bytes are items x size, string lengths and returns;
+# vectored I/O from the iovec total; stdout and stderr named by their
+# descriptors; open's mode and fcntl's argument only where they mean
+# something; rename's two paths; relative paths after chdir and fchdir.
+. "$(dirname "$0")/test-lib.sh"
+
+USERBYTES="$DC_BUILD_DIR/t/helpers/userbytes"
+
+trace() {
+	_cfg=$1 _out=$2
+	shift 2
+	dc-gen "$_cfg" >probes.json 2>gen.err &&
+	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
+	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
+		dc-aggregate | dc-write "$_out" &&
+	cat collect.err >&2 &&
+	test "$(cat collect.rc)" = 0
+}
+
+q() {
+	pfw-query "$@"
+}
+
+test_expect_success 'setup: a signing key' '
+	dc-sign --gen-key -k "$SHARED/key" >/dev/null
+'
+
+# The workload runs once, in W; every test reads its trace T.
+W="$TRASH_DIRECTORY/w" T="$TRASH_DIRECTORY/t.pfw.gz"
+
+test_expect_success BPF,PYTHON3 'setup: trace the workload with posix, stdio and syscalls' '
+	mkdir "$W" &&
+	printf "layers: [posix, stdio, syscalls]\n" >c.yaml &&
+	cfg="$PWD/c.yaml" &&
+	(cd "$W" && trace "$cfg" "$T" probes.sig -- sh -c "\"$USERBYTES\" >so.txt 2>se.txt") &&
+	test "$(wc -c <"$W/stdio.out")" = 12013 &&
+	test "$(wc -c <"$W/vec.moved")" = 60 &&
+	test "$(wc -c <"$W/sub/inner.out")" = 77 &&
+	test "$(wc -c <"$W/outer.out")" = 33
+'
+
+test_expect_success BPF,PYTHON3 'fwrite and fread: size and bytes are items x size' '
+	test "$(q count "$T" --cat STDIO --name fwrite --file "$W/stdio.out" --arg isize=1000 --arg count=4 --arg ret=4 --arg size=4000 --arg bytes=4000)" = 3 &&
+	test "$(q sum "$T" bytes --cat STDIO --name fwrite --file "$W/stdio.out")" = 12000 &&
+	test "$(q count "$T" --cat STDIO --name fread --file "$W/stdio.out" --arg ret=120 --arg size=12000 --arg bytes=12000)" = 1
+'
+
+test_expect_success BPF,PYTHON3 'fputs, fputc, fprintf and fgets: bytes from lengths and returns' '
+	test "$(q count "$T" --cat STDIO --name fputs --file "$W/stdio.out" --arg size=6 --arg bytes=6)" = 1 &&
+	test "$(q count "$T" --cat STDIO --name fputc --file "$W/stdio.out" --arg size=1 --arg bytes=1)" = 1 &&
+	test "$(q count "$T" --cat STDIO --name fprintf --file "$W/stdio.out" --arg ret=6 --arg bytes=6)" = 1 &&
+	q list "$T" --cat STDIO --name fgets --file "$W/stdio.out" >fgets &&
+	test_line_count fgets 3 &&
+	test "$(q sum "$T" bytes --cat STDIO --name fgets --file "$W/stdio.out")" = 13 &&
+	test "$(q count "$T" --cat STDIO --name fgets --arg ret=0 --arg bytes=0)" = 1
+'
+
+test_expect_success BPF,PYTHON3 'every STDIO byte written and read adds up to the file size' '
+	written=0 &&
+	for f in fwrite fputs fputc fprintf; do
+		n=$(q sum "$T" bytes --cat STDIO --name $f --file "$W/stdio.out") &&
+		written=$((written + n)) || return 1
+	done &&
+	test $written = 12013 &&
+	read=$(( $(q sum "$T" bytes --cat STDIO --name fread --file "$W/stdio.out") +
+		 $(q sum "$T" bytes --cat STDIO --name fgets --file "$W/stdio.out") )) &&
+	test $read = 12013
+'
+
+test_expect_success BPF,PYTHON3 'dc-write --summary counts STDIO bytes, not items' '
+	dc-write --summary "$T" >summary &&
+	grep -E "^STDIO +fwrite +3 +12000 .* $W/stdio.out\$" summary &&
+	grep -E "^STDIO +fread +1 +12000 .* $W/stdio.out\$" summary &&
+	grep -E "^STDIO +fgets +3 +13 .* $W/stdio.out\$" summary
+'
+
+test_expect_success BPF,PYTHON3 'stdout and stderr FILE *s are named by their descriptors' '
+	test "$(q count "$T" --cat STDIO --name fprintf --file "$W/so.txt" --arg bytes=10)" = 1 &&
+	test "$(q count "$T" --cat STDIO --name fputs --file "$W/se.txt" --arg bytes=10)" = 1 &&
+	test "$(q count "$T" --cat STDIO --name fflush --file "$W/so.txt")" = 1
+'
+
+test_expect_success BPF,PYTHON3 'writev and readv: size is the iovec total, ret what moved' '
+	for l in POSIX sys; do
+		test "$(q count "$T" --cat $l --name writev --file "$W/vec.out" --arg size=60 --arg ret=60)" = 1 &&
+		test "$(q count "$T" --cat $l --name readv --file "$W/vec.out" --arg size=60 --arg ret=60)" = 1 ||
+		return 1
+	done
+'
+
+test_expect_success BPF,PYTHON3 'open records mode only with O_CREAT; fcntl its argument only where it has one' '
+	q list "$T" --cat POSIX --name open --file "$W/vec.out" >opens &&
+	test_line_count opens 2 &&
+	grep "\"mode\": 416" opens &&
+	test "$(grep -c "\"mode\"" opens)" = 1 &&
+	test "$(q count "$T" --cat POSIX --name fcntl --file "$W/vec.out" --arg cmd=3)" = 1 &&
+	test "$(q count "$T" --cat POSIX --name fcntl --file "$W/vec.out" --arg cmd=3 --arg arg2=None)" = 1 &&
+	test "$(q count "$T" --cat POSIX --name fcntl --file "$W/vec.out" --arg cmd=2 --arg arg2=1)" = 1
+'
+
+test_expect_success BPF,PYTHON3 'fopen records its mode; rename both paths, resolved' '
+	q list "$T" --cat STDIO --name fopen --file "$W/stdio.out" >fopens &&
+	test_line_count fopens 2 &&
+	python3 - "$W" "$T" <<-\EOF
+	import gzip, json, sys
+	w = sys.argv[1]
+	ev = [json.loads(l) for l in gzip.open(sys.argv[2], "rt") if l.startswith("{")]
+	fh = {e["args"]["value"]: e["args"]["name"] for e in ev if e["name"] == "FH" and e["ph"] == "M"}
+	sh = {e["args"]["value"]: e["args"]["name"] for e in ev if e["name"] == "SH" and e["ph"] == "M"}
+	fo = [e for e in ev if e["name"] == "fopen" and e["ph"] == "X"]
+	modes = sorted(sh[e["args"]["shash"]] for e in fo)
+	assert modes == ["r", "w"], modes
+	rn = [e for e in ev if e["name"] == "rename" and e["ph"] == "X"]
+	assert {e["cat"] for e in rn} == {"POSIX", "sys"}, rn
+	for e in rn:
+	    assert fh[e["args"]["fhash"]] == w + "/vec.out", e
+	    assert fh[e["args"]["fhash2"]] == w + "/vec.moved", e
+	EOF
+'
+
+test_expect_success BPF,PYTHON3 'relative paths follow chdir and fchdir' '
+	test "$(q count "$T" --cat sys --name chdir --file "$W/sub" --arg ret=0)" = 1 &&
+	test "$(q count "$T" --cat sys --name fchdir --file "$W" --arg ret=0)" = 1 &&
+	test "$(q sum "$T" ret --cat sys --name write --file "$W/sub/inner.out")" = 77 &&
+	test "$(q count "$T" --cat POSIX --name open --file "$W/sub/inner.out")" = 1 &&
+	test "$(q sum "$T" ret --cat sys --name write --file "$W/outer.out")" = 33 &&
+	test "$(q count "$T" --cat POSIX --name open --file "$W/outer.out")" = 1 &&
+	test "$(q count "$T" --file "$W/inner.out")" = 0
+'
+
+test_done

@@ -1,0 +1,79 @@
+/*
+ * userbytes.c - a workload with exactly known STDIO and vectored bytes,
+ * open modes, fcntl commands, renames and a change of directory, for
+ * t/3200-userbytes.t.  Everything is relative to the working directory,
+ * so the trace must resolve it.  Exits non-zero if any call fails.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+static void check(int ok, const char *what)
+{
+	if (!ok) {
+		perror(what);
+		exit(1);
+	}
+}
+
+int main(void)
+{
+	static char buf[20000];
+	struct iovec iov[3];
+	char line[64];
+	FILE *f;
+	int fd;
+
+	memset(buf, 'a', sizeof(buf));
+	/* STDIO: 3 x fwrite(1000 x 4) + fputs 6 + fputc 1 + fprintf 6. */
+	check((f = fopen("stdio.out", "w")) != NULL, "fopen w");
+	for (int i = 0; i < 3; i++)
+		check(fwrite(buf, 1000, 4, f) == 4, "fwrite");
+	check(fputs("hello\n", f) >= 0, "fputs");
+	check(fputc('x', f) == 'x', "fputc");
+	check(fprintf(f, "%d\n", 12345) == 6, "fprintf");
+	check(fclose(f) == 0, "fclose");
+	/* Read it back: 120 items of 100, two lines, then EOF. */
+	check((f = fopen("stdio.out", "r")) != NULL, "fopen r");
+	check(fread(buf, 100, 120, f) == 120, "fread");
+	check(fgets(line, sizeof(line), f) != NULL, "fgets 1");
+	check(fgets(line, sizeof(line), f) != NULL, "fgets 2");
+	check(fgets(line, sizeof(line), f) == NULL, "fgets eof");
+	check(fclose(f) == 0, "fclose");
+	/* Streams opened before main: named by their descriptors. */
+	check(fprintf(stdout, "to stdout\n") == 10, "fprintf stdout");
+	check(fputs("to stderr\n", stderr) >= 0, "fputs stderr");
+	check(fflush(stdout) == 0, "fflush");
+	/* Vectored: 10 + 20 + 30 written, read back as 25 + 35. */
+	check((fd = open("vec.out", O_CREAT | O_TRUNC | O_WRONLY, 0640)) >= 0, "open");
+	iov[0].iov_base = buf; iov[0].iov_len = 10;
+	iov[1].iov_base = buf; iov[1].iov_len = 20;
+	iov[2].iov_base = buf; iov[2].iov_len = 30;
+	check(writev(fd, iov, 3) == 60, "writev");
+	check(fcntl(fd, F_GETFL) >= 0, "fcntl F_GETFL");
+	check(fcntl(fd, F_SETFD, FD_CLOEXEC) == 0, "fcntl F_SETFD");
+	check(close(fd) == 0, "close");
+	check((fd = open("vec.out", O_RDONLY)) >= 0, "open r");
+	iov[0].iov_len = 25;
+	iov[1].iov_len = 35;
+	check(readv(fd, iov, 2) == 60, "readv");
+	check(close(fd) == 0, "close");
+	/* Both names of a rename, then a change of directory. */
+	check(rename("vec.out", "vec.moved") == 0, "rename");
+	check(mkdir("sub", 0755) == 0 || access("sub", F_OK) == 0, "mkdir");
+	check(chdir("sub") == 0, "chdir");
+	check((fd = open("inner.out", O_CREAT | O_WRONLY | O_TRUNC, 0600)) >= 0, "open inner");
+	check(write(fd, buf, 77) == 77, "write inner");
+	check(close(fd) == 0, "close inner");
+	check((fd = open("..", O_RDONLY | O_DIRECTORY)) >= 0, "open ..");
+	check(fchdir(fd) == 0, "fchdir");
+	check(close(fd) == 0, "close ..");
+	check((fd = open("outer.out", O_CREAT | O_WRONLY | O_TRUNC, 0600)) >= 0, "open outer");
+	check(write(fd, buf, 33) == 33, "write outer");
+	check(close(fd) == 0, "close outer");
+	return 0;
+}
