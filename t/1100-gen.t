@@ -123,7 +123,8 @@ test_expect_success MPI,PYTHON3 'hpc.yaml: MPI-IO layer from libmpi' '
 	p = ps[0]
 	assert p["layer"] == "MPI" and p["target"] == sys.argv[1], p
 	assert p["offset"] == int(sys.argv[2]), p
-	assert p["args"] == ["handle", "offset", "ptr", "int", "handle", "ptr"], p
+	assert p["args"] == ["handle", "offset", "ptr", "count", "datatype", "mpistatus"], p
+	assert p["ret"] == "code", p
 	PY
 '
 
