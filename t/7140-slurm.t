@@ -138,13 +138,24 @@ wait_job_gone() {
 	done
 }
 
-test_expect_success SLURMD,MPI,BPF,PYTHON3 'a 2-task MPI job with tracing: both ranks, rank numbers, job id, exact writes' '
-	mkdir -m 777 out traces &&
+# A user, not root, submits: the job, its trace and its log are theirs.
+test_lazy_prereq NOBODY '
+	command -v setpriv >/dev/null &&
+	setpriv --reuid=nobody --regid=nogroup --clear-groups true ||
+	{ echo "cannot run as nobody (setpriv)"; false; }
+'
+as_nobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/tmp "$@"
+}
+
+test_expect_success SLURMD,MPI,BPF,PYTHON3,NOBODY 'a user'"'"'s 2-task MPI job with tracing: both ranks, rank numbers, job id, exact writes' '
+	chmod 777 . && mkdir -m 777 out traces &&
 	cat >job.sh <<-EOF &&
 	#!/bin/sh
 	dc-srun -n 2 --mpi=pmix "$S/mpi-writes" "$PWD/out"
 	EOF
-	dc-sbatch --trace "$S/probes.sig" --trace-dir "$PWD/traces" \
+	chmod 755 job.sh &&
+	as_nobody dc-sbatch --trace "$S/probes.sig" --trace-dir "$PWD/traces" \
 		--parsable --wait -n 2 -o "$PWD/job.out" job.sh >jobid &&
 	job=$(cut -d";" -f1 jobid) &&
 	wait_job_gone "$job" &&
@@ -185,7 +196,8 @@ test_expect_success SLURMD,MPI,BPF,PYTHON3 'a 2-task MPI job with tracing: both 
 	# After the epilog: no service state left, the log is with the trace.
 	! test -e "$S/run/$job" &&
 	grep -q "events, 0 dropped" "traces/$job/$host.log" &&
-	test "$(stat -c %U "$t")" = "$(id -un)"
+	test "$(stat -c %U "$t")" = nobody &&
+	test "$(stat -c %U "out/rank-0")" = nobody
 '
 
 test_expect_success SLURMD,MPI 'a job without the request is not traced and runs' '
