@@ -39,6 +39,7 @@ const volatile bool profile_mode = false; /* sum calls, do not send them */
 const volatile __u64 cgroup_id = 0;      /* --cgroup: its id, 0 if unused */
 const volatile __u32 cgroup_level = 0;   /* ... and its depth below the root */
 const volatile bool follow_ra = false;   /* readahead traced: ra_pending used */
+const volatile bool fast_path = false;   /* clients record user-level calls */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -51,6 +52,15 @@ struct {
 	__type(key, __u32);   /* tgid */
 	__type(value, __u32); /* reserved */
 } selected SEC(".maps");
+
+/* Processes on the fast path (dc-collect/fastpath.c): where, from the
+ * thread pointer, their client library keeps struct dc_client_tls. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DC_MAX_SELECTED);
+	__type(key, __u32);   /* tgid */
+	__type(value, __s64); /* TLS offset */
+} fast_procs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -204,6 +214,35 @@ static __always_inline __u64 rb_flags(void)
 	return BPF_RB_NO_WAKEUP;
 }
 
+/* How many wrapped calls the client library has open on this thread (0
+ * off the fast path): the kernel's records nest that much deeper.  The
+ * client's word, read from its memory: bounded, and harmless if wrong. */
+static __always_inline __u32 client_depth(void)
+{
+	struct dc_client_tls tls;
+	struct task_struct *task;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__s64 *off;
+	__u64 tp;
+
+	if (!fast_path)
+		return 0;
+	off = bpf_map_lookup_elem(&fast_procs, &tgid);
+	if (!off)
+		return 0;
+	task = (struct task_struct *)bpf_get_current_task();
+#if defined(__TARGET_ARCH_x86)
+	tp = BPF_CORE_READ(task, thread.fsbase);
+#elif defined(__TARGET_ARCH_arm64)
+	tp = BPF_CORE_READ(task, thread.uw.tp_value);
+#else
+	return 0;
+#endif
+	if (bpf_probe_read_user(&tls, sizeof(tls), (void *)(tp + *off)) != 0)
+		return 0;
+	return tls.depth < DC_MAX_CLIENT_DEPTH ? tls.depth : DC_MAX_CLIENT_DEPTH;
+}
+
 /* The current thread's stack (tid is the current thread's); with create,
  * a zeroed one if it has none. */
 static __always_inline struct dc_stack *get_stack(__u32 tid, bool create)
@@ -235,6 +274,8 @@ static __always_inline void push(__u32 tid, __u32 probe_id, __u32 is_syscall,
 		return;
 	}
 	st->depth = d + 1;
+	if (d == 0)
+		st->client_depth = client_depth();
 	f = &st->frames[d];
 	f->probe_id = probe_id;
 	f->is_syscall = is_syscall;
@@ -645,7 +686,7 @@ static __always_inline void pop(__u32 tid, __u32 probe_id, bool syscall,
 		if (!f->is_syscall)
 			return;
 		st->depth = d;
-		emit_call(f, bpf_ktime_get_ns(), ret, d);
+		emit_call(f, bpf_ktime_get_ns(), ret, d + st->client_depth);
 		return;
 	}
 	if (f->probe_id != probe_id || f->is_syscall) {
@@ -656,7 +697,7 @@ static __always_inline void pop(__u32 tid, __u32 probe_id, bool syscall,
 			if (f->probe_id == probe_id && !f->is_syscall) {
 				st->depth = d - i;
 				count(DC_CNT_UNWOUND);
-				emit_call(f, now, ret, d - i);
+				emit_call(f, now, ret, d - i + st->client_depth);
 				return;
 			}
 		}
@@ -664,7 +705,7 @@ static __always_inline void pop(__u32 tid, __u32 probe_id, bool syscall,
 		return;
 	}
 	st->depth = d;
-	emit_call(f, now, ret, d);
+	emit_call(f, now, ret, d + st->client_depth);
 }
 
 /* This libbpf has no PT_REGS_PARM6; the sixth argument register by arch. */
@@ -886,6 +927,9 @@ int BPF_PROG(dc_exec, struct task_struct *p, pid_t old_pid,
 
 	if (!is_selected(tgid))
 		return 0;
+	/* The new image has a client of its own, or none. */
+	if (fast_path)
+		bpf_map_delete_elem(&fast_procs, &tgid);
 	emit_proc(DC_EV_EXEC, DC_IPROBE_EXEC, tgid, BPF_CORE_READ(p, pid),
 		  old_pid, 0, BPF_CORE_READ(bprm, filename));
 	return 0;
@@ -911,6 +955,8 @@ int BPF_PROG(dc_exit, struct task_struct *p)
 		return 0;
 	emit_proc(DC_EV_EXIT_PROC, DC_IPROBE_EXIT, tgid, tid, 0,
 		  BPF_CORE_READ(p, exit_code) >> 8, NULL);
+	if (fast_path)
+		bpf_map_delete_elem(&fast_procs, &tgid);
 	if (!trace_all) {
 		bpf_map_delete_elem(&selected, &tgid);
 		sel_gen_bump();
@@ -971,9 +1017,9 @@ static __always_inline __u32 current_depth(__u32 tid)
 {
 	struct dc_stack *st = get_stack(tid, false);
 
-	if (!st)
-		return 0;
-	return st->depth;
+	if (!st || st->depth == 0)
+		return client_depth();
+	return st->depth + st->client_depth;
 }
 
 static __always_inline int tp_probe_id(__u32 tp, __u32 *probe_id)

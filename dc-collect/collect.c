@@ -26,6 +26,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/epoll.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,6 +39,8 @@
 #include "event.h"
 #include "collect.h"
 #include "collect.skel.h"
+#include "fastabi.h"
+#include "fastpath.h"
 #include "kfeatures.h"
 #include "kfuncs.h"
 #include "klayers.h"
@@ -55,6 +58,9 @@
 #define MAX_PIDS 4096
 #define MAX_SNAPSHOTS 64
 #define DEFAULT_SNAPSHOT_MAX 100000
+#define DEFAULT_FAST_RING (16u << 20)
+#define DEFAULT_FAST_SLOTS 64
+#define FAST_TICK_MS 5          /* drain client rings at least this often */
 
 static const char usage_text[] =
 	"Usage: dc-collect [OPTIONS] PROBES.sig [-- COMMAND [ARGS...]]\n"
@@ -69,6 +75,19 @@ static const char usage_text[] =
 	"                      library (see dc-wrap(1))\n"
 	"  -g, --cgroup PATH   trace every process in a cgroup (v2) and below\n"
 	"  -a, --all           trace every process on the host\n"
+	"\n"
+	"User-level calls (see dc-wrap(1)): with -- COMMAND the client library\n"
+	"is preloaded into COMMAND, and with --clients it is offered to the\n"
+	"registered processes, so they record the posix and stdio calls the\n"
+	"spec names themselves (the fast path); other functions, and processes\n"
+	"without the library, go through uprobes.  Uprobes are set in the\n"
+	"library's file: while they are attached every process on the host that\n"
+	"calls a probed function pays the trap, traced or not.\n"
+	"      --no-preload    no fast path: every user-level call by uprobe\n"
+	"      --fast-ring N   client ring bytes per thread (default 16M)\n"
+	"      --fast-slots N  client threads with a ring per process (64)\n"
+	"      --fast-socket S socket the clients connect to in --clients mode\n"
+	"                      (default " DC_FAST_DEFAULT_SOCKET ")\n"
 	"\n"
 	"Options:\n"
 	"  -k, --key FILE      key to verify the spec (default $DC_KEY or\n"
@@ -123,6 +142,10 @@ struct options {
 	int nsnapshots;
 	unsigned long snapshot_max;
 	unsigned proc_interval;  /* --proc-interval SEC, 0: never */
+	bool no_preload;         /* --no-preload: no fast path */
+	unsigned long long fast_ring; /* --fast-ring */
+	unsigned fast_slots;     /* --fast-slots */
+	const char *fast_socket; /* --fast-socket */
 };
 
 /* State of one collection run. */
@@ -153,6 +176,10 @@ struct collector {
 	struct bpf_link **links;      /* every link attached, destroyed at end */
 	size_t nlinks;
 	uint64_t interval_start;      /* monotonic ns */
+	struct dc_fast *fast;         /* the fast path, NULL if off */
+	bool want_fast;               /* decided before loading */
+	char client_real[PATH_MAX];   /* the client library to preload */
+	int epoll_fd;                 /* kernel ring + fast path */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -216,6 +243,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "snapshot", required_argument, NULL, 'S' },
 		{ "snapshot-max", required_argument, NULL, 'M' },
 		{ "proc-interval", required_argument, NULL, 'I' },
+		{ "no-preload", no_argument, NULL, 'N' },
+		{ "fast-ring", required_argument, NULL, 'F' },
+		{ "fast-slots", required_argument, NULL, 'T' },
+		{ "fast-socket", required_argument, NULL, 'U' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -227,6 +258,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->ring_size = DEFAULT_RING;
 	o->poll_ms = DEFAULT_POLL_MS;
 	o->snapshot_max = DEFAULT_SNAPSHOT_MAX;
+	o->fast_ring = DEFAULT_FAST_RING;
+	o->fast_slots = DEFAULT_FAST_SLOTS;
 	/* '+': stop at the first non-option, so COMMAND's options stay its. */
 	while ((c = getopt_long(argc, argv, "+p:cag:k:o:r:R:b:vhV", longopts,
 				NULL)) != -1) {
@@ -284,6 +317,19 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->proc_interval = (unsigned)parse_range(
 				optarg, "--proc-interval", 0, 86400);
 			break;
+		case 'N': o->no_preload = true; break;
+		case 'F':
+			o->fast_ring = parse_size(optarg, "fast-path ring size");
+			if (o->fast_ring < 4096 || o->fast_ring > (1ULL << 30) ||
+			    (o->fast_ring & (o->fast_ring - 1)) != 0)
+				dc_usage_error("--fast-ring must be a power of two from 4096 to 1G");
+			break;
+		case 'T':
+			o->fast_slots = (unsigned)parse_size(optarg, "fast-path slots");
+			if (o->fast_slots < 1 || o->fast_slots > 1024)
+				dc_usage_error("--fast-slots must be 1..1024");
+			break;
+		case 'U': o->fast_socket = optarg; break;
 		case 'A':
 			if (strcmp(optarg, "single") == 0)
 				o->single_attach = true;
@@ -496,6 +542,21 @@ static void emit_probes(struct collector *c)
 
 /* ---- ring buffer ---- */
 
+static void append_record(struct collector *c, const struct dc_event *ev)
+{
+	if (c->batch_used + ev->size > BATCH_BYTES)
+		flush_batch(c);
+	memcpy(c->batch + c->batch_used, ev, ev->size);
+	c->batch_used += ev->size;
+	c->events++;
+}
+
+/* A validated client record (fastpath.c). */
+static void fast_sink(void *ctx, const struct dc_event *ev)
+{
+	append_record(ctx, ev);
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct collector *c = ctx;
@@ -506,11 +567,11 @@ static int on_record(void *ctx, void *data, size_t size)
 		warn("ignoring a malformed ring-buffer record (%zu bytes)", size);
 		return 0;
 	}
-	if (c->batch_used + ev->size > BATCH_BYTES)
-		flush_batch(c);
-	memcpy(c->batch + c->batch_used, ev, ev->size);
-	c->batch_used += ev->size;
-	c->events++;
+	/* A process that exits or execs writes nothing more into the rings
+	 * its client had: they go into the stream before this record. */
+	if (ev->type == DC_EV_EXIT_PROC || ev->type == DC_EV_EXEC)
+		dc_fast_finish(c->fast, (pid_t)ev->pid, ev->ts);
+	append_record(c, ev);
 
 	/* Describe processes as they appear, right after the record that
 	 * introduced them and before anything they do. */
@@ -537,11 +598,17 @@ static void drain(struct collector *c)
 {
 	int n;
 
+	/* Client rings: their heads first, then the kernel's ring, then the
+	 * client records up to those heads, so a call's system calls come
+	 * before the call, as on the uprobe path. */
+	dc_fast_service(c->fast);
+	dc_fast_snapshot(c->fast);
 	/* consume, not poll: records submitted without a wakeup are only
 	 * found by looking. */
 	n = ring_buffer__consume(c->rb);
 	if (n < 0 && n != -EINTR)
 		warn("reading the ring buffer failed: %s", strerror(-n));
+	dc_fast_drain(c->fast);
 	flush_out(c);
 }
 
@@ -567,6 +634,7 @@ static unsigned long long report_drops(struct collector *c)
 	int cfd = bpf_map__fd(c->skel->maps.counters);
 	int pfd = bpf_map__fd(c->skel->maps.probe_drops);
 	__u64 *per_cpu, total, depth, nostack, unpaired, unwound, unknown;
+	uint64_t fast_total = 0;
 	unsigned char *buf;
 	struct dc_drops_rec rec;
 	struct dc_drops_entry e;
@@ -589,10 +657,41 @@ static unsigned long long report_drops(struct collector *c)
 	sum_percpu(cfd, DC_CNT_BLOCK_UNKNOWN, ncpu, per_cpu, &unknown);
 	sum_percpu(cfd, DC_CNT_DROPPED, ncpu, per_cpu, &total);
 
+	/* Client records lost (fast path): per process, in the same total. */
+	{
+		size_t np = dc_fast_drops(c->fast, NULL, NULL, 0, &fast_total), k;
+		uint32_t *pids = xcalloc(np + 1, sizeof(uint32_t));
+		uint64_t *counts = xcalloc(np + 1, sizeof(uint64_t));
+
+		dc_fast_drops(c->fast, pids, counts, np, &fast_total);
+		if (c->fast != NULL) {
+			unsigned char *pbuf = xmalloc(sizeof(rec) + sizeof(e) * (np + 1));
+
+			memset(&rec, 0, sizeof(rec));
+			rec.kind = DC_DROPS_PER_PROCESS;
+			rec.total = total + fast_total;
+			rec.count = (uint32_t)np;
+			memcpy(pbuf, &rec, sizeof(rec));
+			for (k = 0; k < np; k++) {
+				memset(&e, 0, sizeof(e));
+				e.key = pids[k];
+				e.dropped = counts[k];
+				memcpy(pbuf + sizeof(rec) + k * sizeof(e), &e, sizeof(e));
+				warn("process %u: %llu user-level records lost (client ring full; raise --fast-ring)",
+				     (unsigned)pids[k], (unsigned long long)counts[k]);
+			}
+			out_frame(c, DC_FRAME_DROPS, pbuf,
+				  (uint32_t)(sizeof(rec) + sizeof(e) * np));
+			free(pbuf);
+		}
+		free(pids);
+		free(counts);
+	}
+
 	/* Per CPU. */
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = DC_DROPS_PER_CPU;
-	rec.total = total;
+	rec.total = total + fast_total;
 	pos = sizeof(rec);
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		if (per_cpu[cpu] == 0)
@@ -610,7 +709,7 @@ static unsigned long long report_drops(struct collector *c)
 	/* Per probe. */
 	memset(&rec, 0, sizeof(rec));
 	rec.kind = DC_DROPS_PER_PROBE;
-	rec.total = total;
+	rec.total = total + fast_total;
 	pos = sizeof(rec);
 	for (i = 0; i < c->internal_base + DC_IPROBE_COUNT && i < DC_MAX_PROBES; i++) {
 		__u64 t;
@@ -646,7 +745,7 @@ static unsigned long long report_drops(struct collector *c)
 		      (unsigned long long)unpaired, (unsigned long long)unwound);
 	free(per_cpu);
 	free(buf);
-	return total;
+	return total + fast_total;
 }
 
 /* ---- BPF setup ---- */
@@ -865,6 +964,7 @@ static void open_and_load(struct collector *c)
 	skel->rodata->profile_mode = c->spec->mode == DC_MODE_PROFILE;
 	skel->rodata->follow_ra = c->tp_needed[DC_TP_RA_SYNC] ||
 				  c->tp_needed[DC_TP_RA_ASYNC];
+	skel->rodata->fast_path = c->want_fast;
 	skel->rodata->wakeup_bytes = c->opt.wakeup ? c->opt.wakeup
 						   : c->opt.ring_size / 16;
 	if (c->opt.mode == SEL_CGROUP) {
@@ -1104,9 +1204,16 @@ static void attach_uprobes(struct collector *c)
 	size_t *idx = xcalloc(c->spec->nprobes + 1, sizeof(size_t));
 	size_t n = 0, i, start;
 
-	for (i = 0; i < c->spec->nprobes; i++)
-		if (c->spec->probes[i].kind == DC_PROBE_UPROBE && !c->skip[i])
-			idx[n++] = i;
+	for (i = 0; i < c->spec->nprobes; i++) {
+		if (c->spec->probes[i].kind != DC_PROBE_UPROBE || c->skip[i])
+			continue;
+		/* Recorded by the clients themselves: no trap for them. */
+		if (dc_fast_covers(c->fast, i)) {
+			c->attached++;
+			continue;
+		}
+		idx[n++] = i;
+	}
 	if (!c->feat.umulti) {
 		for (i = 0; i < n; i++)
 			attach_uprobe(c, idx[i]);
@@ -1278,6 +1385,22 @@ static void select_pid(struct collector *c, pid_t pid)
 	__atomic_fetch_add(&c->skel->bss->sel_gen, 1, __ATOMIC_SEQ_CST);
 }
 
+/* In the command's process, before exec: the client library first in
+ * LD_PRELOAD and the socket to find us by. */
+static void preload_client(struct collector *c)
+{
+	const char *real = c->client_real, *old = getenv("LD_PRELOAD");
+
+	if (old != NULL && *old != '\0' && strstr(old, real) == NULL) {
+		char *v = xasprintf("%s:%s", real, old);
+
+		setenv("LD_PRELOAD", v, 1);
+	} else if (old == NULL || *old == '\0') {
+		setenv("LD_PRELOAD", real, 1);
+	}
+	setenv(DC_FAST_ENV, dc_fast_socket_name(c->fast), 1);
+}
+
 /* Start COMMAND stopped, select it, then let it exec: the child does all
  * its own set-up before it stops, so the trace holds nothing of ours and
  * nothing of COMMAND's is missed. */
@@ -1307,6 +1430,8 @@ static void start_command(struct collector *c)
 		 * die while the command waits stopped below, the command is
 		 * continued (SIGCONT to a running process does nothing). */
 		prctl(PR_SET_PDEATHSIG, SIGCONT);
+		if (c->fast != NULL)
+			preload_client(c);
 		if (getppid() == parent)
 			raise(SIGSTOP);
 		execvp(c->opt.command[0], c->opt.command);
@@ -1445,6 +1570,21 @@ static double now_seconds(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* Wait for the kernel's ring or a client; with client rings mapped, no
+ * longer than FAST_TICK_MS: clients wake nobody when they write. */
+static int wait_events(struct collector *c)
+{
+	struct epoll_event ev[4];
+	int timeout = c->opt.poll_ms, n;
+
+	if (c->fast == NULL)
+		return ring_buffer__poll(c->rb, c->opt.poll_ms);
+	if (dc_fast_active(c->fast) && timeout > FAST_TICK_MS)
+		timeout = FAST_TICK_MS;
+	n = epoll_wait(c->epoll_fd, ev, 4, timeout);
+	return n < 0 ? -errno : n;
+}
+
 static void run(struct collector *c)
 {
 	double last_snapshot = now_seconds();
@@ -1459,7 +1599,7 @@ static void run(struct collector *c)
 		}
 		if (stop_signal)
 			break;
-		err = ring_buffer__poll(c->rb, c->opt.poll_ms);
+		err = wait_events(c);
 		if (err < 0 && err != -EINTR) {
 			warn("polling the ring buffer failed: %s", strerror(-err));
 			break;
@@ -1477,8 +1617,11 @@ static void run(struct collector *c)
 		if (c->opt.mode == SEL_PIDS && !any_selected(c))
 			break;
 	}
-	/* Whatever the kernel wrote before we stopped is still ours. */
+	/* Whatever the kernel and the clients wrote before we stopped is
+	 * still ours. */
 	drain(c);
+	dc_fast_finish_all(c->fast);
+	flush_out(c);
 	if (c->profiler) {
 		take_counters(c);
 		flush_out(c);
@@ -1547,6 +1690,70 @@ static int check_kernel(void)
 	return DC_EXIT_OK;
 }
 
+/* -- COMMAND: a client may join if the kernel traces its process. */
+static bool admit_selected(void *ctx, pid_t pid)
+{
+	struct collector *c = ctx;
+	__u32 key = (__u32)pid, val;
+
+	return bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.selected), &key,
+				   &val) == 0;
+}
+
+/* --clients: joining selects the process, as registering does. */
+static bool admit_client(void *ctx, pid_t pid)
+{
+	struct collector *c = ctx;
+
+	if (!admit_selected(ctx, pid)) {
+		select_pid(c, pid);
+		emit_process(c, pid);
+	}
+	return true;
+}
+
+/* The fast path: after loading (it needs the kernel's map), before
+ * attaching (covered functions get no uprobe) and before the command. */
+static void start_fast_path(struct collector *c)
+{
+	struct dc_fast_opts o;
+	char name[108];
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (!c->want_fast)
+		return;
+	if (c->opt.mode == SEL_COMMAND &&
+	    realpath(client_lib_path(&c->opt), c->client_real) == NULL)
+		sysdie("cannot preload the client library %s (--client-lib, "
+		       "or --no-preload)", client_lib_path(&c->opt));
+	memset(&o, 0, sizeof(o));
+	if (c->opt.mode == SEL_COMMAND) {
+		snprintf(name, sizeof(name), "@datacrumbs-%d-%llx", (int)getpid(),
+			 (unsigned long long)now_ns());
+		o.socket_name = name;
+		o.admit = admit_selected;
+	} else {
+		o.socket_name = c->opt.fast_socket ? c->opt.fast_socket
+						   : DC_FAST_DEFAULT_SOCKET;
+		o.admit = admit_client;
+	}
+	o.nslots = c->opt.fast_slots;
+	o.slot_bytes = c->opt.fast_ring;
+	o.fast_map_fd = bpf_map__fd(c->skel->maps.fast_procs);
+	o.sink = fast_sink;
+	o.ctx = c;
+	c->fast = dc_fast_open(&o, c->spec, c->skip);
+	if (c->fast == NULL)
+		return;
+	c->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (c->epoll_fd < 0 ||
+	    epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(c->rb), &ev) != 0 ||
+	    epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, dc_fast_fd(c->fast), &ev) != 0)
+		sysdie("cannot watch the ring buffer and the fast path");
+	notice("fast path: %zu functions recorded by the client library",
+	       dc_fast_ncovered(c->fast));
+}
+
 int main(int argc, char **argv)
 {
 	struct collector c;
@@ -1584,6 +1791,8 @@ int main(int argc, char **argv)
 	if (missing != NULL)
 		die("cannot collect: %s", missing);
 	plan_probes(&c);
+	c.want_fast = !c.opt.no_preload && c.spec->mode != DC_MODE_PROFILE &&
+		      (c.opt.mode == SEL_COMMAND || c.opt.mode == SEL_CLIENTS);
 
 	if (c.opt.output == NULL && isatty(STDOUT_FILENO))
 		dc_usage_error("standard output is a terminal: pipe it into "
@@ -1645,6 +1854,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	snapshot_paths(&c);
+	start_fast_path(&c);
 	attach_all(&c);
 	switch (c.opt.mode) {
 	case SEL_PIDS:
@@ -1709,6 +1919,7 @@ int main(int argc, char **argv)
 						      : "standard output");
 		status = DC_EXIT_FAILURE;
 	}
+	dc_fast_close(c.fast);
 	ring_buffer__free(c.rb);
 	drop_links(&c);
 	collect_bpf__destroy(c.skel);

@@ -13,6 +13,7 @@
 #define DC_MAX_DEPTH 32         /* stored frames per thread; deeper calls
                                    are counted as dropped */
 #define DC_MAX_SELECTED 65536   /* selected processes */
+#define DC_MAX_CLIENT_DEPTH 1024 /* a client's claimed depth is cut here */
 
 /* Size of a record without an inline string: header + all arg slots. */
 #define DC_EVENT_FIXED_SIZE (DC_EVENT_HDR_SIZE + 8 * DC_MAX_ARGS)
@@ -55,7 +56,8 @@ struct dc_call_frame {
 
 struct dc_stack {
 	__u32 depth;             /* calls pending, may exceed DC_MAX_DEPTH */
-	__u32 reserved;
+	__u32 client_depth;      /* fast path: the client's open calls when
+	                            the outermost frame was pushed */
 	struct dc_call_frame frames[DC_MAX_DEPTH];
 };
 

@@ -7,10 +7,13 @@ dc_wrap_dc_wrap_LDADD = lib/libdc.la
 # other than its hooks: everything else is hidden.
 lib_LTLIBRARIES += dc-wrap/libdcclient.la
 include_HEADERS = dc-wrap/dcclient.h
-dc_wrap_libdcclient_la_SOURCES = dc-wrap/dcclient.c dc-wrap/dcclient.h
+# The fast path (fast.c) and the wrappers it serves (wrappers.c) are in
+# the same library: preloading one file is all a process needs.
+dc_wrap_libdcclient_la_SOURCES = dc-wrap/dcclient.c dc-wrap/dcclient.h \
+	dc-wrap/fast.c dc-wrap/client.h dc-wrap/wrappers.c lib/fastabi.h
 # Never sanitized: it is preloaded into applications that are not.
 dc_wrap_libdcclient_la_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS)) \
-	-fvisibility=hidden
+	-fvisibility=hidden -ftls-model=initial-exec
 dc_wrap_libdcclient_la_LDFLAGS = -avoid-version -no-undefined
 
 EXTRA_DIST += dc-wrap/README.md

@@ -148,6 +148,17 @@ struct dc_event {
 
 #define DC_EVENT_HDR_SIZE 56
 
+/* The client library's per-thread call state (lib/fastpath.h), at the
+ * thread pointer + an offset the client tells the collector: the
+ * innermost open wrapped call (its seq, 0 if none) and how many are open.
+ * The collector's syscall program reads it to nest system calls under
+ * the client's calls. */
+struct dc_client_tls {
+	__u64 cur;
+	__u32 depth;
+	__u32 flags;
+};
+
 #define DC_EVENT_ARGS(ev) ((__u64 *)((char *)(ev) + DC_EVENT_HDR_SIZE))
 #define DC_EVENT_STR(ev) \
 	((char *)(ev) + DC_EVENT_HDR_SIZE + 8 * (ev)->nargs)

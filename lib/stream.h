@@ -94,7 +94,11 @@ struct dc_process_rec {
 	/* then strings: exe, cmdline (arguments separated by NUL), cwd */
 };
 
-enum dc_drops_kind { DC_DROPS_PER_CPU = 1, DC_DROPS_PER_PROBE = 2 };
+enum dc_drops_kind {
+	DC_DROPS_PER_CPU = 1,
+	DC_DROPS_PER_PROBE = 2,
+	DC_DROPS_PER_PROCESS = 3, /* client records (fast path), key = pid */
+};
 
 struct dc_drops_rec {
 	uint64_t total;
@@ -104,7 +108,7 @@ struct dc_drops_rec {
 };
 
 struct dc_drops_entry {
-	uint32_t key;            /* CPU number or probe id */
+	uint32_t key;            /* CPU number, probe id or process id */
 	uint32_t reserved;
 	uint64_t dropped;
 };

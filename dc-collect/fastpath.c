@@ -1,0 +1,670 @@
+/*
+ * fastpath.c - dc-collect's half of the user-level fast path.
+ *
+ * Clients (libdcclient.so, see lib/fastabi.h) connect to our socket,
+ * learn which of their wrapped functions the signed spec records, and hand
+ * us a sealed memfd holding one single-producer ring per thread.  We map
+ * it and copy what they write into the stream.
+ *
+ * A client is not trusted.  What it writes is its own claim and is
+ * checked record by record: size, type, probe id (only the functions we
+ * told it to record), argument count, string bounds; the process id is the
+ * one the kernel gave us at connect time, whatever the record says.  Our
+ * read position is our own copy, never read back from the mapping.  A slot
+ * whose positions make no sense is abandoned with one warning.  Each drain
+ * reads at most what the ring holds, so no client can stall us, and the
+ * memfd's size is sealed, so none can make our mapping fault.  Sockets are
+ * non-blocking; a handshake that stalls is dropped.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "fastpath.h"
+#include "messages.h"
+#include "fastabi.h"
+
+#define MAX_CONNS 64
+#define HANDSHAKE_NS (5ULL * 1000000000ULL)
+#define MAX_RECORD (DC_EVENT_HDR_SIZE + 8 * DC_MAX_ARGS + DC_MAX_STR + 8)
+
+enum conn_state { CONN_FREE, CONN_HELLO, CONN_RING };
+
+struct conn {
+	int fd;
+	enum conn_state state;
+	pid_t pid;
+	uid_t uid;
+	__s64 tls_off;
+	uint64_t since;
+};
+
+struct ring {
+	struct ring *next;
+	pid_t pid;
+	uint64_t since;          /* monotonic ns of the handshake */
+	unsigned char *map;
+	size_t bytes;
+	uint32_t nslots;
+	uint64_t slot_bytes;
+	uint64_t *tail;          /* our read positions, per slot */
+	uint64_t *snap;          /* heads at the last snapshot */
+	bool *bad;               /* slot abandoned */
+	uint64_t invalid;        /* records refused */
+};
+
+struct lost {
+	uint32_t pid;
+	uint64_t count;
+};
+
+struct dc_fast {
+	struct dc_fast_opts o;
+	char name[108];
+	int listen_fd;
+	int epoll_fd;
+	struct conn conns[MAX_CONNS];
+	struct dc_fast_config cfg;       /* what every client is told */
+	size_t nprobes;
+	bool *covered;                   /* per probe id */
+	uint8_t *want_nargs;             /* per probe id */
+	bool *want_str;                  /* per probe id */
+	size_t ncovered;
+	struct ring *rings;
+	struct lost *lost;
+	size_t nlost, lost_cap;
+	unsigned char rec[MAX_RECORD];
+};
+
+static const char *const fast_names[DC_FAST_NFUNCS] = {
+#define DC_FAST_NAME(name, layer) #name,
+	DC_FAST_FUNCS(DC_FAST_NAME)
+#undef DC_FAST_NAME
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+static bool is_libc(const char *target)
+{
+	const char *base = target ? strrchr(target, '/') : NULL;
+
+	base = base ? base + 1 : target;
+	return base != NULL && strncmp(base, "libc.so", 7) == 0;
+}
+
+/* The wrapped functions the spec names, each with its probe's plan. */
+static void plan(struct dc_fast *f, const struct dc_spec *spec, const bool *skip)
+{
+	size_t i;
+	int fn, a;
+
+	f->nprobes = spec->nprobes;
+	f->covered = xcalloc(spec->nprobes + 1, sizeof(bool));
+	f->want_nargs = xcalloc(spec->nprobes + 1, 1);
+	f->want_str = xcalloc(spec->nprobes + 1, sizeof(bool));
+	f->cfg.magic = DC_FAST_MAGIC;
+	f->cfg.version = DC_FAST_VERSION;
+	f->cfg.nslots = f->o.nslots;
+	f->cfg.slot_bytes = f->o.slot_bytes;
+	f->cfg.nfuncs = DC_FAST_NFUNCS;
+	for (i = 0; i < spec->nprobes; i++) {
+		const struct dc_probe *p = &spec->probes[i];
+		struct dc_fast_func_cfg *fc;
+
+		if (skip[i] || p->kind != DC_PROBE_UPROBE || !is_libc(p->target))
+			continue;
+		for (fn = 0; fn < DC_FAST_NFUNCS; fn++)
+			if (strcmp(fast_names[fn], p->function) == 0)
+				break;
+		if (fn == DC_FAST_NFUNCS || f->cfg.funcs[fn].on)
+			continue;
+		fc = &f->cfg.funcs[fn];
+		fc->on = 1;
+		fc->probe_id = (__u32)i;
+		fc->nargs = (__u8)(p->nargs > DC_MAX_ARGS ? DC_MAX_ARGS : p->nargs);
+		fc->ret_kind = p->ret_kind;
+		fc->str_arg = 0xff;
+		for (a = 0; a < fc->nargs; a++)
+			if (p->arg_kinds[a] == DC_ARG_PATH ||
+			    p->arg_kinds[a] == DC_ARG_STR) {
+				fc->str_arg = (__u8)a;
+				break;
+			}
+		f->covered[i] = true;
+		f->want_str[i] = fc->str_arg != 0xff;
+		f->want_nargs[i] = f->want_str[i] ? DC_MAX_ARGS : fc->nargs;
+		f->ncovered++;
+	}
+}
+
+static int make_socket(struct dc_fast *f)
+{
+	struct sockaddr_un a;
+	size_t n = strlen(f->name);
+	int fd;
+
+	if (n >= sizeof(a.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.sun_family = AF_UNIX;
+	memcpy(a.sun_path, f->name, n);
+	if (f->name[0] == '@')
+		a.sun_path[0] = '\0';
+	else
+		unlink(f->name);
+	if (bind(fd, (struct sockaddr *)&a,
+		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n)) != 0 ||
+	    (f->name[0] != '@' && chmod(f->name, 0666) != 0) ||
+	    listen(fd, MAX_CONNS) != 0) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+struct dc_fast *dc_fast_open(const struct dc_fast_opts *o,
+			     const struct dc_spec *spec, const bool *skip)
+{
+	struct dc_fast *f = xcalloc(1, sizeof(*f));
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	f->o = *o;
+	snprintf(f->name, sizeof(f->name), "%s", o->socket_name);
+	plan(f, spec, skip);
+	f->listen_fd = make_socket(f);
+	if (f->listen_fd < 0) {
+		syswarn("fast path off: cannot listen on %s", f->name);
+		dc_fast_close(f);
+		return NULL;
+	}
+	f->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	ev.data.u32 = MAX_CONNS; /* the listener */
+	if (f->epoll_fd < 0 ||
+	    epoll_ctl(f->epoll_fd, EPOLL_CTL_ADD, f->listen_fd, &ev) != 0)
+		sysdie("cannot watch the fast-path socket");
+	return f;
+}
+
+bool dc_fast_covers(const struct dc_fast *f, size_t i)
+{
+	return f != NULL && i < f->nprobes && f->covered[i];
+}
+
+size_t dc_fast_ncovered(const struct dc_fast *f)
+{
+	return f ? f->ncovered : 0;
+}
+
+const char *dc_fast_socket_name(const struct dc_fast *f)
+{
+	return f->name;
+}
+
+int dc_fast_fd(const struct dc_fast *f)
+{
+	return f->epoll_fd;
+}
+
+bool dc_fast_active(const struct dc_fast *f)
+{
+	return f != NULL && f->rings != NULL;
+}
+
+/* ---- handshakes ---- */
+
+static void conn_close(struct dc_fast *f, struct conn *cn)
+{
+	epoll_ctl(f->epoll_fd, EPOLL_CTL_DEL, cn->fd, NULL);
+	close(cn->fd);
+	cn->state = CONN_FREE;
+}
+
+static void accept_clients(struct dc_fast *f)
+{
+	for (;;) {
+		struct epoll_event ev = { .events = EPOLLIN };
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		int fd = accept4(f->listen_fd, NULL, NULL,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int i;
+
+		if (fd < 0)
+			return;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 ||
+		    cred.pid <= 0 || !f->o.admit(f->o.ctx, cred.pid)) {
+			debug("fast path: process %d not admitted", (int)cred.pid);
+			close(fd);
+			continue;
+		}
+		for (i = 0; i < MAX_CONNS; i++)
+			if (f->conns[i].state == CONN_FREE)
+				break;
+		if (i == MAX_CONNS) {
+			warn("fast path: too many handshakes at once; process %d "
+			     "falls back to no user-level records", (int)cred.pid);
+			close(fd);
+			continue;
+		}
+		ev.data.u32 = (uint32_t)i;
+		if (epoll_ctl(f->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+			close(fd);
+			continue;
+		}
+		f->conns[i] = (struct conn){ .fd = fd, .state = CONN_HELLO,
+					     .pid = cred.pid, .uid = cred.uid,
+					     .since = mono_ns() };
+	}
+}
+
+static int recv_fd(int sock, void *buf, size_t len, int *fd)
+{
+	char control[CMSG_SPACE(sizeof(int) * 4)];
+	struct iovec iov = { buf, len };
+	struct msghdr mh;
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = control;
+	mh.msg_controllen = sizeof(control);
+	*fd = -1;
+	n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+			int nfd = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+			int fds[4], k;
+
+			memcpy(fds, CMSG_DATA(cm), sizeof(int) * (size_t)(nfd > 4 ? 4 : nfd));
+			for (k = 0; k < nfd && k < 4; k++) {
+				if (*fd < 0)
+					*fd = fds[k];
+				else
+					close(fds[k]);
+			}
+		}
+	}
+	return (int)n;
+}
+
+/* The memfd must be sealed at exactly the size we asked for. */
+static struct ring *map_ring(struct dc_fast *f, struct conn *cn, int fd)
+{
+	uint64_t bytes = dc_fast_map_bytes(f->cfg.nslots, f->cfg.slot_bytes);
+	int need = F_SEAL_SHRINK | F_SEAL_GROW;
+	struct stat st;
+	struct ring *r;
+	void *map;
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	if (seals < 0 || (seals & need) != need || fstat(fd, &st) != 0 ||
+	    (uint64_t)st.st_size != bytes) {
+		warn("fast path: process %d passed a ring that is not sealed at %llu bytes; refused",
+		     (int)cn->pid, (unsigned long long)bytes);
+		return NULL;
+	}
+	map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		syswarn("fast path: cannot map the ring of process %d", (int)cn->pid);
+		return NULL;
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->pid = cn->pid;
+	r->since = mono_ns();
+	r->map = map;
+	r->bytes = bytes;
+	r->nslots = f->cfg.nslots;
+	r->slot_bytes = f->cfg.slot_bytes;
+	r->tail = xcalloc(r->nslots, sizeof(uint64_t));
+	r->snap = xcalloc(r->nslots, sizeof(uint64_t));
+	r->bad = xcalloc(r->nslots, sizeof(bool));
+	return r;
+}
+
+static void conn_hello(struct dc_fast *f, struct conn *cn)
+{
+	struct dc_fast_hello h;
+	ssize_t n = recv(cn->fd, &h, sizeof(h), 0);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n != (ssize_t)sizeof(h) || h.magic != DC_FAST_MAGIC ||
+	    h.version != DC_FAST_VERSION || h.nfuncs < DC_FAST_NFUNCS) {
+		debug("fast path: process %d sent a bad hello", (int)cn->pid);
+		conn_close(f, cn);
+		return;
+	}
+	cn->tls_off = h.tls_off;
+	if (send(cn->fd, &f->cfg, sizeof(f->cfg), MSG_NOSIGNAL) != (ssize_t)sizeof(f->cfg)) {
+		conn_close(f, cn);
+		return;
+	}
+	cn->state = CONN_RING;
+}
+
+static void conn_ring(struct dc_fast *f, struct conn *cn)
+{
+	struct dc_fast_ready ready;
+	struct ring *r;
+	int fd, n = recv_fd(cn->fd, &ready, sizeof(ready), &fd);
+	__u32 key = (__u32)cn->pid;
+	__s64 off = cn->tls_off;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	r = (n == (int)sizeof(ready) && ready.magic == DC_FAST_MAGIC &&
+	     ready.ok == 1 && fd >= 0) ? map_ring(f, cn, fd) : NULL;
+	if (fd >= 0)
+		close(fd);
+	if (r == NULL) {
+		conn_close(f, cn);
+		return;
+	}
+	/* The kernel nests system calls under the client's calls through
+	 * the TLS offset (collect.bpf.c). */
+	if (f->o.fast_map_fd >= 0 &&
+	    bpf_map_update_elem(f->o.fast_map_fd, &key, &off, BPF_ANY) != 0)
+		syswarn("fast path: cannot register process %d with the kernel programs",
+			(int)cn->pid);
+	r->next = f->rings;
+	f->rings = r;
+	ready.magic = DC_FAST_MAGIC;
+	ready.ok = 1;
+	if (send(cn->fd, &ready, sizeof(ready), MSG_NOSIGNAL) != (ssize_t)sizeof(ready))
+		debug("fast path: process %d left during its handshake", (int)cn->pid);
+	debug("fast path: process %d joined", (int)cn->pid);
+	conn_close(f, cn);
+}
+
+void dc_fast_service(struct dc_fast *f)
+{
+	struct epoll_event evs[16];
+	uint64_t now;
+	int n, i;
+
+	if (f == NULL)
+		return;
+	while ((n = epoll_wait(f->epoll_fd, evs, 16, 0)) > 0) {
+		for (i = 0; i < n; i++) {
+			uint32_t k = evs[i].data.u32;
+
+			if (k == MAX_CONNS) {
+				accept_clients(f);
+				continue;
+			}
+			if (f->conns[k].state == CONN_HELLO)
+				conn_hello(f, &f->conns[k]);
+			else if (f->conns[k].state == CONN_RING)
+				conn_ring(f, &f->conns[k]);
+		}
+	}
+	now = mono_ns();
+	for (i = 0; i < MAX_CONNS; i++)
+		if (f->conns[i].state != CONN_FREE &&
+		    now > f->conns[i].since + HANDSHAKE_NS) {
+			debug("fast path: process %d stalled its handshake", (int)f->conns[i].pid);
+			conn_close(f, &f->conns[i]);
+		}
+}
+
+/* ---- draining ---- */
+
+static struct dc_fast_slot *slot_of(struct ring *r, uint32_t i)
+{
+	return (struct dc_fast_slot *)(r->map + DC_FAST_HDR_BYTES +
+				       (size_t)i * DC_FAST_SLOT_HDR_BYTES);
+}
+
+void dc_fast_snapshot(struct dc_fast *f)
+{
+	struct ring *r;
+	uint32_t i;
+
+	if (f == NULL)
+		return;
+	for (r = f->rings; r; r = r->next)
+		for (i = 0; i < r->nslots; i++)
+			r->snap[i] = __atomic_load_n(&slot_of(r, i)->head,
+						     __ATOMIC_ACQUIRE);
+}
+
+/* Check a record copied out of the mapping and make it the process's. */
+static bool valid_record(struct dc_fast *f, struct ring *r, struct dc_event *ev,
+			 uint64_t size)
+{
+	uint64_t fixed;
+
+	if (ev->size != size || size < DC_EVENT_HDR_SIZE ||
+	    ev->type != DC_EV_CALL || ev->probe_id >= f->nprobes ||
+	    !f->covered[ev->probe_id] || ev->nargs != f->want_nargs[ev->probe_id])
+		return false;
+	fixed = DC_EVENT_HDR_SIZE + 8 * (uint64_t)ev->nargs;
+	if (f->want_str[ev->probe_id]) {
+		if (((fixed + ev->str_len + 1 + 7) & ~7ULL) != size)
+			return false;
+		DC_EVENT_STR(ev)[ev->str_len] = '\0';
+	} else if (ev->str_len != 0 || fixed != size) {
+		return false;
+	}
+	ev->pid = (__u32)r->pid;
+	if (ev->tid == 0)
+		ev->tid = (__u32)r->pid;
+	ev->flags &= DC_EVF_STR_TRUNC | DC_EVF_FAILED;
+	ev->reserved0 = 0;
+	ev->reserved1 = 0;
+	ev->file_id = 0;
+	ev->error = 0;
+#ifdef DC_SEQ_CLIENT
+	ev->seq |= DC_SEQ_CLIENT;
+	if (ev->parent != 0)
+		ev->parent |= DC_SEQ_CLIENT;
+#endif
+	return true;
+}
+
+static void abandon(struct ring *r, uint32_t i, const char *why)
+{
+	r->bad[i] = true;
+	warn("fast path: process %d, thread slot %u: %s; slot abandoned",
+	     (int)r->pid, i, why);
+}
+
+static void drain_slot(struct dc_fast *f, struct ring *r, uint32_t i,
+		       uint64_t head)
+{
+	unsigned char *data = r->map + dc_fast_data_offset(r->nslots) +
+			      (size_t)i * r->slot_bytes;
+	uint64_t cap = r->slot_bytes, tail = r->tail[i];
+
+	if (r->bad[i] || head == tail)
+		return;
+	if (head < tail || head - tail > cap || ((head - tail) & 7) != 0) {
+		abandon(r, i, "its write position makes no sense");
+		return;
+	}
+	while (tail < head) {
+		uint64_t off = tail & (cap - 1), size;
+		struct dc_event *ev = (struct dc_event *)f->rec;
+
+		memcpy(f->rec, data + off, 8);
+		size = ev->size;
+		if (size < 8 || (size & 7) != 0 || size > cap - off ||
+		    size > head - tail || size > sizeof(f->rec)) {
+			abandon(r, i, "a record's size makes no sense");
+			break;
+		}
+		if (ev->type != 0) {
+			memcpy(f->rec, data + off, size);
+			if (valid_record(f, r, ev, size))
+				f->o.sink(f->o.ctx, ev);
+			else
+				r->invalid++;
+		}
+		tail += size;
+	}
+	r->tail[i] = tail;
+	__atomic_store_n(&slot_of(r, i)->tail, tail, __ATOMIC_RELEASE);
+}
+
+void dc_fast_drain(struct dc_fast *f)
+{
+	struct ring *r;
+	uint32_t i;
+
+	if (f == NULL)
+		return;
+	for (r = f->rings; r; r = r->next)
+		for (i = 0; i < r->nslots; i++)
+			drain_slot(f, r, i, r->snap[i]);
+}
+
+static void drain_all(struct dc_fast *f, struct ring *r)
+{
+	uint32_t i;
+
+	for (i = 0; i < r->nslots; i++)
+		drain_slot(f, r, i, __atomic_load_n(&slot_of(r, i)->head,
+						    __ATOMIC_ACQUIRE));
+}
+
+static void note_lost(struct dc_fast *f, struct ring *r)
+{
+	struct dc_fast_shm *shm = (struct dc_fast_shm *)r->map;
+	uint64_t n = r->invalid + shm->lost;
+	uint32_t i;
+
+	for (i = 0; i < r->nslots; i++)
+		n += slot_of(r, i)->drops;
+	if (r->invalid > 0)
+		warn("fast path: %llu invalid records from process %d refused",
+		     (unsigned long long)r->invalid, (int)r->pid);
+	if (n == 0)
+		return;
+	for (i = 0; i < f->nlost; i++)
+		if (f->lost[i].pid == (uint32_t)r->pid) {
+			f->lost[i].count += n;
+			return;
+		}
+	if (f->nlost == f->lost_cap) {
+		f->lost_cap = f->lost_cap ? 2 * f->lost_cap : 16;
+		f->lost = xrealloc(f->lost, f->lost_cap * sizeof(*f->lost));
+	}
+	f->lost[f->nlost].pid = (uint32_t)r->pid;
+	f->lost[f->nlost].count = n;
+	f->nlost++;
+}
+
+static void ring_free(struct ring *r)
+{
+	munmap(r->map, r->bytes);
+	free(r->tail);
+	free(r->snap);
+	free(r->bad);
+	free(r);
+}
+
+void dc_fast_finish(struct dc_fast *f, pid_t pid, uint64_t ts)
+{
+	struct ring **p, *r;
+
+	if (f == NULL)
+		return;
+	for (p = &f->rings; (r = *p) != NULL;) {
+		if (r->pid != pid || r->since > ts) {
+			p = &r->next;
+			continue;
+		}
+		drain_all(f, r);
+		note_lost(f, r);
+		*p = r->next;
+		ring_free(r);
+	}
+}
+
+void dc_fast_finish_all(struct dc_fast *f)
+{
+	struct ring *r;
+
+	if (f == NULL)
+		return;
+	while ((r = f->rings) != NULL) {
+		drain_all(f, r);
+		note_lost(f, r);
+		f->rings = r->next;
+		ring_free(r);
+	}
+}
+
+size_t dc_fast_drops(struct dc_fast *f, uint32_t *pids, uint64_t *counts,
+		     size_t max, uint64_t *total)
+{
+	size_t i;
+
+	*total = 0;
+	if (f == NULL)
+		return 0;
+	for (i = 0; i < f->nlost; i++) {
+		*total += f->lost[i].count;
+		if (i < max) {
+			pids[i] = f->lost[i].pid;
+			counts[i] = f->lost[i].count;
+		}
+	}
+	return f->nlost;
+}
+
+void dc_fast_close(struct dc_fast *f)
+{
+	int i;
+
+	if (f == NULL)
+		return;
+	for (i = 0; i < MAX_CONNS; i++)
+		if (f->conns[i].state != CONN_FREE)
+			close(f->conns[i].fd);
+	while (f->rings) {
+		struct ring *r = f->rings;
+
+		f->rings = r->next;
+		ring_free(r);
+	}
+	if (f->listen_fd >= 0)
+		close(f->listen_fd);
+	if (f->epoll_fd > 0)
+		close(f->epoll_fd);
+	if (f->name[0] != '@' && f->name[0] != '\0')
+		unlink(f->name);
+	free(f->covered);
+	free(f->want_nargs);
+	free(f->want_str);
+	free(f->lost);
+	free(f);
+}

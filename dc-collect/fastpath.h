@@ -1,0 +1,74 @@
+/*
+ * fastpath.h - dc-collect's half of the user-level fast path: the socket
+ * the client library connects to, the per-process shared rings, and the
+ * validation of what clients write into them.  See lib/fastabi.h for the
+ * protocol and fastpath.c for the rules.
+ */
+#ifndef DC_COLLECT_FASTPATH_H
+#define DC_COLLECT_FASTPATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/types.h>
+
+#include "event.h"
+#include "spec.h"
+
+struct dc_fast;
+
+/* Where validated records go (the collector's EVENTS batch). */
+typedef void (*dc_fast_sink)(void *ctx, const struct dc_event *ev);
+/* Is this process one the collector traces (or, in clients mode, may it
+ * join)?  Called for every connecting process; true admits it. */
+typedef bool (*dc_fast_admit)(void *ctx, pid_t pid);
+
+struct dc_fast_opts {
+	const char *socket_name;   /* '@' prefix: abstract */
+	uint32_t nslots;           /* thread slots per process */
+	uint64_t slot_bytes;       /* ring bytes per thread, power of two */
+	int fast_map_fd;           /* BPF map tgid -> TLS offset */
+	dc_fast_sink sink;
+	dc_fast_admit admit;
+	void *ctx;
+};
+
+/* Listen, and decide from the spec which wrapped functions are recorded
+ * (skip[i]: probe i is not used here).  NULL, with a warning, if the
+ * socket cannot be made; the caller goes on without the fast path. */
+struct dc_fast *dc_fast_open(const struct dc_fast_opts *o,
+			     const struct dc_spec *spec, const bool *skip);
+void dc_fast_close(struct dc_fast *f);
+
+/* Is probe i recorded by the clients' wrappers instead of a uprobe? */
+bool dc_fast_covers(const struct dc_fast *f, size_t i);
+size_t dc_fast_ncovered(const struct dc_fast *f);
+/* The value for DC_FAST_SOCKET in a command's environment. */
+const char *dc_fast_socket_name(const struct dc_fast *f);
+/* Readable when a client connects or talks: add to the main loop. */
+int dc_fast_fd(const struct dc_fast *f);
+bool dc_fast_active(const struct dc_fast *f); /* some ring is mapped */
+
+/* Accept clients and advance their handshakes, without blocking. */
+void dc_fast_service(struct dc_fast *f);
+/* Remember every ring's head; dc_fast_drain then copies up to there.
+ * Taken before the kernel ring is drained, so the system calls a client
+ * call made are in the stream before the call itself, as on the uprobe
+ * path. */
+void dc_fast_snapshot(struct dc_fast *f);
+void dc_fast_drain(struct dc_fast *f);
+/* The process exited, or exec'd at `ts` (monotonic ns): its rings from
+ * before then will not change; copy everything left and let them go. */
+void dc_fast_finish(struct dc_fast *f, pid_t pid, uint64_t ts);
+/* All rings, to the end (the collector is stopping). */
+void dc_fast_finish_all(struct dc_fast *f);
+
+/* Records lost per process (full rings, no free slot, invalid records):
+ * fills up to max (pid, count) pairs, returns how many processes lost
+ * any; *total is the sum. */
+size_t dc_fast_drops(struct dc_fast *f, uint32_t *pids, uint64_t *counts,
+		     size_t max, uint64_t *total);
+
+#endif /* DC_COLLECT_FASTPATH_H */

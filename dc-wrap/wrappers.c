@@ -1,0 +1,372 @@
+/*
+ * wrappers.c - libdcclient.so's interposing wrappers for the functions of
+ * dc-gen's posix and stdio layers (the list is DC_FAST_FUNCS in
+ * lib/fastabi.h).
+ *
+ * Preloaded, these definitions come before libc's, so a program's call to
+ * write() lands here.  Each wrapper tests one byte (is this function
+ * recorded?) and, if not, calls the next definition, libc's; otherwise it
+ * brackets the call with dc_call_begin/dc_call_end (fast.c), which write
+ * the same struct dc_event the uprobe path would: the same arguments as
+ * 64-bit slots (int arguments as the 32-bit register holds them, pointers
+ * and 64-bit values whole), the return value sign-extended as the
+ * uprobe's return program reads it.
+ *
+ * Calls libc makes internally (fopen's open, fwrite's write) never pass
+ * through the dynamic linker's symbol table, so no wrapper sees them,
+ * where a uprobe on the function's address does.  dc-collect(8) says so.
+ *
+ * This file includes no config.h: with _FILE_OFFSET_BITS=64 the headers
+ * would rename open to open64, and the wrapper of open would vanish.
+ */
+#define _GNU_SOURCE
+#undef _FILE_OFFSET_BITS
+#undef _FORTIFY_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <linux/types.h>
+
+#include "client.h"
+
+#define DC_EXPORT __attribute__((visibility("default")))
+
+/* The next definition, resolved at first use: a wrapper may run before
+ * this library's constructor (from another library's). */
+#define REAL(fn)                                                            \
+	(*({                                                                \
+		if (__builtin_expect(real_##fn == NULL, 0))                 \
+			real_##fn = (__typeof__(real_##fn))dc_real(#fn);    \
+		real_##fn;                                                  \
+	}))
+
+#define I(x) ((__u64)(__u32)(x))
+#define P(x) ((__u64)(uintptr_t)(x))
+#define L(x) ((__u64)(x))
+#define STRIP(...) __VA_ARGS__
+
+/* WRAP(return type, name, failure test on r, index of the string
+ * argument or -1, argument count, (parameters), (names), (slots)) */
+#define WRAP(ret, name, fail, stri, n, params, args, slots)                 \
+	static __typeof__(name) *real_##name;                               \
+	DC_EXPORT ret name params                                           \
+	{                                                                   \
+		struct dc_call c;                                           \
+		ret r;                                                      \
+                                                                            \
+		if (__builtin_expect(!dc_fast_on[DC_FN_##name], 1))         \
+			return REAL(name) args;                             \
+		dc_call_begin(&c, DC_FN_##name);                            \
+		r = REAL(name) args;                                        \
+		{                                                           \
+			__u64 a[] = { STRIP slots };                        \
+                                                                            \
+			dc_call_end(&c, (__s64)(intptr_t)r, a, n, stri,     \
+				    (fail) && errno == EFAULT);             \
+		}                                                           \
+		return r;                                                   \
+	}
+
+WRAP(ssize_t, read, r < 0, -1, 3,
+     (int fd, void *buf, size_t n),
+     (fd, buf, n), (I(fd), P(buf), L(n)))
+WRAP(ssize_t, write, r < 0, -1, 3,
+     (int fd, const void *buf, size_t n),
+     (fd, buf, n), (I(fd), P(buf), L(n)))
+WRAP(ssize_t, pread, r < 0, -1, 4,
+     (int fd, void *buf, size_t n, off_t off),
+     (fd, buf, n, off), (I(fd), P(buf), L(n), L(off)))
+WRAP(ssize_t, pread64, r < 0, -1, 4,
+     (int fd, void *buf, size_t n, off64_t off),
+     (fd, buf, n, off), (I(fd), P(buf), L(n), L(off)))
+WRAP(ssize_t, pwrite, r < 0, -1, 4,
+     (int fd, const void *buf, size_t n, off_t off),
+     (fd, buf, n, off), (I(fd), P(buf), L(n), L(off)))
+WRAP(ssize_t, pwrite64, r < 0, -1, 4,
+     (int fd, const void *buf, size_t n, off64_t off),
+     (fd, buf, n, off), (I(fd), P(buf), L(n), L(off)))
+WRAP(ssize_t, readv, r < 0, -1, 3,
+     (int fd, const struct iovec *iov, int cnt),
+     (fd, iov, cnt), (I(fd), P(iov), I(cnt)))
+WRAP(ssize_t, writev, r < 0, -1, 3,
+     (int fd, const struct iovec *iov, int cnt),
+     (fd, iov, cnt), (I(fd), P(iov), I(cnt)))
+WRAP(ssize_t, preadv, r < 0, -1, 4,
+     (int fd, const struct iovec *iov, int cnt, off_t off),
+     (fd, iov, cnt, off), (I(fd), P(iov), I(cnt), L(off)))
+WRAP(ssize_t, pwritev, r < 0, -1, 4,
+     (int fd, const struct iovec *iov, int cnt, off_t off),
+     (fd, iov, cnt, off), (I(fd), P(iov), I(cnt), L(off)))
+WRAP(ssize_t, preadv64, r < 0, -1, 4,
+     (int fd, const struct iovec *iov, int cnt, off64_t off),
+     (fd, iov, cnt, off), (I(fd), P(iov), I(cnt), L(off)))
+WRAP(ssize_t, pwritev64, r < 0, -1, 4,
+     (int fd, const struct iovec *iov, int cnt, off64_t off),
+     (fd, iov, cnt, off), (I(fd), P(iov), I(cnt), L(off)))
+WRAP(off_t, lseek, r < 0, -1, 3,
+     (int fd, off_t off, int whence),
+     (fd, off, whence), (I(fd), L(off), I(whence)))
+WRAP(off64_t, lseek64, r < 0, -1, 3,
+     (int fd, off64_t off, int whence),
+     (fd, off, whence), (I(fd), L(off), I(whence)))
+WRAP(int, fsync, r < 0, -1, 1,
+     (int fd),
+     (fd), (I(fd)))
+WRAP(int, fdatasync, r < 0, -1, 1,
+     (int fd),
+     (fd), (I(fd)))
+WRAP(int, close, r < 0, -1, 1,
+     (int fd),
+     (fd), (I(fd)))
+WRAP(int, creat, r < 0, 0, 2,
+     (const char *path, mode_t mode),
+     (path, mode), (P(path), I(mode)))
+WRAP(int, creat64, r < 0, 0, 2,
+     (const char *path, mode_t mode),
+     (path, mode), (P(path), I(mode)))
+WRAP(int, stat, r < 0, 0, 2,
+     (const char *path, struct stat *st),
+     (path, st), (P(path), P(st)))
+WRAP(int, lstat, r < 0, 0, 2,
+     (const char *path, struct stat *st),
+     (path, st), (P(path), P(st)))
+WRAP(int, fstat, r < 0, -1, 2,
+     (int fd, struct stat *st),
+     (fd, st), (I(fd), P(st)))
+WRAP(int, stat64, r < 0, 0, 2,
+     (const char *path, struct stat64 *st),
+     (path, st), (P(path), P(st)))
+WRAP(int, lstat64, r < 0, 0, 2,
+     (const char *path, struct stat64 *st),
+     (path, st), (P(path), P(st)))
+WRAP(int, fstat64, r < 0, -1, 2,
+     (int fd, struct stat64 *st),
+     (fd, st), (I(fd), P(st)))
+WRAP(int, fstatat, r < 0, 1, 4,
+     (int dirfd, const char *path, struct stat *st, int flags),
+     (dirfd, path, st, flags), (I(dirfd), P(path), P(st), I(flags)))
+WRAP(int, fstatat64, r < 0, 1, 4,
+     (int dirfd, const char *path, struct stat64 *st, int flags),
+     (dirfd, path, st, flags), (I(dirfd), P(path), P(st), I(flags)))
+WRAP(void *, mmap, r == MAP_FAILED, -1, 6,
+     (void *addr, size_t len, int prot, int flags, int fd, off_t off),
+     (addr, len, prot, flags, fd, off), (P(addr), L(len), I(prot), I(flags), I(fd), L(off)))
+WRAP(void *, mmap64, r == MAP_FAILED, -1, 6,
+     (void *addr, size_t len, int prot, int flags, int fd, off64_t off),
+     (addr, len, prot, flags, fd, off), (P(addr), L(len), I(prot), I(flags), I(fd), L(off)))
+WRAP(int, munmap, r < 0, -1, 2,
+     (void *addr, size_t len),
+     (addr, len), (P(addr), L(len)))
+WRAP(int, unlink, r < 0, 0, 1,
+     (const char *path),
+     (path), (P(path)))
+WRAP(int, rename, r < 0, 0, 2,
+     (const char *from, const char *to),
+     (from, to), (P(from), P(to)))
+WRAP(int, mkdir, r < 0, 0, 2,
+     (const char *path, mode_t mode),
+     (path, mode), (P(path), I(mode)))
+WRAP(int, rmdir, r < 0, 0, 1,
+     (const char *path),
+     (path), (P(path)))
+WRAP(DIR *, opendir, r == NULL, 0, 1,
+     (const char *path),
+     (path), (P(path)))
+WRAP(struct dirent *, readdir, r == NULL, -1, 1,
+     (DIR *d),
+     (d), (P(d)))
+WRAP(struct dirent64 *, readdir64, r == NULL, -1, 1,
+     (DIR *d),
+     (d), (P(d)))
+WRAP(int, closedir, r < 0, -1, 1,
+     (DIR *d),
+     (d), (P(d)))
+WRAP(int, dup, r < 0, -1, 1,
+     (int fd),
+     (fd), (I(fd)))
+WRAP(int, dup2, r < 0, -1, 2,
+     (int fd, int fd2),
+     (fd, fd2), (I(fd), I(fd2)))
+WRAP(int, dup3, r < 0, -1, 3,
+     (int fd, int fd2, int flags),
+     (fd, fd2, flags), (I(fd), I(fd2), I(flags)))
+WRAP(int, ftruncate, r < 0, -1, 2,
+     (int fd, off_t len),
+     (fd, len), (I(fd), L(len)))
+WRAP(int, ftruncate64, r < 0, -1, 2,
+     (int fd, off64_t len),
+     (fd, len), (I(fd), L(len)))
+WRAP(FILE *, fopen, r == NULL, 0, 2,
+     (const char *path, const char *mode),
+     (path, mode), (P(path), P(mode)))
+WRAP(FILE *, fopen64, r == NULL, 0, 2,
+     (const char *path, const char *mode),
+     (path, mode), (P(path), P(mode)))
+WRAP(FILE *, fdopen, r == NULL, 1, 2,
+     (int fd, const char *mode),
+     (fd, mode), (I(fd), P(mode)))
+WRAP(FILE *, freopen, r == NULL, 0, 3,
+     (const char *path, const char *mode, FILE *f),
+     (path, mode, f), (P(path), P(mode), P(f)))
+WRAP(size_t, fread, 0, -1, 4,
+     (void *buf, size_t size, size_t n, FILE *f),
+     (buf, size, n, f), (P(buf), L(size), L(n), P(f)))
+WRAP(size_t, fwrite, 0, -1, 4,
+     (const void *buf, size_t size, size_t n, FILE *f),
+     (buf, size, n, f), (P(buf), L(size), L(n), P(f)))
+WRAP(int, fseek, r < 0, -1, 3,
+     (FILE *f, long off, int whence),
+     (f, off, whence), (P(f), L(off), I(whence)))
+WRAP(int, fseeko, r < 0, -1, 3,
+     (FILE *f, off_t off, int whence),
+     (f, off, whence), (P(f), L(off), I(whence)))
+WRAP(long, ftell, r < 0, -1, 1,
+     (FILE *f),
+     (f), (P(f)))
+WRAP(off_t, ftello, r < 0, -1, 1,
+     (FILE *f),
+     (f), (P(f)))
+WRAP(int, fflush, r < 0, -1, 1,
+     (FILE *f),
+     (f), (P(f)))
+WRAP(int, fclose, r < 0, -1, 1,
+     (FILE *f),
+     (f), (P(f)))
+WRAP(char *, fgets, r == NULL, -1, 3,
+     (char *s, int n, FILE *f),
+     (s, n, f), (P(s), I(n), P(f)))
+WRAP(int, fputs, r < 0, 0, 2,
+     (const char *s, FILE *f),
+     (s, f), (P(s), P(f)))
+
+/* ---- variadic functions ---- */
+
+/* open's mode: read even without O_CREAT, as the uprobe path reads the
+ * register that holds it (on x86-64 and arm64, va_arg of the third
+ * argument reads its saved register, whatever the caller left there). */
+#define WRAP_OPEN(name, real_call, path_index, slots)                       \
+	static __typeof__(name) *real_##name;                               \
+	DC_EXPORT int name OPEN_PARAMS_##name                               \
+	{                                                                   \
+		struct dc_call c;                                           \
+		va_list ap;                                                 \
+		mode_t mode;                                                \
+		int r;                                                      \
+                                                                            \
+		va_start(ap, flags);                                        \
+		mode = va_arg(ap, mode_t);                                  \
+		va_end(ap);                                                 \
+		if (__builtin_expect(!dc_fast_on[DC_FN_##name], 1))         \
+			return REAL(name) real_call;                        \
+		dc_call_begin(&c, DC_FN_##name);                            \
+		r = REAL(name) real_call;                                   \
+		{                                                           \
+			__u64 a[] = { STRIP slots };                        \
+                                                                            \
+			dc_call_end(&c, (__s64)r, a,                        \
+				    (int)(sizeof(a) / sizeof(a[0])),        \
+				    path_index, r < 0 && errno == EFAULT);  \
+		}                                                           \
+		return r;                                                   \
+	}
+
+#define OPEN_PARAMS_open (const char *path, int flags, ...)
+#define OPEN_PARAMS_open64 (const char *path, int flags, ...)
+#define OPEN_PARAMS_openat (int dirfd, const char *path, int flags, ...)
+#define OPEN_PARAMS_openat64 (int dirfd, const char *path, int flags, ...)
+WRAP_OPEN(open, (path, flags, mode), 0, (P(path), I(flags), I(mode)))
+WRAP_OPEN(open64, (path, flags, mode), 0, (P(path), I(flags), I(mode)))
+WRAP_OPEN(openat, (dirfd, path, flags, mode), 1,
+	  (I(dirfd), P(path), I(flags), I(mode)))
+WRAP_OPEN(openat64, (dirfd, path, flags, mode), 1,
+	  (I(dirfd), P(path), I(flags), I(mode)))
+
+/* fcntl's third argument is an int or a pointer: passed on as a long,
+ * which the calling convention treats the same. */
+static int (*real_fcntl)(int, int, ...);
+
+DC_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	struct dc_call c;
+	va_list ap;
+	long arg;
+	int r;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, long);
+	va_end(ap);
+	if (__builtin_expect(!dc_fast_on[DC_FN_fcntl], 1))
+		return REAL(fcntl)(fd, cmd, arg);
+	dc_call_begin(&c, DC_FN_fcntl);
+	r = REAL(fcntl)(fd, cmd, arg);
+	{
+		__u64 a[] = { I(fd), I(cmd), L(arg) };
+
+		dc_call_end(&c, (__s64)r, a, 3, -1, 0);
+	}
+	return r;
+}
+
+static int (*real_vfprintf)(FILE *, const char *, va_list);
+
+DC_EXPORT int fprintf(FILE *f, const char *fmt, ...)
+{
+	struct dc_call c;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	if (__builtin_expect(!dc_fast_on[DC_FN_fprintf], 1)) {
+		r = REAL(vfprintf)(f, fmt, ap);
+		va_end(ap);
+		return r;
+	}
+	dc_call_begin(&c, DC_FN_fprintf);
+	r = REAL(vfprintf)(f, fmt, ap);
+	va_end(ap);
+	{
+		__u64 a[] = { P(f), P(fmt) };
+
+		dc_call_end(&c, (__s64)r, a, 2, 1, 0);
+	}
+	return r;
+}
+
+/* fscanf by its own symbol name: <stdio.h> renames the C name to
+ * __isoc99_fscanf, and vfscanf likewise, so the next definitions are
+ * looked up by name. */
+int dc_fscanf(FILE *f, const char *fmt, ...) __asm__("fscanf");
+static int (*real_legacy_vfscanf)(FILE *, const char *, va_list);
+
+DC_EXPORT int dc_fscanf(FILE *f, const char *fmt, ...)
+{
+	struct dc_call c;
+	va_list ap;
+	int r;
+
+	if (real_legacy_vfscanf == NULL)
+		real_legacy_vfscanf = (__typeof__(real_legacy_vfscanf))dc_real("vfscanf");
+	va_start(ap, fmt);
+	if (__builtin_expect(!dc_fast_on[DC_FN_fscanf], 1)) {
+		r = real_legacy_vfscanf(f, fmt, ap);
+		va_end(ap);
+		return r;
+	}
+	dc_call_begin(&c, DC_FN_fscanf);
+	r = real_legacy_vfscanf(f, fmt, ap);
+	va_end(ap);
+	{
+		__u64 a[] = { P(f), P(fmt) };
+
+		dc_call_end(&c, (__s64)r, a, 2, 1, 0);
+	}
+	return r;
+}

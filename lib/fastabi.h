@@ -1,0 +1,154 @@
+/*
+ * fastabi.h - the user-level fast path shared by the client library
+ * (libdcclient.so) and dc-collect: the functions the client wraps, the
+ * handshake on the collector's socket, and the layout of the per-process
+ * shared ring.
+ *
+ * How it fits together (dc-wrap(1), dc-collect(8)):
+ *
+ *  1. dc-collect listens on an abstract Unix socket and names it in the
+ *     command's environment (DC_FAST_SOCKET), or on the default name in
+ *     --clients mode.
+ *  2. The client library's constructor (and its fork handler) connects
+ *     and sends a hello: its ABI version, the number of functions it can
+ *     wrap and where its per-thread call state lives (TLS offset).  The
+ *     kernel gives the collector the process id (SO_PEERCRED): the hello
+ *     itself names no process.
+ *  3. The collector answers with the table: for each wrapped function,
+ *     whether the signed spec records it and with which probe id,
+ *     argument count, string argument and return kind.  Functions the
+ *     spec does not name stay off: the client records nothing else.
+ *  4. The client creates a memfd of the size the collector asked for,
+ *     seals its size, and passes it (SCM_RIGHTS).  The collector checks
+ *     the seals and the size, maps it and answers "go".  The collector
+ *     holds the mapping, so whatever the process wrote survives its death.
+ *
+ * The mapping: a header, then `nslots` slot headers of 128 bytes, then the
+ * slots' data areas.  A thread claims a free slot (owner 0 -> tid) and is
+ * its only writer; dc-collect is its only reader: single-producer single-
+ * consumer, no locks.  The writer advances `head` (release) after writing
+ * a whole record; the reader advances `tail`.  Records are struct dc_event
+ * (lib/event.h), 8-byte aligned, never split: a record that does not fit
+ * before the end of the area is preceded by a pad record (type 0, size =
+ * the bytes to the end).  Everything in the mapping is the process's own
+ * claim; dc-collect validates every record (dc-collect/fastpath.c).
+ *
+ * This header is plain C for user space only.
+ */
+#ifndef DC_FASTABI_H
+#define DC_FASTABI_H
+
+#include <linux/types.h>
+
+#include "event.h"
+
+#define DC_FAST_ENV "DC_FAST_SOCKET"      /* socket name, '@' = abstract */
+#define DC_FAST_DEFAULT_SOCKET "@datacrumbs-clients"
+#define DC_FAST_MAGIC 0x64636661u        /* "dcfa" */
+#define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
+#define DC_FAST_VERSION 1u
+#define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
+
+/* The functions the client wraps, in table order: X(name, layer).  The
+ * order is the ABI: add at the end only. */
+#define DC_FAST_FUNCS(X) \
+	X(open, posix) X(open64, posix) X(openat, posix) X(openat64, posix) \
+	X(creat, posix) X(creat64, posix) X(read, posix) X(write, posix) \
+	X(pread, posix) X(pread64, posix) X(pwrite, posix) \
+	X(pwrite64, posix) X(readv, posix) X(writev, posix) \
+	X(preadv, posix) X(pwritev, posix) X(preadv64, posix) \
+	X(pwritev64, posix) X(lseek, posix) X(lseek64, posix) \
+	X(fsync, posix) X(fdatasync, posix) X(close, posix) X(stat, posix) \
+	X(lstat, posix) X(fstat, posix) X(stat64, posix) X(lstat64, posix) \
+	X(fstat64, posix) X(fstatat, posix) X(fstatat64, posix) \
+	X(mmap, posix) X(mmap64, posix) X(munmap, posix) X(unlink, posix) \
+	X(rename, posix) X(mkdir, posix) X(rmdir, posix) X(opendir, posix) \
+	X(readdir, posix) X(readdir64, posix) X(closedir, posix) \
+	X(dup, posix) X(dup2, posix) X(dup3, posix) X(fcntl, posix) \
+	X(ftruncate, posix) X(ftruncate64, posix) \
+	X(fopen, stdio) X(fopen64, stdio) X(fdopen, stdio) \
+	X(freopen, stdio) X(fread, stdio) X(fwrite, stdio) X(fseek, stdio) \
+	X(fseeko, stdio) X(ftell, stdio) X(ftello, stdio) X(fflush, stdio) \
+	X(fclose, stdio) X(fgets, stdio) X(fputs, stdio) X(fprintf, stdio) \
+	X(fscanf, stdio)
+
+enum dc_fast_func {
+#define DC_FAST_ENUM(name, layer) DC_FN_##name,
+	DC_FAST_FUNCS(DC_FAST_ENUM)
+#undef DC_FAST_ENUM
+	DC_FAST_NFUNCS
+};
+
+/* Client -> collector, first message. */
+struct dc_fast_hello {
+	__u32 magic;             /* DC_FAST_MAGIC */
+	__u32 version;           /* DC_FAST_VERSION */
+	__u32 nfuncs;            /* DC_FAST_NFUNCS of the client */
+	__u32 reserved;
+	__s64 tls_off;           /* struct dc_client_tls at thread pointer
+	                            + tls_off, in every thread */
+};
+
+/* How one wrapped function is recorded; on = 0: not at all. */
+struct dc_fast_func_cfg {
+	__u32 probe_id;
+	__u8 on;
+	__u8 nargs;              /* argument slots of the record */
+	__u8 str_arg;            /* argument copied inline, 0xff: none */
+	__u8 ret_kind;           /* enum dc_ret_kind */
+};
+
+/* Collector -> client, the answer to the hello. */
+struct dc_fast_config {
+	__u32 magic;
+	__u32 version;
+	__u32 nslots;            /* thread slots in the mapping */
+	__u32 nfuncs;            /* entries that follow (<= the client's) */
+	__u64 slot_bytes;        /* data bytes per slot, a power of two */
+	struct dc_fast_func_cfg funcs[DC_FAST_NFUNCS];
+};
+
+/* Client -> collector with the memfd attached; collector -> client "go". */
+struct dc_fast_ready {
+	__u32 magic;
+	__u32 ok;
+};
+
+#define DC_FAST_HDR_BYTES 128
+#define DC_FAST_SLOT_HDR_BYTES 128
+
+struct dc_fast_shm {
+	__u64 magic;             /* DC_FAST_SHM_MAGIC */
+	__u32 version;
+	__u32 nslots;
+	__u64 slot_bytes;
+	__u64 data_offset;       /* offset of slot 0's data area */
+	__u64 lost;              /* records lost: no free slot, or a call
+	                            made while its thread was writing one
+	                            (a signal handler) */
+};
+
+struct dc_fast_slot {
+	__u32 owner;             /* tid writing this slot, 0: free */
+	__u32 reserved;
+	__u64 head;              /* bytes written (client, release) */
+	__u64 drops;             /* records not written: the slot was full */
+	__u64 pad0[5];
+	__u64 tail;              /* bytes read (collector), own cache line */
+	__u64 pad1[7];
+};
+
+/* Bytes of a mapping with nslots slots of slot_bytes. */
+static inline __u64 dc_fast_data_offset(__u32 nslots)
+{
+	__u64 hdr = DC_FAST_HDR_BYTES + (__u64)nslots * DC_FAST_SLOT_HDR_BYTES;
+
+	return (hdr + 4095) & ~4095ULL;
+}
+
+static inline __u64 dc_fast_map_bytes(__u32 nslots, __u64 slot_bytes)
+{
+	return dc_fast_data_offset(nslots) + (__u64)nslots * slot_bytes;
+}
+
+#endif /* DC_FASTABI_H */
