@@ -76,14 +76,16 @@ static const char usage_text[] =
 	"  -g, --cgroup PATH   trace every process in a cgroup (v2) and below\n"
 	"  -a, --all           trace every process on the host\n"
 	"\n"
-	"User-level calls (see dc-wrap(1)): with -- COMMAND the client library\n"
-	"is preloaded into COMMAND, and with --clients it is offered to the\n"
-	"registered processes, so they record the posix and stdio calls the\n"
-	"spec names themselves (the fast path); other functions, and processes\n"
-	"without the library, go through uprobes.  Uprobes are set in the\n"
-	"library's file: while they are attached every process on the host that\n"
-	"calls a probed function pays the trap, traced or not.\n"
+	"User-level calls (see dc-wrap(1)): uprobes are set in the library's\n"
+	"file, so while they are attached every process on the host that calls\n"
+	"a probed function pays the trap, traced or not (no per-process\n"
+	"filtering yet).  With --fast, the client library is preloaded into\n"
+	"COMMAND (or offered to --clients processes), which then record the\n"
+	"posix and stdio calls the spec names themselves, with no uprobe on\n"
+	"those functions; other functions go through uprobes.\n"
+	"      --fast          use the fast path (-- COMMAND and --clients)\n"
 	"      --no-preload    no fast path: every user-level call by uprobe\n"
+	"                      (the default for now)\n"
 	"      --fast-ring N   client ring bytes per thread (default 16M)\n"
 	"      --fast-slots N  client threads with a ring per process (64)\n"
 	"      --fast-socket S socket the clients connect to in --clients mode\n"
@@ -142,7 +144,7 @@ struct options {
 	int nsnapshots;
 	unsigned long snapshot_max;
 	unsigned proc_interval;  /* --proc-interval SEC, 0: never */
-	bool no_preload;         /* --no-preload: no fast path */
+	bool fast;               /* --fast: the fast path (--no-preload: off) */
 	unsigned long long fast_ring; /* --fast-ring */
 	unsigned fast_slots;     /* --fast-slots */
 	const char *fast_socket; /* --fast-socket */
@@ -244,6 +246,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "snapshot-max", required_argument, NULL, 'M' },
 		{ "proc-interval", required_argument, NULL, 'I' },
 		{ "no-preload", no_argument, NULL, 'N' },
+		{ "fast", no_argument, NULL, 'Q' },
 		{ "fast-ring", required_argument, NULL, 'F' },
 		{ "fast-slots", required_argument, NULL, 'T' },
 		{ "fast-socket", required_argument, NULL, 'U' },
@@ -317,7 +320,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->proc_interval = (unsigned)parse_range(
 				optarg, "--proc-interval", 0, 86400);
 			break;
-		case 'N': o->no_preload = true; break;
+		case 'N': o->fast = false; break;
+		case 'Q': o->fast = true; break;
 		case 'F':
 			o->fast_ring = parse_size(optarg, "fast-path ring size");
 			if (o->fast_ring < 4096 || o->fast_ring > (1ULL << 30) ||
@@ -1791,7 +1795,7 @@ int main(int argc, char **argv)
 	if (missing != NULL)
 		die("cannot collect: %s", missing);
 	plan_probes(&c);
-	c.want_fast = !c.opt.no_preload && c.spec->mode != DC_MODE_PROFILE &&
+	c.want_fast = c.opt.fast && c.spec->mode != DC_MODE_PROFILE &&
 		      (c.opt.mode == SEL_COMMAND || c.opt.mode == SEL_CLIENTS);
 
 	if (c.opt.output == NULL && isatty(STDOUT_FILENO))

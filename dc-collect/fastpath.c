@@ -481,7 +481,8 @@ static bool valid_record(struct dc_fast *f, struct ring *r, struct dc_event *ev,
 	ev->reserved0 = 0;
 	ev->reserved1 = 0;
 	ev->file_id = 0;
-	ev->error = 0;
+	if (!(ev->flags & DC_EVF_FAILED) || ev->error < 0 || ev->error > 4095)
+		ev->error = 0;
 #ifdef DC_SEQ_CLIENT
 	ev->seq |= DC_SEQ_CLIENT;
 	if (ev->parent != 0)

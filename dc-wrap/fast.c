@@ -250,8 +250,11 @@ void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 	ev->ret = ret;
 	ev->depth = (__u16)thr.k.depth;
 	ev->nargs = (__u8)n;
-	if (failed(cfg->ret_kind, ret))
+	if (failed(cfg->ret_kind, ret)) {
+		/* The errno this call failed with: known here exactly. */
 		ev->flags |= DC_EVF_FAILED;
+		ev->error = saved;
+	}
 	if (trunc)
 		ev->flags |= DC_EVF_STR_TRUNC;
 #ifdef DC_SEQ_CLIENT

@@ -40,11 +40,15 @@ test_expect_success 'arguments and exit status are the command'"'"'s' '
 	test_cmp expect out
 '
 
-test_expect_success NM 'dc_client_register and dc_client_unregister are exported' '
+test_expect_success NM 'the hooks and the wrapped functions, nothing else, are exported' '
 	nm -D --defined-only "$DC_CLIENT_LIB" >syms &&
 	grep -q " T dc_client_register\$" syms &&
 	grep -q " T dc_client_unregister\$" syms &&
-	test_line_count syms 2
+	sed -n "s/.* T //p" syms | grep -v "^dc_client_" | sort >exported &&
+	sed -n "/define DC_FAST_FUNCS/,/^\$/p" "$DC_SRC_DIR/lib/fastabi.h" |
+		grep -o "X([a-z0-9_]*," | sed "s/X(//; s/,//" | sort >wrapped &&
+	test_cmp wrapped exported &&
+	test "$(grep -c "" exported)" = 64
 '
 
 test_expect_success 'the library depends on libc only' '

@@ -62,3 +62,8 @@ t_helpers_fault_app_LDFLAGS =
 # Two simulated hosts talk over a veth pair (t/7160-hosts.t).
 check_PROGRAMS += t/helpers/dc-netpair
 t_helpers_dc_netpair_SOURCES = t/helpers/dc-netpair.c
+
+# Fast-path workloads and a hostile client (t/4200-fastpath.t).
+check_PROGRAMS += t/helpers/fastclient
+t_helpers_fastclient_SOURCES = t/helpers/fastclient.c
+t_helpers_fastclient_LDADD = -lpthread

@@ -1,0 +1,145 @@
+#!/bin/sh
+# The user-level fast path: the client library records the posix and
+# stdio calls the spec names into a shared ring dc-collect drains.  Same
+# trace as the uprobe path, exact counts, counted drops, records that
+# survive SIGKILL, hostile clients, threads and forks.
+. "$(dirname "$0")/test-lib.sh"
+
+FC="$DC_BUILD_DIR/t/helpers/fastclient"
+
+# collect CONFIG OUT [dc-collect options] -- COMMAND: the stream as text
+# (dc-aggregate --text) in OUT; collect.err and collect.rc kept.
+collect() {
+	_cfg=$1 _out=$2
+	shift 2
+	dc-gen "$_cfg" >probes.json 2>gen.err &&
+	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
+	{ dc-collect -k "$SHARED/key" --fast "$@" 2>collect.err; echo $? >collect.rc; } |
+		dc-aggregate --text >"$_out"
+}
+
+# count TEXT CAT NAME [PID]: call records of one function.
+count() {
+	awk -v cat="$2" -v name="$3" -v pid="${4:-}" '
+		/^probe / { split($2, i, "="); split($4, l, "="); split($5, n, "=");
+			    L[i[2]] = l[2]; N[i[2]] = n[2] }
+		/^call / { split($2, i, "="); split($3, p, "=");
+			   if (L[i[2]] == cat && N[i[2]] == name &&
+			       (pid == "" || p[2] == pid)) c++ }
+		END { print c + 0 }' "$1"
+}
+
+posix_layers() {
+	printf "layers:\n  - posix\n  - stdio\n  - syscalls\n"
+}
+
+test_expect_success 'setup: a signing key' '
+	dc-sign --gen-key -k "$SHARED/key" >/dev/null
+'
+
+test_expect_success BPF,PYTHON3 'one workload traced both ways gives the same events' '
+	posix_layers >c.yaml &&
+	mkdir d &&
+	collect c.yaml fast.txt probes.sig -- "$FC" mix "$PWD/d" &&
+	grep -q "fast path: [0-9]* functions recorded" collect.err &&
+	dc-collect -k "$SHARED/key" --fast probes.sig -- "$FC" mix "$PWD/d" 2>/dev/null |
+		dc-aggregate | dc-write fast.pfw.gz &&
+	dc-collect -k "$SHARED/key" probes.sig -- "$FC" mix "$PWD/d" 2>/dev/null |
+		dc-aggregate | dc-write uprobe.pfw.gz &&
+	python3 "$DC_SRC_DIR/t/helpers/fast-compare.py" fast.pfw.gz uprobe.pfw.gz >cmp &&
+	cat cmp &&
+	grep -q "^4[0-9] events compared, 0 differ" cmp
+'
+
+test_expect_success BPF 'exact counts: 20000 writes, and the syscalls nested one level under them' '
+	posix_layers >c.yaml &&
+	collect c.yaml t.txt probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 20000 &&
+	test "$(cat collect.rc)" = 0 &&
+	test "$(count t.txt POSIX write)" = 20000 &&
+	grep "^call " t.txt | awk "/depth=1/" >d1 &&
+	test "$(count t.txt sys write)" = 20000 &&
+	test "$(grep -c "" d1)" -ge 20000 &&
+	! grep -q "drops kind=process total=[1-9]" t.txt
+'
+
+# user_calls TEXT: call records of the POSIX and STDIO layers.
+user_calls() {
+	awk '
+		/^probe / { split($2, i, "="); split($4, l, "="); L[i[2]] = l[2] }
+		/^call / { split($2, i, "=");
+			   if (L[i[2]] == "POSIX" || L[i[2]] == "STDIO") c++ }
+		END { print c + 0 }' "$1"
+}
+
+test_expect_success BPF 'a tiny ring drops, and every call is either recorded or counted' '
+	posix_layers >c.yaml &&
+	collect c.yaml all.txt probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 200000 &&
+	total=$(user_calls all.txt) &&
+	test "$total" -gt 200000 &&
+	collect c.yaml t.txt --fast-ring 4096 probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 200000 &&
+	n=$(user_calls t.txt) &&
+	lost=$(sed -n "s/^drops kind=process total=\([0-9]*\).*/\1/p" t.txt) &&
+	test "$lost" -gt 0 &&
+	test $((n + lost)) = "$total" &&
+	grep -q "user-level records lost" collect.err
+'
+
+test_expect_success BPF 'a client killed by SIGKILL after 5000 calls still has its 5000 records' '
+	posix_layers >c.yaml &&
+	collect c.yaml t.txt probes.sig -- "$FC" kill 5000 &&
+	test "$(cat collect.rc)" = 137 &&
+	test "$(count t.txt POSIX write)" = 5000
+'
+
+test_expect_success BPF 'threads: 4 x 3000 writes, each on its own thread' '
+	posix_layers >c.yaml &&
+	collect c.yaml t.txt probes.sig -- "$FC" threads 4 3000 &&
+	test "$(count t.txt POSIX write)" = 12000 &&
+	awk "/^probe / { split(\$2, i, \"=\"); split(\$4, l, \"=\"); split(\$5, n, \"=\");
+			 N[i[2]] = l[2] \"/\" n[2] }
+	     /^call / { split(\$2, i, \"=\"); split(\$4, tid, \"=\");
+			if (N[i[2]] == \"POSIX/write\") c[tid[2]]++ }
+	     END { for (k in c) print c[k] }" t.txt | sort -u >per-tid &&
+	echo 3000 >expect &&
+	test_cmp expect per-tid
+'
+
+test_expect_success BPF 'fork: the child records into a ring of its own, under its own pid' '
+	posix_layers >c.yaml &&
+	collect c.yaml t.txt probes.sig -- "$FC" fork 1000 700 &&
+	test "$(cat collect.rc)" = 0 &&
+	parent=$(sed -n "s/^fork .* pid=\([0-9]*\) .*args=\([0-9]*\),.*/\1/p" t.txt | head -n 1) &&
+	child=$(sed -n "s/^fork .* pid=\([0-9]*\) .*args=\([0-9]*\),.*/\2/p" t.txt | head -n 1) &&
+	test "$(count t.txt POSIX write "$parent")" = 1000 &&
+	test "$(count t.txt POSIX write "$child")" = 700
+'
+
+test_expect_success BPF 'exec: the new image records again, under the same pid' '
+	posix_layers >c.yaml &&
+	collect c.yaml t.txt probes.sig -- sh -c "exec \"$DC_BUILD_DIR/t/helpers/workload\" writes 3000" &&
+	test "$(count t.txt POSIX write)" = 3000
+'
+
+test_expect_success BPF 'a hostile client: no crash, no events for another pid, garbage refused' '
+	posix_layers >c.yaml &&
+	: the client library would take the socket first: not preloaded &&
+	collect c.yaml t.txt probes.sig -- env LD_PRELOAD= "$FC" hostile 50 &&
+	cat collect.err &&
+	test "$(cat collect.rc)" = 0 &&
+	pid=$(sed -n "s/^process pid=\([0-9]*\) .*fastclient.*/\1/p" t.txt | head -n 1) &&
+	test -n "$pid" &&
+	test "$(count t.txt POSIX write "$pid")" = 50 &&
+	test "$(count t.txt POSIX write 1)" = 0 &&
+	grep -q "slot abandoned" collect.err &&
+	grep -q "invalid records from process $pid refused" collect.err &&
+	grep -q "^dc-collect: [0-9]* events" collect.err
+'
+
+test_expect_success BPF 'with --no-preload after --fast the command runs without the client library' '
+	posix_layers >c.yaml &&
+	collect c.yaml t.txt --no-preload probes.sig -- sh -c "cat /proc/self/maps" &&
+	! grep -q "fast path:" collect.err &&
+	test "$(count t.txt POSIX write)" -ge 1
+'
+
+test_done

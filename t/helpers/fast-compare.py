@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""fast-compare - compare the fast path's trace with the uprobe path's.
+
+  fast-compare FAST.pfw.gz UPROBE.pfw.gz
+
+Takes the events of the traced workload (t/helpers/fastclient mix) between
+its two marker stat() calls, in time order, and compares them one by one
+on name, cat, level, errno and arguments, ignoring ts, dur, ids and
+pointer values (heap and stack addresses differ between runs).  Calls
+that libc makes to its own exported functions (fopen's open, stat's
+fstatat) are seen by a uprobe (it is on the function's address) but not
+by an interposing wrapper: they are removed from the uprobe trace and
+what ran under them moves up a level.
+Prints the differences; exit 1 if any.
+"""
+import gzip
+import json
+import sys
+
+IGNORE = {"hhash", "p_idx", "fhash"}
+POINTER_RET = {"fopen", "fopen64", "fdopen", "freopen", "opendir",
+               "readdir", "fgets", "mmap"}
+
+
+def load(path):
+    events, files = [], {}
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            line = line.strip().rstrip(",")
+            if not line or line in ("[", "]"):
+                continue
+            ev = json.loads(line)
+            if ev.get("ph") == "M":
+                if ev.get("name") == "FH":
+                    files[ev["args"]["value"]] = ev["args"]["name"]
+                continue
+            if ev.get("ph") == "X" and ev.get("cat") != "datacrumbs":
+                events.append(ev)
+    for ev in events:
+        ev["file"] = files.get(ev["args"].get("fhash"), "")
+    return sorted(events, key=lambda e: e["ts"])
+
+
+def window(events):
+    marks = [e for e in events if e["cat"] == "POSIX" and e["name"] == "stat"
+             and (e["file"].endswith("/begin") or e["file"].endswith("/end"))]
+    if len(marks) != 2:
+        sys.exit("fast-compare: %d marker stat calls, expected 2" % len(marks))
+    pid = marks[0]["pid"]
+    t0, t1 = marks[0]["ts"], marks[1]["ts"] + marks[1]["dur"]
+    return [e for e in events if e["pid"] == pid and t0 <= e["ts"] <= t1]
+
+
+def drop_libc_internals(events):
+    user = [e for e in events if e["cat"] in ("POSIX", "STDIO")]
+    out, dropped = [], []
+    for e in events:
+        if e["cat"] in ("POSIX", "STDIO") and any(
+                s is not e and s["tid"] == e["tid"] and s["ts"] <= e["ts"] and
+                e["ts"] + e["dur"] <= s["ts"] + s["dur"] and
+                s["args"].get("level", 0) < e["args"].get("level", 0)
+                for s in user):
+            dropped.append(e)
+            continue
+        out.append(e)
+    for e in out:
+        e["args"]["level"] = e["args"].get("level", 0) - sum(
+            1 for d in dropped
+            if d["tid"] == e["tid"] and d["ts"] <= e["ts"] and
+            e["ts"] + e["dur"] <= d["ts"] + d["dur"] and
+            e["args"].get("level", 0) > d["args"].get("level", 0))
+    return out
+
+
+def key(e):
+    a = {k: v for k, v in e["args"].items() if k not in IGNORE}
+    if "mode" in a and not (a.get("flags", 0) & 0o100):
+        del a["mode"]  # not passed: whatever the register held
+    if e["name"] in POINTER_RET:
+        a.pop("ret", None)
+    a.pop("handle", None)
+    return (e["cat"], e["name"], e["file"], json.dumps(a, sort_keys=True))
+
+
+fast = [key(e) for e in window(load(sys.argv[1]))]
+slow = [key(e) for e in drop_libc_internals(window(load(sys.argv[2])))]
+bad = 0
+for i in range(max(len(fast), len(slow))):
+    f = fast[i] if i < len(fast) else None
+    s = slow[i] if i < len(slow) else None
+    if f != s:
+        print("event %d:\n  fast   %s\n  uprobe %s" % (i, f, s))
+        bad += 1
+print("%d events compared, %d differ" % (max(len(fast), len(slow)), bad))
+sys.exit(1 if bad else 0)

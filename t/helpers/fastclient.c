@@ -1,0 +1,260 @@
+/*
+ * fastclient - workloads for the fast-path tests (t/4200-fastpath.t).
+ *
+ *   fastclient mix DIR        POSIX and STDIO calls on DIR/f between two
+ *                             marker stat() calls on DIR/begin, DIR/end
+ *                             (files that do not exist)
+ *   fastclient kill N         N x write(/dev/null, 1 byte), then SIGKILL
+ *   fastclient threads T N    T threads, each N x write(/dev/null)
+ *   fastclient fork N M       N writes in the parent, M in a forked child
+ *   fastclient hostile N      a client of its own: handshakes as
+ *                             libdcclient.so does, then writes garbage
+ *                             and N valid write records claiming pid 1
+ *                             into its ring (run without the preload)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "event.h"
+#include "fastabi.h"
+
+static void fail(const char *what)
+{
+	fprintf(stderr, "fastclient: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void writes(long n)
+{
+	int fd = open("/dev/null", O_WRONLY);
+	long i;
+
+	if (fd < 0)
+		fail("open");
+	for (i = 0; i < n; i++)
+		if (write(fd, "x", 1) != 1)
+			fail("write");
+	close(fd);
+}
+
+static int mix(const char *dir)
+{
+	char path[4096], mark[4096], buf[4096];
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	snprintf(mark, sizeof(mark), "%s/begin", dir);
+	stat(mark, &st);
+	snprintf(path, sizeof(path), "%s/f", dir);
+	memset(buf, 'a', sizeof(buf));
+	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0640);
+	if (fd < 0)
+		fail("open");
+	if (pwrite(fd, buf, 4096, 0) != 4096 || write(fd, buf, 100) != 100)
+		fail("write");
+	lseek(fd, 10, SEEK_SET);
+	fsync(fd);
+	close(fd);
+	fd = open(path, O_RDONLY);
+	if (read(fd, buf, 4096) != 4096 || pread(fd, buf, 50, 4000) != 50)
+		fail("read");
+	close(fd);
+	if (open("/nonexistent/x", O_RDONLY) >= 0)
+		return 1;
+	f = fopen(path, "a+");
+	if (f == NULL)
+		fail("fopen");
+	fwrite(buf, 1, 1000, f);
+	fflush(f);
+	fseek(f, 0, SEEK_SET);
+	if (fread(buf, 1, 500, f) != 500)
+		fail("fread");
+	ftell(f);
+	fclose(f);
+	stat(path, &st);
+	unlink(path);
+	snprintf(mark, sizeof(mark), "%s/end", dir);
+	stat(mark, &st);
+	return 0;
+}
+
+static void *thread_main(void *arg)
+{
+	writes((long)arg);
+	return NULL;
+}
+
+static int threads(int t, long n)
+{
+	pthread_t th[64];
+	int i;
+
+	for (i = 0; i < t && i < 64; i++)
+		if (pthread_create(&th[i], NULL, thread_main, (void *)n) != 0)
+			fail("pthread_create");
+	for (i = 0; i < t && i < 64; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
+static int forked(long n, long m)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		fail("fork");
+	if (pid == 0) {
+		writes(m);
+		_exit(0);
+	}
+	writes(n);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		return 1;
+	return 0;
+}
+
+/* ---- a hostile client ---- */
+
+static int send_fd(int sock, const void *msg, size_t len, int fd)
+{
+	char control[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { (void *)msg, len };
+	struct msghdr mh;
+	struct cmsghdr *cm;
+
+	memset(&mh, 0, sizeof(mh));
+	memset(control, 0, sizeof(control));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = control;
+	mh.msg_controllen = sizeof(control);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &mh, 0) == (ssize_t)len ? 0 : -1;
+}
+
+/* Append one record to slot s: raw bytes, whatever they say. */
+static void put(struct dc_fast_slot *s, unsigned char *data, __u64 cap,
+		const void *rec, __u64 size)
+{
+	memcpy(data + (s->head & (cap - 1)), rec, size);
+	__atomic_store_n(&s->head, s->head + size, __ATOMIC_RELEASE);
+}
+
+static int hostile(long n)
+{
+	const char *name = getenv(DC_FAST_ENV);
+	struct sockaddr_un a;
+	struct dc_fast_hello h = { DC_FAST_MAGIC, DC_FAST_VERSION, DC_FAST_NFUNCS, 0, 0 };
+	struct dc_fast_config cfg;
+	struct dc_fast_ready r = { DC_FAST_MAGIC, 1 };
+	unsigned char rec[256], *map, *data;
+	struct dc_fast_slot *s0, *s1;
+	struct dc_event *ev = (struct dc_event *)rec;
+	__u64 bytes;
+	int sock, fd;
+	long i;
+
+	if (name == NULL)
+		fail("no DC_FAST_SOCKET");
+	memset(&a, 0, sizeof(a));
+	a.sun_family = AF_UNIX;
+	strncpy(a.sun_path, name, sizeof(a.sun_path) - 1);
+	a.sun_path[0] = '\0';
+	sock = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	if (connect(sock, (struct sockaddr *)&a,
+		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(name))) != 0)
+		fail("connect");
+	if (send(sock, &h, sizeof(h), 0) != sizeof(h) ||
+	    recv(sock, &cfg, sizeof(cfg), 0) <= 0)
+		fail("hello");
+	bytes = dc_fast_map_bytes(cfg.nslots, cfg.slot_bytes);
+	fd = memfd_create("hostile", MFD_ALLOW_SEALING);
+	if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0)
+		fail("memfd");
+	map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		fail("mmap");
+	if (send_fd(sock, &r, sizeof(r), fd) != 0 || recv(sock, &r, sizeof(r), 0) <= 0)
+		fail("ring");
+	s0 = (struct dc_fast_slot *)(map + DC_FAST_HDR_BYTES);
+	s1 = (struct dc_fast_slot *)(map + DC_FAST_HDR_BYTES + DC_FAST_SLOT_HDR_BYTES);
+	data = map + dc_fast_data_offset(cfg.nslots);
+	if (!cfg.funcs[DC_FN_write].on)
+		fail("write is not recorded");
+	/* Valid write records, but claiming to be process 1. */
+	for (i = 0; i < n; i++) {
+		memset(rec, 0, sizeof(rec));
+		ev->size = DC_EVENT_HDR_SIZE + 8 * cfg.funcs[DC_FN_write].nargs;
+		ev->type = DC_EV_CALL;
+		ev->probe_id = cfg.funcs[DC_FN_write].probe_id;
+		ev->pid = 1;
+		ev->tid = 1;
+		ev->nargs = cfg.funcs[DC_FN_write].nargs;
+		ev->ret = 1;
+		DC_EVENT_ARGS(ev)[0] = 1;
+		DC_EVENT_ARGS(ev)[2] = 1;
+		put(s0, data, cfg.slot_bytes, rec, ev->size);
+	}
+	/* Garbage: a syscall probe id, a wrong type, a string past its
+	 * record, an argument count past the limit. */
+	memset(rec, 0, sizeof(rec));
+	ev->size = DC_EVENT_HDR_SIZE + 8 * 3;
+	ev->type = DC_EV_CALL;
+	ev->probe_id = cfg.funcs[DC_FN_write].probe_id + 100000;
+	put(s0, data, cfg.slot_bytes, rec, ev->size);
+	ev->probe_id = cfg.funcs[DC_FN_write].probe_id;
+	ev->type = DC_EV_FORK;
+	put(s0, data, cfg.slot_bytes, rec, ev->size);
+	ev->type = DC_EV_CALL;
+	ev->str_len = 60000;
+	put(s0, data, cfg.slot_bytes, rec, ev->size);
+	ev->str_len = 0;
+	ev->nargs = 200;
+	put(s0, data, cfg.slot_bytes, rec, ev->size);
+	/* A size of zero in slot 1, a head far past the ring in slot 2. */
+	memset(rec, 0, sizeof(rec));
+	put(s1, data + cfg.slot_bytes, cfg.slot_bytes, rec, 64);
+	((struct dc_fast_slot *)(map + DC_FAST_HDR_BYTES +
+				 2 * DC_FAST_SLOT_HDR_BYTES))->head = ~0ULL - 7;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "mix") == 0)
+		return mix(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "kill") == 0) {
+		writes(atol(argv[2]));
+		kill(getpid(), SIGKILL);
+		return 1;
+	}
+	if (argc == 4 && strcmp(argv[1], "threads") == 0)
+		return threads(atoi(argv[2]), atol(argv[3]));
+	if (argc == 4 && strcmp(argv[1], "fork") == 0)
+		return forked(atol(argv[2]), atol(argv[3]));
+	if (argc == 3 && strcmp(argv[1], "hostile") == 0)
+		return hostile(atol(argv[2]));
+	fprintf(stderr, "usage: see the header of t/helpers/fastclient.c\n");
+	return 2;
+}
