@@ -41,6 +41,7 @@
 #include "collect.skel.h"
 #include "fastabi.h"
 #include "fastpath.h"
+#include "merge.h"
 #include "kfeatures.h"
 #include "kfuncs.h"
 #include "klayers.h"
@@ -76,16 +77,14 @@ static const char usage_text[] =
 	"  -g, --cgroup PATH   trace every process in a cgroup (v2) and below\n"
 	"  -a, --all           trace every process on the host\n"
 	"\n"
-	"User-level calls (see dc-wrap(1)): uprobes are set in the library's\n"
-	"file, so while they are attached every process on the host that calls\n"
-	"a probed function pays the trap, traced or not (no per-process\n"
-	"filtering yet).  With --fast, the client library is preloaded into\n"
-	"COMMAND (or offered to --clients processes), which then record the\n"
-	"posix and stdio calls the spec names themselves, with no uprobe on\n"
-	"those functions; other functions go through uprobes.\n"
-	"      --fast          use the fast path (-- COMMAND and --clients)\n"
-	"      --no-preload    no fast path: every user-level call by uprobe\n"
-	"                      (the default for now)\n"
+	"User-level calls (see dc-wrap(1)): with -- COMMAND the client library\n"
+	"is preloaded into COMMAND, which then records the posix and stdio\n"
+	"calls the spec names itself (the fast path), with no uprobe on those\n"
+	"functions; other functions go through uprobes.  Uprobes are set in the\n"
+	"library's file: while they are attached every process on the host\n"
+	"that calls a probed function pays the trap, traced or not.\n"
+	"      --no-preload    -- COMMAND: no fast path, every call by uprobe\n"
+	"      --fast          --clients: offer the fast path to the clients\n"
 	"      --fast-ring N   client ring bytes per thread (default 16M)\n"
 	"      --fast-slots N  client threads with a ring per process (64)\n"
 	"      --fast-socket S socket the clients connect to in --clients mode\n"
@@ -144,7 +143,8 @@ struct options {
 	int nsnapshots;
 	unsigned long snapshot_max;
 	unsigned proc_interval;  /* --proc-interval SEC, 0: never */
-	bool fast;               /* --fast: the fast path (--no-preload: off) */
+	bool no_preload;         /* --no-preload: no fast path for COMMAND */
+	bool fast;               /* --fast: the fast path for --clients */
 	unsigned long long fast_ring; /* --fast-ring */
 	unsigned fast_slots;     /* --fast-slots */
 	const char *fast_socket; /* --fast-socket */
@@ -179,6 +179,7 @@ struct collector {
 	size_t nlinks;
 	uint64_t interval_start;      /* monotonic ns */
 	struct dc_fast *fast;         /* the fast path, NULL if off */
+	struct dc_merge merge;        /* kernel and client records, ordered */
 	bool want_fast;               /* decided before loading */
 	char client_real[PATH_MAX];   /* the client library to preload */
 	int epoll_fd;                 /* kernel ring + fast path */
@@ -320,7 +321,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->proc_interval = (unsigned)parse_range(
 				optarg, "--proc-interval", 0, 86400);
 			break;
-		case 'N': o->fast = false; break;
+		case 'N': o->no_preload = true; break;
 		case 'Q': o->fast = true; break;
 		case 'F':
 			o->fast_ring = parse_size(optarg, "fast-path ring size");
@@ -555,11 +556,20 @@ static void append_record(struct collector *c, const struct dc_event *ev)
 	c->events++;
 }
 
-/* A validated client record (fastpath.c). */
+/* A validated client record (fastpath.c): merged with the kernel's,
+ * or straight out when a process's last records are taken while the
+ * merge runs (its exit or exec). */
 static void fast_sink(void *ctx, const struct dc_event *ev)
 {
-	append_record(ctx, ev);
+	struct collector *c = ctx;
+
+	if (c->merge.running)
+		append_record(c, ev);
+	else
+		dc_merge_client(&c->merge, ev);
 }
+
+static void process_record(struct collector *c, const struct dc_event *ev);
 
 static int on_record(void *ctx, void *data, size_t size)
 {
@@ -571,6 +581,18 @@ static int on_record(void *ctx, void *data, size_t size)
 		warn("ignoring a malformed ring-buffer record (%zu bytes)", size);
 		return 0;
 	}
+	/* With clients, the kernel's records wait to be merged with theirs. */
+	if (c->fast != NULL) {
+		dc_merge_kernel(&c->merge, ev);
+		return 0;
+	}
+	process_record(c, ev);
+	return 0;
+}
+
+/* One record of the kernel's, in stream order. */
+static void process_record(struct collector *c, const struct dc_event *ev)
+{
 	/* A process that exits or execs writes nothing more into the rings
 	 * its client had: they go into the stream before this record. */
 	if (ev->type == DC_EV_EXIT_PROC || ev->type == DC_EV_EXEC)
@@ -595,25 +617,46 @@ static int on_record(void *ctx, void *data, size_t size)
 			dc_profiler_exited(c->profiler, ev->pid);
 		break;
 	}
-	return 0;
 }
 
-static void drain(struct collector *c)
+static void merged_record(void *ctx, const struct dc_event *ev, bool kernel)
 {
+	if (kernel)
+		process_record(ctx, ev);
+	else
+		append_record(ctx, ev);
+}
+
+static uint64_t now_ns(void);
+
+/* Client rings: their heads first (at `upto`), then the kernel's ring,
+ * then the client records up to those heads, merged by end time with the
+ * kernel's (merge.c).  final: nothing waits for a next drain. */
+static void drain_ordered(struct collector *c, bool final)
+{
+	uint64_t upto = 0;
 	int n;
 
-	/* Client rings: their heads first, then the kernel's ring, then the
-	 * client records up to those heads, so a call's system calls come
-	 * before the call, as on the uprobe path. */
-	dc_fast_service(c->fast);
-	dc_fast_snapshot(c->fast);
+	if (c->fast != NULL) {
+		dc_fast_service(c->fast);
+		upto = now_ns();
+		dc_fast_snapshot(c->fast);
+	}
 	/* consume, not poll: records submitted without a wakeup are only
 	 * found by looking. */
 	n = ring_buffer__consume(c->rb);
 	if (n < 0 && n != -EINTR)
 		warn("reading the ring buffer failed: %s", strerror(-n));
-	dc_fast_drain(c->fast);
+	if (c->fast != NULL) {
+		dc_fast_drain(c->fast);
+		dc_merge_run(&c->merge, upto, final, merged_record, c);
+	}
 	flush_out(c);
+}
+
+static void drain(struct collector *c)
+{
+	drain_ordered(c, false);
 }
 
 /* ---- counters ---- */
@@ -1623,8 +1666,10 @@ static void run(struct collector *c)
 	}
 	/* Whatever the kernel and the clients wrote before we stopped is
 	 * still ours. */
-	drain(c);
+	drain_ordered(c, true);
+	c->merge.running = true; /* the last client records go straight out */
 	dc_fast_finish_all(c->fast);
+	c->merge.running = false;
 	flush_out(c);
 	if (c->profiler) {
 		take_counters(c);
@@ -1795,8 +1840,9 @@ int main(int argc, char **argv)
 	if (missing != NULL)
 		die("cannot collect: %s", missing);
 	plan_probes(&c);
-	c.want_fast = c.opt.fast && c.spec->mode != DC_MODE_PROFILE &&
-		      (c.opt.mode == SEL_COMMAND || c.opt.mode == SEL_CLIENTS);
+	c.want_fast = c.spec->mode != DC_MODE_PROFILE &&
+		      ((c.opt.mode == SEL_COMMAND && !c.opt.no_preload) ||
+		       (c.opt.mode == SEL_CLIENTS && c.opt.fast));
 
 	if (c.opt.output == NULL && isatty(STDOUT_FILENO))
 		dc_usage_error("standard output is a terminal: pipe it into "
@@ -1924,6 +1970,7 @@ int main(int argc, char **argv)
 		status = DC_EXIT_FAILURE;
 	}
 	dc_fast_close(c.fast);
+	dc_merge_free(&c.merge);
 	ring_buffer__free(c.rb);
 	drop_links(&c);
 	collect_bpf__destroy(c.skel);

@@ -8,6 +8,7 @@ dc_collect_dc_collect_SOURCES = \
 	dc-collect/kfunc.c dc-collect/kfuncs.h dc-collect/kfunc.h \
 	lib/kbtf.c lib/kbtf.h \
 	dc-collect/fastpath.c dc-collect/fastpath.h \
+	dc-collect/merge.c dc-collect/merge.h \
 	dc-collect/klayers.c dc-collect/klayers.h \
 	dc-collect/proc.c dc-collect/proc.h \
 	dc-collect/profile.c dc-collect/profile.h \

@@ -14,7 +14,7 @@ collect() {
 	shift 2
 	dc-gen "$_cfg" >probes.json 2>gen.err &&
 	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
-	{ dc-collect -k "$SHARED/key" --fast "$@" 2>collect.err; echo $? >collect.rc; } |
+	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
 		dc-aggregate --text >"$_out"
 }
 
@@ -42,9 +42,9 @@ test_expect_success BPF,PYTHON3 'one workload traced both ways gives the same ev
 	mkdir d &&
 	collect c.yaml fast.txt probes.sig -- "$FC" mix "$PWD/d" &&
 	grep -q "fast path: [0-9]* functions recorded" collect.err &&
-	dc-collect -k "$SHARED/key" --fast probes.sig -- "$FC" mix "$PWD/d" 2>/dev/null |
-		dc-aggregate | dc-write fast.pfw.gz &&
 	dc-collect -k "$SHARED/key" probes.sig -- "$FC" mix "$PWD/d" 2>/dev/null |
+		dc-aggregate | dc-write fast.pfw.gz &&
+	dc-collect -k "$SHARED/key" --no-preload probes.sig -- "$FC" mix "$PWD/d" 2>/dev/null |
 		dc-aggregate | dc-write uprobe.pfw.gz &&
 	python3 "$DC_SRC_DIR/t/helpers/fast-compare.py" fast.pfw.gz uprobe.pfw.gz >cmp &&
 	cat cmp &&
@@ -135,7 +135,7 @@ test_expect_success BPF 'a hostile client: no crash, no events for another pid, 
 	grep -q "^dc-collect: [0-9]* events" collect.err
 '
 
-test_expect_success BPF 'with --no-preload after --fast the command runs without the client library' '
+test_expect_success BPF 'with --no-preload the command runs without the client library' '
 	posix_layers >c.yaml &&
 	collect c.yaml t.txt --no-preload probes.sig -- sh -c "cat /proc/self/maps" &&
 	! grep -q "fast path:" collect.err &&

@@ -1,0 +1,37 @@
+/*
+ * merge.h - order the kernel's records and the clients' records of one
+ * drain into one sequence by end time (see merge.c).
+ */
+#ifndef DC_COLLECT_MERGE_H
+#define DC_COLLECT_MERGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/types.h>
+
+#include "event.h"
+
+struct dc_merge {
+	unsigned char *kq;       /* kernel records, in ring order */
+	size_t klen, kcap;
+	unsigned char *fq;       /* client records */
+	size_t flen, fcap;
+	size_t *idx;             /* client records sorted by end time */
+	size_t icap;
+	bool running;            /* inside dc_merge_run */
+};
+
+typedef void (*dc_merge_emit)(void *ctx, const struct dc_event *ev,
+			      bool kernel);
+
+void dc_merge_kernel(struct dc_merge *m, const struct dc_event *ev);
+void dc_merge_client(struct dc_merge *m, const struct dc_event *ev);
+/* Emit everything that ended by `upto` (all of it if final) in end-time
+ * order; kernel records that ended later wait for the next run. */
+void dc_merge_run(struct dc_merge *m, uint64_t upto, bool final,
+		  dc_merge_emit emit, void *ctx);
+void dc_merge_free(struct dc_merge *m);
+
+#endif /* DC_COLLECT_MERGE_H */
