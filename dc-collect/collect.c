@@ -1794,6 +1794,12 @@ static void start_fast_path(struct collector *c)
 	c->fast = dc_fast_open(&o, c->spec, c->skip);
 	if (c->fast == NULL)
 		return;
+	/* Nothing for the client to record: no preload, no socket. */
+	if (dc_fast_ncovered(c->fast) == 0) {
+		dc_fast_close(c->fast);
+		c->fast = NULL;
+		return;
+	}
 	c->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (c->epoll_fd < 0 ||
 	    epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(c->rb), &ev) != 0 ||

@@ -1635,7 +1635,7 @@ static int frame_drops(struct trace *t, const struct dc_frame *f, char *err,
 	 * each view over the frames (several inputs), never the two. */
 	if (rec.kind == DC_DROPS_PER_PROBE)
 		t->drops_probe += rec.total;
-	else
+	else if (rec.kind != DC_DROPS_PER_PROCESS)
 		t->drops_cpu += rec.total;
 	need = 128;
 	for (i = 0; i < rec.count; i++) {
