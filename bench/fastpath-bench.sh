@@ -97,15 +97,37 @@ if [ -n "$h5" ]; then
 	one w4 2000 500 "$work/f4.h5"
 fi
 
+# Design 2: a 5-byte NOP probe site (the wrapper would carry one and the
+# collector attach its uprobe programs to it).  Kernels from 6.x with
+# uprobe optimization turn the probe into a call to a trampoline plus the
+# uprobe syscall; an int3 probe on an ordinary first instruction traps.
+cat >nop.yaml <<EOC
+layers:
+  - name: NOP
+    kind: uprobe
+    target: $work/iowork
+    functions: [dc_nop_site]
+EOC
+dc-gen nop.yaml >nop.json 2>/dev/null
+dc-sign -k key -o nop.sig nop.json
+nb=$(med3 plain nop "$NU")
+rm -f s.dcs
+nt=$(med3 traced nop nop "$NU")
+echo
+echo "| design 2: uprobe on a 5-byte NOP site, x $NU | untraced ns/call | traced ns/call | added per hit |"
+echo "|---|---|---|---|"
+awk -v b="$nb" -v t="$nt" 'BEGIN { printf "| dc_nop_site (entry + return probe) | %.0f | %.0f | %+.0f |\n", b, t, t - b }'
+
 # An unrelated process while a collector traces a command with the posix
 # layer: the fast path sets no uprobe on the functions it records.
 unrelated() { # unrelated [--no-preload]
-	rm -f s.dcs ready
-	dc-collect -k key --output s.dcs --ready-file ready "$@" user.sig -- sleep 60 2>/dev/null &
+	rm -f s.dcs ready stop
+	dc-collect -k key --output s.dcs --ready-file ready "$@" user.sig -- \
+		sh -c 'while [ ! -e stop ]; do sleep 0.1; done' 2>/dev/null &
 	_c=$!
 	while [ ! -e ready ]; do sleep 0.1; done
 	_r=$(med3 plain w1 "$NU")
-	kill -INT "$_c" 2>/dev/null || :
+	touch stop
 	wait "$_c" 2>/dev/null || :
 	echo "$_r"
 }

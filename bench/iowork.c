@@ -8,6 +8,10 @@
  *   iowork w3 N          N x fwrite 64 KiB to /dev/null
  *   iowork w4 N FILE     N x an HDF5 dataset write (4 KiB) into FILE
  *                        (built with -DWITH_HDF5)
+ *   iowork nop N         N x a call to dc_nop_site, a function that
+ *                        starts with a 5-byte NOP (design 2: the site a
+ *                        collector would probe; 6.x kernels turn a
+ *                        uprobe on it into a call, no trap)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -19,6 +23,15 @@
 #ifdef WITH_HDF5
 #include <hdf5.h>
 #endif
+
+/* nopl 0x0(%rax,%rax,1); ret: the 5-byte NOP the kernel optimizes. */
+__asm__(".globl dc_nop_site\n"
+	".type dc_nop_site, @function\n"
+	"dc_nop_site:\n"
+	"  .byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"  ret\n"
+	".size dc_nop_site, .-dc_nop_site\n");
+void dc_nop_site(void);
 
 static struct timespec t0;
 
@@ -43,6 +56,13 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || n <= 0)
 		return 2;
+	if (strcmp(argv[1], "nop") == 0) {
+		start();
+		for (i = 0; i < n; i++)
+			dc_nop_site();
+		stop(n);
+		return 0;
+	}
 	if (strcmp(argv[1], "w1") == 0) {
 		int fd = open("/dev/null", O_WRONLY);
 

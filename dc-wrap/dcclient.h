@@ -15,14 +15,12 @@
  * depends on nothing but libc, and its constructor only calls getpid(2),
  * which is async-signal-safe.
  *
- * A faster user-level path can be added later without changing the trace:
- * the library may map a shared ring that dc-collect drains and write into
- * it the same struct dc_event records (lib/event.h) that the BPF programs
- * write, with probe ids from PROBE frames of kind DC_PROBE_USDT or
- * DC_PROBE_INTERNAL.  dc-collect would copy those records into EVENTS
- * frames unchanged, so dc-aggregate, dc-write and every other reader see
- * one stream whatever produced the records.  Such a path would bump
- * DC_CLIENT_ABI_VERSION so the collector knows what the client offers.
+ * The library also carries the fast path (fast.c, wrappers.c): it wraps
+ * the posix and stdio functions and, when a collector answers on its
+ * socket (DC_FAST_SOCKET), writes the same struct dc_event records
+ * (lib/event.h) the uprobes would into a shared ring that dc-collect
+ * drains; lib/fastabi.h is that protocol.  Without a collector each
+ * wrapper costs one branch.
  */
 #ifndef DC_CLIENT_H
 #define DC_CLIENT_H
