@@ -597,6 +597,14 @@ static void process_record(struct collector *c, const struct dc_event *ev)
 	 * its client had: they go into the stream before this record. */
 	if (ev->type == DC_EV_EXIT_PROC || ev->type == DC_EV_EXEC)
 		dc_fast_finish(c->fast, (pid_t)ev->pid, ev->ts);
+	/* Every process of the command should load the client: a fork
+	 * inherits it, an exec loads it again, unless something stops it. */
+	if (ev->type == DC_EV_FORK)
+		dc_fast_expect(c->fast, (pid_t)DC_EVENT_ARGS(ev)[0], true, ev->ts);
+	else if (ev->type == DC_EV_EXEC)
+		dc_fast_expect(c->fast, (pid_t)ev->pid, true, ev->ts);
+	else if (ev->type == DC_EV_EXIT_PROC)
+		dc_fast_exited(c->fast, (pid_t)ev->pid);
 	append_record(c, ev);
 
 	/* Describe processes as they appear, right after the record that

@@ -83,6 +83,9 @@ struct dc_fast {
 	bool *want_str;                  /* per probe id */
 	size_t ncovered;
 	struct ring *rings;
+	pid_t *expect;                   /* processes that should connect */
+	size_t nexpect, expect_cap;
+	unsigned without;                /* ... and exited without */
 	struct lost *lost;
 	size_t nlost, lost_cap;
 	unsigned char rec[MAX_RECORD];
@@ -396,6 +399,7 @@ static void conn_ring(struct dc_fast *f, struct conn *cn)
 			(int)cn->pid);
 	r->next = f->rings;
 	f->rings = r;
+	dc_fast_expect(f, cn->pid, false, 0);
 	ready.magic = DC_FAST_MAGIC;
 	ready.ok = 1;
 	if (send(cn->fd, &ready, sizeof(ready), MSG_NOSIGNAL) != (ssize_t)sizeof(ready))
@@ -642,6 +646,54 @@ size_t dc_fast_drops(struct dc_fast *f, uint32_t *pids, uint64_t *counts,
 	return f->nlost;
 }
 
+void dc_fast_expect(struct dc_fast *f, pid_t pid, bool expect, uint64_t ts)
+{
+	struct ring *r;
+	size_t i;
+
+	if (f == NULL)
+		return;
+	/* Connected already, after that fork or exec. */
+	for (r = f->rings; expect && r; r = r->next)
+		if (r->pid == pid && r->since >= ts)
+			return;
+	for (i = 0; i < f->nexpect; i++)
+		if (f->expect[i] == pid) {
+			if (!expect)
+				f->expect[i] = f->expect[--f->nexpect];
+			return;
+		}
+	if (!expect)
+		return;
+	if (f->nexpect == f->expect_cap) {
+		f->expect_cap = f->expect_cap ? 2 * f->expect_cap : 64;
+		f->expect = xrealloc(f->expect, f->expect_cap * sizeof(pid_t));
+	}
+	f->expect[f->nexpect++] = pid;
+}
+
+void dc_fast_exited(struct dc_fast *f, pid_t pid)
+{
+	size_t i;
+
+	if (f == NULL)
+		return;
+	for (i = 0; i < f->nexpect; i++)
+		if (f->expect[i] == pid) {
+			f->expect[i] = f->expect[--f->nexpect];
+			if (f->without++ < 10)
+				warn("process %d ran without the client library (not "
+				     "preloaded, static or setuid): its wrapped posix and "
+				     "stdio calls are not in the trace", (int)pid);
+			return;
+		}
+}
+
+unsigned dc_fast_without(const struct dc_fast *f)
+{
+	return f ? f->without : 0;
+}
+
 void dc_fast_close(struct dc_fast *f)
 {
 	int i;
@@ -667,5 +719,6 @@ void dc_fast_close(struct dc_fast *f)
 	free(f->want_nargs);
 	free(f->want_str);
 	free(f->lost);
+	free(f->expect);
 	free(f);
 }

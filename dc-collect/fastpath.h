@@ -65,6 +65,13 @@ void dc_fast_finish(struct dc_fast *f, pid_t pid, uint64_t ts);
 /* All rings, to the end (the collector is stopping). */
 void dc_fast_finish_all(struct dc_fast *f);
 
+/* A process that should connect (the command, after a fork or an exec;
+ * at ts; expect = false: it did), and one that exited: if it never connected,
+ * say so (dc_fast_without counts them). */
+void dc_fast_expect(struct dc_fast *f, pid_t pid, bool expect, uint64_t ts);
+void dc_fast_exited(struct dc_fast *f, pid_t pid);
+unsigned dc_fast_without(const struct dc_fast *f);
+
 /* Records lost per process (full rings, no free slot, invalid records):
  * fills up to max (pid, count) pairs, returns how many processes lost
  * any; *total is the sum. */

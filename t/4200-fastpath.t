@@ -135,6 +135,13 @@ test_expect_success BPF 'a hostile client: no crash, no events for another pid, 
 	grep -q "^dc-collect: [0-9]* events" collect.err
 '
 
+test_expect_success BPF 'a process that drops the preload is named, not silently missing' '
+	posix_layers >c.yaml &&
+	collect c.yaml t.txt probes.sig -- sh -c "LD_PRELOAD= \"$DC_BUILD_DIR/t/helpers/workload\" writes 10; \"$DC_BUILD_DIR/t/helpers/workload\" writes 20" &&
+	test "$(count t.txt POSIX write)" = 20 &&
+	test "$(grep -c "ran without the client library" collect.err)" = 1
+'
+
 test_expect_success BPF 'with --no-preload the command runs without the client library' '
 	posix_layers >c.yaml &&
 	collect c.yaml t.txt --no-preload probes.sig -- sh -c "cat /proc/self/maps" &&
