@@ -118,6 +118,11 @@ static const char usage_text[] =
 	"  -h, --help          show this help and exit\n"
 	"  -V, --version       show the version and exit\n";
 
+enum fast_option {
+	OPT_NO_PRELOAD = 0x100, OPT_FAST, OPT_FAST_RING, OPT_FAST_SLOTS,
+	OPT_FAST_SOCKET
+};
+
 enum select_mode { SEL_NONE, SEL_COMMAND, SEL_PIDS, SEL_CLIENTS, SEL_CGROUP,
 		   SEL_ALL };
 
@@ -246,11 +251,12 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "snapshot", required_argument, NULL, 'S' },
 		{ "snapshot-max", required_argument, NULL, 'M' },
 		{ "proc-interval", required_argument, NULL, 'I' },
-		{ "no-preload", no_argument, NULL, 'N' },
-		{ "fast", no_argument, NULL, 'Q' },
-		{ "fast-ring", required_argument, NULL, 'F' },
-		{ "fast-slots", required_argument, NULL, 'T' },
-		{ "fast-socket", required_argument, NULL, 'U' },
+		/* Long-only options past the char range: no letter clashes. */
+		{ "no-preload", no_argument, NULL, OPT_NO_PRELOAD },
+		{ "fast", no_argument, NULL, OPT_FAST },
+		{ "fast-ring", required_argument, NULL, OPT_FAST_RING },
+		{ "fast-slots", required_argument, NULL, OPT_FAST_SLOTS },
+		{ "fast-socket", required_argument, NULL, OPT_FAST_SOCKET },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -321,20 +327,20 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->proc_interval = (unsigned)parse_range(
 				optarg, "--proc-interval", 0, 86400);
 			break;
-		case 'N': o->no_preload = true; break;
-		case 'Q': o->fast = true; break;
-		case 'F':
+		case OPT_NO_PRELOAD: o->no_preload = true; break;
+		case OPT_FAST: o->fast = true; break;
+		case OPT_FAST_RING:
 			o->fast_ring = parse_size(optarg, "fast-path ring size");
 			if (o->fast_ring < 4096 || o->fast_ring > (1ULL << 30) ||
 			    (o->fast_ring & (o->fast_ring - 1)) != 0)
 				dc_usage_error("--fast-ring must be a power of two from 4096 to 1G");
 			break;
-		case 'T':
+		case OPT_FAST_SLOTS:
 			o->fast_slots = (unsigned)parse_size(optarg, "fast-path slots");
 			if (o->fast_slots < 1 || o->fast_slots > 1024)
 				dc_usage_error("--fast-slots must be 1..1024");
 			break;
-		case 'U': o->fast_socket = optarg; break;
+		case OPT_FAST_SOCKET: o->fast_socket = optarg; break;
 		case 'A':
 			if (strcmp(optarg, "single") == 0)
 				o->single_attach = true;
