@@ -49,6 +49,8 @@ t_helpers_workload_LDADD = -lpthread
 # STDIO, vectored, open/fcntl/rename/chdir arguments (t/3200).
 check_PROGRAMS += t/helpers/userbytes
 t_helpers_userbytes_SOURCES = t/helpers/userbytes.c
+# Built by t/3210 itself with mpicc and h5cc.
+EXTRA_DIST += t/helpers/mpi-bytes.c t/helpers/h5-ids.c
 EXTRA_DIST += t/helpers/pfw-query
 EXTRA_DIST += t/helpers/report-query.py t/helpers/mpi-hdf5.c
 

@@ -1,0 +1,132 @@
+#!/bin/sh
+# MPI-IO and HDF5 bytes and files against ground truth (issue 9, items 5
+# and 6), with real OpenMPI and Debian's HDF5: MPI_File_open's handle,
+# read through its pointer, names every later call on it, close
+# included; bytes are count x the datatype's size, what moved from the
+# MPI_Status; HDF5 dataset, group and attribute ids name their file,
+# with HDF5 shared (h5cc -shlib) and linked into the executable (h5cc's
+# default), the latter through the hdf5 layer aimed at the executable.
+. "$(dirname "$0")/test-lib.sh"
+
+test_lazy_prereq MPICC '
+	command -v mpicc >/dev/null && command -v mpirun >/dev/null ||
+	{ echo "mpicc and mpirun (libopenmpi-dev, openmpi-bin) not installed"; false; }
+'
+test_lazy_prereq H5CC '
+	command -v h5cc >/dev/null || { echo "h5cc (libhdf5-dev) not installed"; false; }
+'
+
+trace() {
+	_cfg=$1 _out=$2
+	shift 2
+	dc-gen "$_cfg" >probes.json 2>gen.err &&
+	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
+	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
+		dc-aggregate | dc-write "$_out" &&
+	cat collect.err >&2 &&
+	test "$(cat collect.rc)" = 0
+}
+
+q() {
+	pfw-query "$@"
+}
+
+M="$TRASH_DIRECTORY/m"
+
+test_expect_success 'setup: a signing key' '
+	dc-sign --gen-key -k "$SHARED/key" >/dev/null
+'
+
+test_expect_success BPF,PYTHON3,MPICC 'setup: two MPI ranks write and read one file' '
+	mkdir "$M" &&
+	mpicc -o "$M/mpi-bytes" "$DC_SRC_DIR/t/helpers/mpi-bytes.c" &&
+	printf "layers: [posix, mpiio]\n" >"$M/c.yaml" &&
+	(cd "$M" && trace c.yaml t.pfw.gz probes.sig -- \
+		mpirun --allow-run-as-root --oversubscribe -np 2 ./mpi-bytes) &&
+	test "$(wc -c <"$M/mpi.out")" = 8688
+'
+
+test_expect_success BPF,PYTHON3,MPICC 'every MPI_File call names the file, MPI_File_close included' '
+	T="$M/t.pfw.gz" F="$M/mpi.out" &&
+	test "$(q count "$T" --cat MPI --name MPI_File_open --file "$F" --arg ret=0)" = 4 &&
+	test "$(q count "$T" --cat MPI --name MPI_File_close --file "$F" --arg ret=0)" = 4 &&
+	test "$(q count "$T" --cat MPI --name MPI_File_write_at --file "$F")" = 4 &&
+	test "$(q count "$T" --cat MPI --name MPI_File_write_at_all --file "$F")" = 2 &&
+	test "$(q count "$T" --cat MPI --name MPI_File_read_at --file "$F")" = 4 &&
+	q list "$T" --cat MPI >all &&
+	test "$(grep -c MPI_File_ all)" = 18 &&
+	test "$(grep MPI_File_ all | grep -c "\"fhash\"")" = 18
+'
+
+test_expect_success BPF,PYTHON3,MPICC 'MPI bytes: count x datatype size asked, the status count moved' '
+	T="$M/t.pfw.gz" F="$M/mpi.out" &&
+	test "$(q count "$T" --cat MPI --name MPI_File_write_at --arg count=512 --arg tsize=8 --arg size=4096 --arg bytes=4096)" = 2 &&
+	test "$(q count "$T" --cat MPI --name MPI_File_write_at_all --arg count=3 --arg tsize=80 --arg size=240 --arg bytes=240)" = 2 &&
+	test "$(q count "$T" --cat MPI --name MPI_File_write_at --arg count=2 --arg tsize=4 --arg size=8 --arg bytes=8)" = 2 &&
+	w=$(( $(q sum "$T" bytes --cat MPI --name MPI_File_write_at --file "$F") +
+	      $(q sum "$T" bytes --cat MPI --name MPI_File_write_at_all --file "$F") )) &&
+	test $w = 8688 &&
+	test "$(q sum "$T" bytes --cat MPI --name MPI_File_read_at --file "$F")" = 8688 &&
+	test "$(q count "$T" --cat MPI --name MPI_File_read_at --arg size=100 --arg bytes=0)" = 2 &&
+	dc-write --summary "$T" >summary &&
+	grep -E "^MPI +MPI_File_read_at +4 +8688 .* $F\$" summary
+'
+
+# build_h5 DIR [-shlib]: the HDF5 workload, shared or static.
+build_h5() {
+	mkdir -p "$1" && h5cc ${2:-} -o "$1/h5-ids" "$DC_SRC_DIR/t/helpers/h5-ids.c"
+}
+
+# check_h5 TRACE FILE: every H5F/H5D/H5G/H5A call names FILE.
+check_h5() {
+	python3 - "$1" "$2" <<-\EOF
+	import gzip, json, sys
+	ev = [json.loads(l) for l in gzip.open(sys.argv[1], "rt") if l.startswith("{")]
+	fh = {e["args"]["value"]: e["args"]["name"] for e in ev if e["name"] == "FH" and e["ph"] == "M"}
+	calls = [e for e in ev if e.get("cat") == "HDF5" and e["ph"] == "X"
+	         and e["name"][:3] in ("H5F", "H5D", "H5G", "H5A")]
+	names = sorted(e["name"] for e in calls)
+	want = sorted(["H5Fcreate", "H5Fclose", "H5Fopen", "H5Fclose",
+	               "H5Dcreate2", "H5Dwrite", "H5Dclose", "H5Dopen2", "H5Dread", "H5Dclose",
+	               "H5Gcreate2", "H5Gclose", "H5Gopen2", "H5Gclose",
+	               "H5Acreate2", "H5Awrite", "H5Aclose", "H5Aopen", "H5Aread", "H5Aclose"])
+	assert names == want, names
+	bad = [e for e in calls if fh.get(e["args"].get("fhash")) != sys.argv[2]]
+	assert not bad, bad
+	# Bytes are those of the POSIX calls under the HDF5 ones (HDF5
+	# buffers: the dataset's 256 ints go out under H5Dclose here).
+	import os
+	ids = {e["id"] for e in calls}
+	pw = [e for e in ev if e.get("cat") == "POSIX" and e["name"] in ("pwrite", "pwrite64")
+	      and e["ph"] == "X" and fh.get(e["args"].get("fhash")) == sys.argv[2]]
+	assert pw and all(e["args"].get("p_idx") in ids for e in pw), pw
+	assert [e for e in pw if e["args"]["ret"] == 256 * 4], pw
+	end = max(e["args"]["offset"] + e["args"]["ret"] for e in pw)
+	assert end == os.path.getsize(sys.argv[2]), (end, os.path.getsize(sys.argv[2]))
+	EOF
+}
+
+test_expect_success BPF,PYTHON3,H5CC 'HDF5 shared: dataset, group and attribute ids name their file' '
+	build_h5 "$TRASH_DIRECTORY/hs" -shlib &&
+	ldd "$TRASH_DIRECTORY/hs/h5-ids" | grep -q libhdf5 &&
+	printf "layers: [posix, hdf5]\n" >c.yaml &&
+	(cd "$TRASH_DIRECTORY/hs" && trace "$OLDPWD/c.yaml" t.pfw.gz probes.sig -- ./h5-ids) &&
+	check_h5 "$TRASH_DIRECTORY/hs/t.pfw.gz" "$TRASH_DIRECTORY/hs/h5.h5"
+'
+
+test_expect_success BPF,PYTHON3,H5CC 'HDF5 linked into the executable: the hdf5 layer aimed at it' '
+	build_h5 "$TRASH_DIRECTORY/hx" &&
+	! ldd "$TRASH_DIRECTORY/hx/h5-ids" | grep -q libhdf5 &&
+	dc-explore "$TRASH_DIRECTORY/hx/h5-ids" | grep -q "^H5Dwrite\b" &&
+	cat >c.yaml <<-EOC &&
+	layers:
+	  - posix
+	  - name: hdf5
+	    target: $TRASH_DIRECTORY/hx/h5-ids
+	EOC
+	(cd "$TRASH_DIRECTORY/hx" && trace "$OLDPWD/c.yaml" t.pfw.gz probes.sig -- ./h5-ids) &&
+	grep -q "\"target\": \"$TRASH_DIRECTORY/hx/h5-ids\"" "$TRASH_DIRECTORY/hx/probes.json" &&
+	check_h5 "$TRASH_DIRECTORY/hx/t.pfw.gz" "$TRASH_DIRECTORY/hx/h5.h5"
+'
+
+test_done
