@@ -38,17 +38,19 @@ run() {
 	secs=$(sed -n 's/.* analysed in \([0-9.]*\) s .*/\1/p' "$work/stats")
 	ev=$(sed -n 's/.*parts, \([0-9]*\) events.*/\1/p' "$work/stats")
 	parts=$(sed -n 's/^dc-report: \([0-9]*\) parts.*/\1/p' "$work/stats")
-	mem=$(sed -n 's/.*peak memory \([0-9]*\) MiB/\1/p' "$work/stats" | sort -n | tr "\n" " ")
+	mem=$(sed -n 's/.*peak memory \([0-9]*\) MiB.*/\1/p' "$work/stats" | sort -n | tr "\n" " ")
+	cpu=$(sed -n 's/.*, CPU \([0-9.]*\) s$/\1/p' "$work/stats" | awk '{ s += $1 } END { print s }')
 	rate=$(awk -v e="$ev" -v s="$secs" 'BEGIN { printf "%.0f", e / s / 1000 }')
-	printf '| %s | %s | %d | %s | %d | %s s | %s k events/s | %sMiB |\n' \
-		"$label" "$ev" "$n" "$parts" "$workers" "$secs" "$rate" "$mem"
+	crate=$(awk -v e="$ev" -v s="$cpu" 'BEGIN { printf "%.0f", e / s / 1000 }')
+	printf '| %s | %s | %d | %s | %d | %s s | %s k events/s | %s s | %s k events/CPU s | %sMiB |\n' \
+		"$label" "$ev" "$n" "$parts" "$workers" "$secs" "$rate" "$cpu" "$crate" "$mem"
 }
 
 echo "dc-report bench: $events events in $files files, $((bytes >> 20)) MiB compressed," \
 	"$(nproc) cpus, load $(cut -d' ' -f1 /proc/loadavg)"
 echo
-echo "| what | events | files | tasks | workers | analysis | rate | peak memory per worker |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| what | events | files | tasks | workers | analysis (wall) | rate | workers' CPU | rate per CPU second | peak memory per worker |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 run "full set" 1 "$work"/t-*.pfw.gz
 run "full set" 2 "$work"/t-*.pfw.gz
 quarter=$(ls "$work"/t-*.pfw.gz | head -n $((files / 4)))

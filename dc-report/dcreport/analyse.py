@@ -456,9 +456,10 @@ def merge_all(partials):
     return out if out is not None else new_partial()
 
 
-def peak_rss():
-    """This process's peak resident memory in bytes."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+def worker_usage():
+    """This process's peak resident memory in bytes and CPU seconds."""
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_maxrss * 1024, u.ru_utime + u.ru_stime
 
 
 class ByValue:

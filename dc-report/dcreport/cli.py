@@ -124,13 +124,13 @@ def analyse(a):
         result = an.run(parts, client)
         t2 = time.monotonic()
         if a.stats:
-            peaks = client.run(an.ByValue(an.peak_rss))
+            peaks = client.run(an.ByValue(an.worker_usage))
             sys.stderr.write("dc-report: %d parts, %d events, analysed in %.2f s "
                              "(cluster start %.2f s) on %d workers\n"
                              % (len(parts), result["events"], t2 - t1, t1 - t0, len(peaks)))
-            for wk, rss in sorted(peaks.items()):
-                sys.stderr.write("dc-report: worker %s peak memory %d MiB\n"
-                                 % (wk, rss >> 20))
+            for wk, (rss, cpu) in sorted(peaks.items()):
+                sys.stderr.write("dc-report: worker %s peak memory %d MiB, CPU %.2f s\n"
+                                 % (wk, rss >> 20, cpu))
     finally:
         client.close()
         if cluster is not None:
