@@ -81,7 +81,9 @@ test_expect_success DASK 'a nested trace over many gzip members: summary, call p
 '
 
 test_expect_success DASK 'one part on one worker gives the same report as many parts on two' '
-	dc-report -w 1 --top 0 "$SHARED/n.pfw.gz" -o one.html &&
+	dc-report -w 1 --stats --top 0 "$SHARED/n.pfw.gz" -o one.html 2>stats &&
+	grep "^dc-report: 1 parts, 902 events, analysed in [0-9.]* s (cluster start [0-9.]* s) on 1 workers$" stats &&
+	grep "^dc-report: worker tcp://.* peak memory [1-9][0-9]* MiB, CPU [0-9.]* s$" stats &&
 	for t in summary-table layer-table files-table calltree-table kernel-table; do
 		$Q one.html table $t >one.$t &&
 		$Q "$SHARED/many.html" table $t >many.$t &&
