@@ -110,6 +110,22 @@ test_expect_success DASK 'an IOR-like trace: numbers equal dc-write --summary, e
 	! grep "	0$" plots
 '
 
+SAMPLES="$SHARED_DIR/samples"
+test_lazy_prereq SAMPLES '
+	test -r "$SAMPLES/dfanalyzer_test_2023.pfw.gz" || { echo "no shared/samples"; false; }
+'
+
+test_expect_success DASK,SAMPLES 'other writers'"'"' traces (DFTracer 1.0, the 2023 form): the same numbers, no warning' '
+	for f in cm1-DEFAULT-3537780-preload dfanalyzer_test_2023; do
+		dc-report -w 1 --top 0 "$SAMPLES/$f.pfw.gz" -o $f.html &&
+		dc-write --summary --top 0 "$SAMPLES/$f.pfw.gz" | tail -n +3 >want &&
+		$Q $f.html summary | tail -n +2 >got &&
+		test_cmp want got &&
+		$Q $f.html warning >warn &&
+		test ! -s warn || exit 1
+	done
+'
+
 # remote_report ARGS...: start a Dask scheduler and one worker (in /, with
 # no datacrumbs on its path), run dc-report --scheduler ADDRESS ARGS...,
 # stop both by pid.

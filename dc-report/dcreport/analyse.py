@@ -115,7 +115,7 @@ class _Part:
         self.hh = part["hhash"]
         self.parents = {}
         self.last_id = 0
-        self.p["files"][self.fi] = {"end": None, "end_id": 0, "drops": 0,
+        self.p["files"][self.fi] = {"end": None, "ours": False, "drops": 0,
                                     "unreadable": 0}
 
     def context(self, ev):
@@ -183,6 +183,7 @@ class _Part:
             f["end"] = {k: args.get(k) for k in ("num_events", "events", "dropped",
                                                    "truncated", "corrupt", "interrupted")}
         elif name == "start":
+            f["ours"] = True  # dc-write's: it ends with an end line
             self.p["starts"][self.fi] = {k: args.get(k) for k in args if k != "hhash"}
         elif name == "dropped":
             f["drops"] = max(f["drops"], int_value(args.get("total")))
@@ -400,6 +401,7 @@ def merge_two(a, b):
             continue
         if f["end"] is not None:
             g["end"] = f["end"]
+        g["ours"] = g["ours"] or f["ours"]
         g["drops"] = max(g["drops"], f["drops"])
         g["unreadable"] += f["unreadable"]
     for k in ("hosts", "starts", "jobs"):

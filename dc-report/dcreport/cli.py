@@ -146,6 +146,8 @@ def status_of(result, issues):
         return EXIT_BADINPUT
     for f in result["files"].values():
         end = f["end"]
+        if end is None and not f["ours"]:
+            continue  # another writer's trace, which has no end line
         if end is None or end.get("truncated") is True or end.get("corrupt") is True:
             return EXIT_BADINPUT if end and end.get("corrupt") is True else EXIT_TRUNCATED
     return EXIT_TRUNCATED if "truncated" in kinds else EXIT_OK
