@@ -793,12 +793,10 @@ int BPF_KRETPROBE(dc_umulti_exit)
 	return uprobe_exit(ctx);
 }
 
-SEC("raw_tp/sys_enter")
-int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long id)
+/* The probe id + 1 of a system call to trace now, or 0. */
+static __always_inline __u32 sys_enter_probe(__u64 pid_tgid, long id)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 nr = (__u32)id, *pid1;
-	__u64 args[DC_MAX_ARGS];
 
 	if (nr >= DC_MAX_SYSCALLS)
 		return 0;
@@ -806,6 +804,40 @@ int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long id)
 	if (!pid1 || *pid1 == 0)
 		return 0;
 	if (!current_selected(pid_tgid))
+		return 0;
+	return *pid1;
+}
+
+/* Two programs for system call entries: where the kernel has BTF-typed
+ * raw tracepoints (tp_btf, kfeatures.c), the saved registers are read in
+ * place; elsewhere through a helper.  User space loads one of them. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(dc_sys_enter_btf, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 pid1 = sys_enter_probe(pid_tgid, id);
+	__u64 args[DC_MAX_ARGS];
+
+	if (pid1 == 0)
+		return 0;
+	args[0] = PT_REGS_PARM1_SYSCALL(regs);
+	args[1] = PT_REGS_PARM2_SYSCALL(regs);
+	args[2] = PT_REGS_PARM3_SYSCALL(regs);
+	args[3] = PT_REGS_PARM4_SYSCALL(regs);
+	args[4] = PT_REGS_PARM5_SYSCALL(regs);
+	args[5] = param6(regs);
+	push((__u32)pid_tgid, pid1 - 1, 1, args);
+	return 0;
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 pid1 = sys_enter_probe(pid_tgid, id);
+	__u64 args[DC_MAX_ARGS];
+
+	if (pid1 == 0)
 		return 0;
 #if defined(__TARGET_ARCH_x86)
 	{
@@ -830,7 +862,7 @@ int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long id)
 	args[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
 	args[5] = syscall_param6(regs);
 #endif
-	push((__u32)pid_tgid, *pid1 - 1, 1, args);
+	push((__u32)pid_tgid, pid1 - 1, 1, args);
 	return 0;
 }
 

@@ -1010,6 +1010,11 @@ static void cgroup_target(const char *path, __u64 *id, __u32 *level)
 			(*level)++;
 }
 
+static bool syscalls_loaded(struct collect_bpf *skel)
+{
+	return bpf_program__autoload(skel->progs.dc_sys_exit);
+}
+
 static void open_and_load(struct collector *c)
 {
 	struct collect_bpf *skel;
@@ -1045,6 +1050,12 @@ static void open_and_load(struct collector *c)
 		bpf_program__set_autoload(skel->progs.dc_sys_enter, false);
 		bpf_program__set_autoload(skel->progs.dc_sys_exit, false);
 	}
+	/* One of the two entry programs: the one reading the registers in
+	 * place where the kernel has tp_btf. */
+	if (!syscalls || !c->feat.tp_btf)
+		bpf_program__set_autoload(skel->progs.dc_sys_enter_btf, false);
+	if (c->feat.tp_btf)
+		bpf_program__set_autoload(skel->progs.dc_sys_enter, false);
 	if (c->opt.mode != SEL_CLIENTS)
 		bpf_program__set_autoload(skel->progs.dc_client_register, false);
 	for (int tp = 0; tp < DC_TP_COUNT; tp++)
@@ -1368,8 +1379,11 @@ static void attach_all(struct collector *c)
 	    !keep(c, bpf_program__attach(skel->progs.dc_exec)) ||
 	    !keep(c, bpf_program__attach(skel->progs.dc_exit)))
 		sysdie("cannot attach the process-tracking tracepoints");
-	if (bpf_program__autoload(skel->progs.dc_sys_enter)) {
-		if (!keep(c, bpf_program__attach(skel->progs.dc_sys_enter)) ||
+	if (syscalls_loaded(skel)) {
+		struct bpf_program *enter = c->feat.tp_btf ?
+			skel->progs.dc_sys_enter_btf : skel->progs.dc_sys_enter;
+
+		if (!keep(c, bpf_program__attach(enter)) ||
 		    !keep(c, bpf_program__attach(skel->progs.dc_sys_exit)))
 			sysdie("cannot attach the syscall tracepoints");
 	}
@@ -1726,6 +1740,9 @@ static int check_kernel(void)
 		return DC_EXIT_FAILURE;
 	}
 	bpf_program__set_autoload(skel->progs.dc_client_register, false);
+	/* The system call entry program the run would use. */
+	bpf_program__set_autoload(f.tp_btf ? skel->progs.dc_sys_enter
+					   : skel->progs.dc_sys_enter_btf, false);
 	/* Decoded tracepoints this kernel lacks would fail CO-RE: skip. */
 	dc_tracefs_ready();
 	for (int tp = 0; tp < DC_TP_COUNT; tp++)
@@ -1737,7 +1754,8 @@ static int check_kernel(void)
 	bpf_map__set_max_entries(skel->maps.events, 1 << 16);
 	if (collect_bpf__load(skel) != 0 ||
 	    (fork_link = bpf_program__attach(skel->progs.dc_fork)) == NULL ||
-	    (sys_link = bpf_program__attach(skel->progs.dc_sys_enter)) == NULL) {
+	    (sys_link = bpf_program__attach(f.tp_btf ? skel->progs.dc_sys_enter_btf
+						      : skel->progs.dc_sys_enter)) == NULL) {
 		printf("cannot collect: loading or attaching BPF programs failed: %s\n",
 		       strerror(errno));
 		bpf_link__destroy(fork_link);

@@ -42,6 +42,37 @@ static bool bpf_denied(void)
 	return errno == EPERM || errno == EACCES;
 }
 
+/* A two-instruction tp_btf program on sys_enter: BPF_PROG_TYPE_TRACING
+ * attached to a raw tracepoint by its BTF type, which some kernels refuse
+ * even where they take fentry, or the other way round. */
+static bool probe_tp_btf(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
+		{ .code = 0x95 },                         /* exit */
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts);
+	struct btf *vmlinux;
+	int id, fd;
+
+	vmlinux = btf__load_vmlinux_btf();
+	if (vmlinux == NULL)
+		return false;
+	id = btf__find_by_name_kind(vmlinux, "btf_trace_sys_enter",
+				    BTF_KIND_TYPEDEF);
+	btf__free(vmlinux);
+	if (id < 0)
+		return false;
+	opts.expected_attach_type = BPF_TRACE_RAW_TP;
+	opts.attach_btf_id = (__u32)id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "dc_probe_tp_btf", "GPL",
+			   insns, 2, &opts);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 void dc_features_detect(struct dc_features *f)
 {
 	struct utsname u;
@@ -67,6 +98,7 @@ void dc_features_detect(struct dc_features *f)
 		f->fentry_errno = ENOENT;
 	}
 	f->umulti = dc_umulti_supported();
+	f->tp_btf = f->btf && probe_tp_btf();
 }
 
 /* fentry first: a trampoline costs less than a kprobe's breakpoint and

@@ -19,6 +19,8 @@ struct dc_features {
 	bool kprobes;      /* the kprobe perf PMU */
 	bool fentry;       /* BPF_PROG_TYPE_TRACING loads, with cookies */
 	bool umulti;       /* the multi-uprobe link (6.6+) */
+	bool tp_btf;       /* BTF-typed raw tracepoints (sys_enter reads the
+	                      saved registers in place) */
 	int fentry_errno;  /* why fentry failed to load */
 	bool denied;       /* BPF refused us (EPERM): not root, no CAP_BPF */
 	bool fentry_unused; /* works, but --kfunc kprobes asked for kprobes */
