@@ -1965,12 +1965,17 @@ int main(int argc, char **argv)
 
 	if (!out_ok(&c)) {
 		errno = c.out_errno;
-		syswarn("the stream's reader went away; stopping");
+		if (c.out_errno == EPIPE)
+			syswarn("the stream's reader went away; stopping");
+		else
+			syswarn("cannot write the stream to %s; stopping",
+				c.opt.output ? c.opt.output : "standard output");
 		if (c.child > 0 && !c.child_done) {
 			/* The command is the user's job: let it finish. */
 			waitpid(c.child, &c.child_status, 0);
 			c.child_done = true;
 		}
+		dc_writer_close(c.out); /* frees it; the write fails */
 		ring_buffer__free(c.rb);
 		drop_links(&c);
 		collect_bpf__destroy(c.skel);

@@ -252,7 +252,8 @@ static int summarize(const char *path, unsigned top)
 	gzclose(gz);
 	free(line);
 
-	qsort(s.rows, s.nrows, sizeof(*s.rows), by_layer_then_time);
+	if (s.nrows > 1) /* qsort(NULL, 0) is undefined */
+		qsort(s.rows, s.nrows, sizeof(*s.rows), by_layer_then_time);
 	printf("%s: %llu events from %zu processes over %.3f s",
 	       path, s.events, s.pids.used,
 	       s.last_ts > s.first_ts ? (double)(s.last_ts - s.first_ts) / 1e6 : 0.0);

@@ -44,7 +44,7 @@ test_expect_success ROOT,BPF 'dc-collect -o on a full disk: one line, exit 1, th
 	{ dc-collect -k "$SHARED/key" -o full/out.dcs "$SHARED/p.sig" -- \
 		sh -c "\"$WORKLOAD\" writes 100000 && touch \"$PWD/finished\"" 2>err; echo $? >rc; } &&
 	test "$(cat rc)" = 1 &&
-	grep "No space left on device" err &&
+	grep "cannot write the stream to full/out.dcs; stopping: No space left on device" err &&
 	test -e finished
 '
 
