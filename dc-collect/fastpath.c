@@ -113,6 +113,33 @@ static bool is_libc(const char *target)
 	return base != NULL && strncmp(base, "libc.so", 7) == 0;
 }
 
+/* Arguments the kernel programs read through pointers or derive at
+ * return (lib/bytes.h), and second strings, are not emulated by the
+ * client yet: such a function stays a uprobe, so the trace is the same. */
+static bool client_can_record(const struct dc_probe *p)
+{
+	int a, strings = 0;
+
+	for (a = 0; a < p->nargs && a < DC_MAX_ARGS; a++) {
+		switch (p->arg_kinds[a]) {
+		case DC_ARG_PATH:
+		case DC_ARG_STR:
+			strings++;
+			break;
+		case DC_ARG_IOV:
+		case DC_ARG_STRLEN:
+		case DC_ARG_STROUT:
+		case DC_ARG_DATATYPE:
+		case DC_ARG_MPISTATUS:
+		case DC_ARG_HANDLE_OUT:
+		case DC_ARG_HANDLE_IN:
+		case DC_ARG_FILE:
+			return false;
+		}
+	}
+	return strings <= 1 && p->ret_kind <= DC_RET_INT;
+}
+
 /* The wrapped functions the spec names, each with its probe's plan. */
 static void plan(struct dc_fast *f, const struct dc_spec *spec, const bool *skip)
 {
@@ -137,7 +164,8 @@ static void plan(struct dc_fast *f, const struct dc_spec *spec, const bool *skip
 		for (fn = 0; fn < DC_FAST_NFUNCS; fn++)
 			if (strcmp(fast_names[fn], p->function) == 0)
 				break;
-		if (fn == DC_FAST_NFUNCS || f->cfg.funcs[fn].on)
+		if (fn == DC_FAST_NFUNCS || f->cfg.funcs[fn].on ||
+		    !client_can_record(p))
 			continue;
 		fc = &f->cfg.funcs[fn];
 		fc->on = 1;
