@@ -1574,26 +1574,62 @@ static void read_threaded(void)
 	free(tids);
 }
 
+/* The output-clock time of the first event of an EVENTS frame, for the
+ * merge below; other frames sort first, so an input's frames never
+ * change order. */
+static uint64_t frame_key(unsigned i, const struct dc_frame *f)
+{
+	const struct dc_event *ev = (const void *)f->data;
+
+	if (f->type != DC_FRAME_EVENTS || f->len < DC_EVENT_HDR_SIZE)
+		return 0;
+	return ev->ts + (uint64_t)inputs[i].delta;
+}
+
+static void next_frame(unsigned i, struct dc_frame *head, int *live)
+{
+	struct input *in = &inputs[i];
+	int st = dc_reader_next(in->r, head);
+
+	if (st == DC_READ_FRAME)
+		return;
+	*live = 0;
+	in->status = st;
+	snprintf(in->err, sizeof(in->err), "%s", dc_reader_error(in->r));
+}
+
+/* Files: each input's frames in their order, the inputs interleaved by
+ * the time of their next events, so several hosts' streams come out in
+ * time order (to the EVENTS frame: a collector's frame holds the events
+ * of one short drain).  A frame's data stays valid until its own reader
+ * reads again. */
 static void read_in_turn(void)
 {
-	unsigned i;
+	struct dc_frame *head = xcalloc(n_inputs, sizeof(*head));
+	int *live = xcalloc(n_inputs, sizeof(*live));
+	unsigned i, best;
 
 	for (i = 0; i < n_inputs; i++) {
-		struct input *in = &inputs[i];
-		struct dc_frame f;
-		int st;
-
-		if (!in->header_ok)
-			continue;
-		while ((st = dc_reader_next(in->r, &f)) == DC_READ_FRAME) {
-			handle_frame(i, &f);
-			/* Frames arrive in batches from a live collector:
-			 * pass each one on at once. */
-			out_flush();
-		}
-		in->status = st;
-		snprintf(in->err, sizeof(in->err), "%s", dc_reader_error(in->r));
+		live[i] = inputs[i].header_ok;
+		if (live[i])
+			next_frame(i, &head[i], &live[i]);
 	}
+	for (;;) {
+		best = n_inputs;
+		for (i = 0; i < n_inputs; i++)
+			if (live[i] && (best == n_inputs ||
+					frame_key(i, &head[i]) < frame_key(best, &head[best])))
+				best = i;
+		if (best == n_inputs)
+			break;
+		handle_frame(best, &head[best]);
+		/* Frames arrive in batches from a live collector: pass each
+		 * one on at once. */
+		out_flush();
+		next_frame(best, &head[best], &live[best]);
+	}
+	free(head);
+	free(live);
 }
 
 /* ---- main ---- */
@@ -1763,9 +1799,9 @@ int main(int argc, char **argv)
 			sysdie("cannot write standard output");
 	}
 
-	/* Files are read one after the other, so the output does not depend
-	 * on timing; live inputs (pipes) all at once, so that no writer
-	 * blocks while another input is read. */
+	/* Files are merged in time order, so the output does not depend on
+	 * timing; live inputs (pipes) all at once, so that no writer blocks
+	 * while another input is read. */
 	if (live && n_inputs > 1)
 		read_threaded();
 	else

@@ -161,4 +161,26 @@ test_expect_success 'without a collective both saw, the wall clocks alone: 5 ms 
 	grep "^call probe=3 " out | grep -q " ts=18446744073706541616 "
 '
 
+test_expect_success 'merged files come out in time order, each input in its own order' '
+	for h in A B; do
+		{
+			echo "header host=node$h run=r offset=1700000000000000000 start=0" &&
+			echo "probe id=0 kind=uprobe layer=POSIX name=write target=/lib/libc.so.6 args=fd,ptr,size ret=size" &&
+			echo "process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/ start=0" &&
+			for t in 1 3 5; do
+				test $h = A && ts=${t}000 || ts=$((t + 1))000
+				echo "call probe=0 pid=100 tid=100 ts=$ts dur=10 ret=1 args=3,0,1" &&
+				# A string frame ends the EVENTS frame: three per input.
+				echo "string id=$t value=/s$t" || return 1
+			done &&
+			echo "end"
+		} >$h.txt &&
+		dc-mkstream $h.txt >$h.dcs || return 1
+	done &&
+	dc-aggregate --text B.dcs A.dcs >out &&
+	grep "^call " out | sed "s/.* ts=\([0-9]*\) .*/\1/" | tr "\n" " " >got &&
+	printf "1000 2000 3000 4000 5000 6000 " >expect &&
+	test_cmp expect got
+'
+
 test_done
