@@ -189,4 +189,9 @@ test_expect_success KFUNC 'a kernel function that does not exist: one warning, t
 	grep "\"vfs_fsync_range\"" p.json
 '
 
+test_expect_success '--kfunc takes auto or kprobes: anything else is exit 2, with the reason' '
+	test_must_fail_with 2 dc-collect --kfunc fentry x.sig -- true 2>err &&
+	test "$(head -n 1 err)" = "dc-collect: --kfunc must be auto or kprobes"
+'
+
 test_done

@@ -48,9 +48,8 @@ test_expect_success KFUNC 'dc-gen plans the vfs functions from the kernel BTF' '
 	EOP
 '
 
-test_expect_success KFUNC,PYTHON3 '40 writes of 4 KiB: 40 vfs_write on the inode, bytes and offsets exact, each under its write' '
-	printf "layers: [syscalls, vfs]\n" >c.yaml &&
-	trace c.yaml t.pfw.gz probes.sig -- dd if=/dev/zero of=F bs=4096 count=40 &&
+# check_writes: 40 vfs_write on F, exact, each under its write syscall.
+check_writes() {
 	ino=$(stat -c %i F) &&
 	pfw-query list t.pfw.gz --cat vfs --name vfs_write >vw &&
 	pfw-query list t.pfw.gz --cat sys --name write --file "$PWD/F" >sw &&
@@ -73,6 +72,19 @@ test_expect_success KFUNC,PYTHON3 '40 writes of 4 KiB: 40 vfs_write on the inode
 	    assert len(parents) == 1, e
 	    assert e["args"]["level"] == parents[0]["args"]["level"] + 1, (e, parents)
 	EOP
+}
+
+test_expect_success KFUNC,PYTHON3 '40 writes of 4 KiB: 40 vfs_write on the inode, bytes and offsets exact, each under its write' '
+	printf "layers: [syscalls, vfs]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- dd if=/dev/zero of=F bs=4096 count=40 &&
+	check_writes
+'
+
+test_expect_success KFUNC,PYTHON3 'the same through kprobes (--kfunc kprobes)' '
+	printf "layers: [syscalls, vfs]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz --kfunc kprobes probes.sig -- dd if=/dev/zero of=F bs=4096 count=40 &&
+	grep "kernel-function probes use kprobes" collect.err &&
+	check_writes
 '
 
 test_expect_success KFUNC,PYTHON3 'reading the file back: vfs_read bytes add up to its size' '
