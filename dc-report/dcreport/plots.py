@@ -89,13 +89,16 @@ def bandwidth(series, t0_s, width_s, cols):
     reads and writes in two panels."""
     fig, axes = plt.subplots(2, 1, figsize=(11, 4.6), sharex=True)
     xs = [t0_s + (c + 0.5) * width_s for c in range(cols)]
+    # One colour per layer in both panels.
+    layers = sorted({layer for layer, _ in series})
+    colour = {l: "C%d" % (i % 10) for i, l in enumerate(layers)}
     for ax, d, what in ((axes[0], "r", "read"), (axes[1], "w", "written")):
         drawn = False
         for (layer, dd), s in sorted(series.items()):
             if dd != d:
                 continue
             ys = [s.get(c, 0) / width_s / 2**20 for c in range(cols)]
-            _data(ax.step(xs, ys, where="mid", label=layer))
+            _data(ax.step(xs, ys, where="mid", label=layer, color=colour[layer]))
             drawn = True
         ax.set_ylabel("MiB/s " + what)
         if drawn:
