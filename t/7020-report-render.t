@@ -63,7 +63,17 @@ test_expect_success BPF,MPIHDF5,DASK 'trace an MPI-IO + HDF5 job on two ranks, r
 	test_cmp want.head got.head &&
 	grep "^MPI *MPI_File_write_at_all  *8 " got.rows &&
 	grep "^HDF5 *H5Dwrite  *2 " got.rows &&
-	grep "	/.*/out/shared.dat$\|  /.*/out/shared.dat$" got.rows
+	grep "	/.*/out/shared.dat$\|  /.*/out/shared.dat$" got.rows &&
+	$Q "$SHARED/job.html" table kernel-table >kernel &&
+	for ev in exceptions:page_fault_user readahead:page_cache_async_ra; do
+		n=$(zcat "$SHARED/job.pfw.gz" | grep -c "\"name\":\"$ev\"") &&
+		test "$n" -gt 0 &&
+		short=${ev#*:} &&
+		grep -x "$ev	$n\|readahead $short: calls	$n" kernel || exit 1
+	done &&
+	dev=$(zcat "$SHARED/job.pfw.gz" | grep "\"name\":\"block:block_rq_complete\"" |
+		grep "\"op\":\"R" | sed "s/.*\"size\":\([0-9]*\).*/\1/" | awk "{ s += \$1 } END { print s + 0 }") &&
+	grep -x "bytes read from block devices	$dev" kernel
 '
 
 test_expect_success CHROMIUM 'the browser check sees script errors' '
