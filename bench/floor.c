@@ -6,7 +6,8 @@
  *   dc-floor [-t CAT:NAME]... [-r NAME]... -- COMMAND [ARG]...
  *
  * -r attaches the empty raw-tracepoint program (sys_enter, sys_exit),
- * -t the empty classic-tracepoint program.  The command's exit status is
+ * -b the empty BTF-typed one on sys_enter (as dc-collect's entries where
+ * the kernel has tp_btf), -t the empty classic-tracepoint program.  The command's exit status is
  * dc-floor's.  With kernel.bpf_stats_enabled set, the programs' runs and
  * nanoseconds per run are printed on stderr at the end, one line each:
  *   floor: raw_tp runs=N ns_per_run=X
@@ -36,7 +37,7 @@ struct floor {
 
 static void usage(FILE *f, int status)
 {
-	fprintf(f, "usage: dc-floor [-t CAT:NAME]... [-r NAME]... -- COMMAND [ARG]...\n");
+	fprintf(f, "usage: dc-floor [-b] [-t CAT:NAME]... [-r NAME]... -- COMMAND [ARG]...\n");
 	exit(status);
 }
 
@@ -132,6 +133,7 @@ int main(int argc, char **argv)
 		perror("dc-floor: waitpid");
 		return 1;
 	}
+	report(fl.skel->progs.floor_btf, "tp_btf");
 	report(fl.skel->progs.floor_raw, "raw_tp");
 	report(fl.skel->progs.floor_tp, "tp");
 	for (i = 0; i < fl.nlinks; i++)

@@ -49,6 +49,12 @@ cd "$work"
 	exit 1
 }
 dc-sign --gen-key -k key >/dev/null
+# The floor enters system calls the way the collector does: through
+# tp_btf where the kernel has it (dc-collect --check-kernel loads it).
+SYSFLOOR="-r sys_enter -r sys_exit"
+if $FLOOR -b -r sys_exit -- true 2>/dev/null; then
+	SYSFLOOR="-b -r sys_exit"
+fi
 
 spec() { # spec NAME YAML
 	printf '%s\n' "$2" >"$1.yaml"
@@ -116,7 +122,7 @@ echo "|---|---|---|---|---|---|---|---|"
 # ---- system calls ----
 spec sys 'layers: [syscalls]'
 base=$(median untraced "$W" syswrites "$N")
-fl=$(median floor "-r sys_enter -r sys_exit" -- "$W" syswrites "$N")
+fl=$(median floor "$SYSFLOOR" -- "$W" syswrites "$N")
 peer="- -"
 if have_bpftrace; then
 	peer=$(median bt 'tracepoint:raw_syscalls:sys_enter /pid == cpid/ { @e = count(); } tracepoint:raw_syscalls:sys_exit /pid == cpid/ { @x = count(); }' "$W" syswrites "$N")
@@ -145,7 +151,7 @@ beside() { # beside MODE: the unselected loop's report, with MODE beside it
 	wait
 }
 base=$(median beside none)
-fl=$(median floor "-r sys_enter -r sys_exit" -- "$W" syswrites "$N")
+fl=$(median floor "$SYSFLOOR" -- "$W" syswrites "$N")
 dc=$(median beside idle)
 row "the same loop, not selected (the collector tracing another, idle process)" "$base" "$fl" "- -" "$dc"
 dc=$(median beside dc)
@@ -207,7 +213,7 @@ for p in json.load(open("progs.json")):
 floorstats() { # floorstats WHAT TPS -- CMD...
 	f_what=$1 f_opts=$2; shift 3
 	$FLOOR $f_opts -- "$@" 2>&1 |
-		sed -n "s/^floor: \([a-z_]*\) runs=\([0-9]*\) ns_per_run=\([0-9.]*\)/| floor ($f_what) | \2 | \3 |/p"
+		sed -n "s/^floor: \([a-z_]*\) runs=\([0-9]*\) ns_per_run=\([0-9.]*\)/| floor ($f_what: \1) | \2 | \3 |/p"
 }
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -q kernel.bpf_stats_enabled=1
@@ -216,7 +222,7 @@ echo "Programs' own time (kernel.bpf_stats_enabled; runs include other processes
 echo
 echo "| program | runs | ns per run |"
 echo "|---|---|---|"
-floorstats "empty raw_tp, sys_enter + sys_exit" "-r sys_enter -r sys_exit" -- "$W" syswrites "$N"
+floorstats "empty, sys_enter + sys_exit" "$SYSFLOOR" -- "$W" syswrites "$N"
 progstats sys "$W" syswrites "$N"
 if test -n "$loopdev"; then
 	dd if=mnt/R iflag=nocache count=0 2>/dev/null
