@@ -226,6 +226,9 @@ struct process {
 	size_t exe_len, cmdline_len, cwd_len;
 	char *job;               /* batch job: key=value pairs, NUL-separated */
 	size_t job_len;
+	uint64_t hhash;          /* its host's, in a merge of hosts; 0: t's */
+	const char *host;        /* into job */
+	size_t host_len;
 };
 
 struct output {
@@ -891,10 +894,24 @@ static void process_set(struct process *pr, const char *exe, size_t exe_len,
 static void process_set_job(struct process *pr, const char *job, size_t len)
 {
 	char *j = memdup(job, len);
+	size_t pos = 0;
 
 	free(pr->job);
 	pr->job = j;
 	pr->job_len = len;
+	/* dc-aggregate names each process's host in a merge of hosts: its
+	 * events get that host's hash. */
+	pr->hhash = 0;
+	while (pos < len) {
+		size_t el = strnlen(j + pos, len - pos);
+
+		if (el > 5 && memcmp(j + pos, "host=", 5) == 0) {
+			pr->host = j + pos + 5;
+			pr->host_len = el - 5;
+			pr->hhash = trace_hash(pr->host, pr->host_len);
+		}
+		pos += el + 1;
+	}
 }
 
 /* The job's key=value pairs as PR arguments; counts (world size, node
@@ -1177,7 +1194,7 @@ static uint64_t write_event(struct trace *t, const struct dc_event *ev,
 	const __u64 *args = DC_EVENT_ARGS(ev);
 	uint32_t tid = (ev->flags & DC_EVF_ASYNC) ? async_lane(t, ev) : ev->tid;
 	uint64_t ts_us = to_us(t, ev->ts), end_us = to_us(t, ev->ts + ev->dur);
-	uint64_t fhash = 0, shash = 0, h2 = 0, id;
+	uint64_t fhash = 0, shash = 0, h2 = 0, id, hhash = t->hhash;
 	size_t len1 = ev->str_len ? strnlen(DC_EVENT_STR(ev), ev->str_len) : 0;
 	int h2_is_path = 0;
 	const struct string *fs = NULL;
@@ -1188,6 +1205,17 @@ static uint64_t write_event(struct trace *t, const struct dc_event *ev,
 	if (o->cache_pid != ev->pid || o->cache_tid != tid ||
 	    o->cache_gen != t->proc_gen)
 		describe_thread(t, o, ev->pid, tid);
+	/* Processes of the second and later hosts of a merge (pids moved
+	 * above 2^22 by dc-aggregate) carry their own host's hash. */
+	if (ev->pid >> 22) {
+		const struct process *proc = process_for(t, ev->pid, 0);
+
+		if (proc != NULL && proc->hhash != 0) {
+			hhash = proc->hhash;
+			describe_string(o, "HH", ev->pid, tid, hhash, NULL, 0,
+					proc->host, proc->host_len);
+		}
+	}
 	/* The file: the one dc-aggregate resolved, else an inline path. */
 	if (ev->file_id != 0 && (fs = string_for(t, ev->file_id)) != NULL) {
 		fhash = fs->hash;
@@ -1265,7 +1293,7 @@ static uint64_t write_event(struct trace *t, const struct dc_event *ev,
 		break;
 	}
 	p = PUT(p, ",\"args\":{\"hhash\":");
-	p = put_u64(p, t->hhash);
+	p = put_u64(p, hhash);
 	if (fhash != 0) {
 		p = PUT(p, ",\"fhash\":");
 		p = put_u64(p, fhash);

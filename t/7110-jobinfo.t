@@ -15,7 +15,7 @@ test_expect_success 'setup: a key and the signed default probes' '
 # trace VAR=VALUE...: one traced workload with exactly that environment
 # (nothing of the test's own job variables), into trace.pfw.gz.
 trace() {
-	env -i PATH="$PATH" "$@" dc-collect -k "$SHARED/key" "$SHARED/probes.sig" -- \
+	env -i PATH="$PATH" DC_CLIENT_LIB="$DC_CLIENT_LIB" "$@" dc-collect -k "$SHARED/key" "$SHARED/probes.sig" -- \
 		workload writes 1 2>collect.err |
 	dc-aggregate | dc-write --force trace.pfw.gz
 }
@@ -123,7 +123,7 @@ test_expect_success BPF,PYTHON3 'outside a job: rank -1 and no job fields' '
 '
 
 test_expect_success BPF 'dc-aggregate --text shows the job string' '
-	env -i PATH="$PATH" SLURM_JOB_ID=9 dc-collect -k "$SHARED/key" "$SHARED/probes.sig" -- \
+	env -i PATH="$PATH" DC_CLIENT_LIB="$DC_CLIENT_LIB" SLURM_JOB_ID=9 dc-collect -k "$SHARED/key" "$SHARED/probes.sig" -- \
 		workload writes 1 2>collect.err | dc-aggregate --text >text &&
 	grep "^process .*exe=$(command -v workload)" text | grep -q "job=\"\\?scheduler=slurm.*job_id=9"
 '

@@ -73,6 +73,12 @@ test_expect_success NETNS,BPF,PYTHON3 'two hosts, one collector each, merged: ho
 	        assert a["clock_ntp"] in ("synchronised", "unsynchronised"), a
 	        assert "clock_esterror_us" in a and "clock_maxerror_us" in a, a
 	assert set(host.values()) == {"hostA", "hostB"}, host
+	# Every event carries its own host'"'"'s hash, named by an HH line.
+	hh = {e["args"]["value"]: e["args"]["name"] for e in evs
+	      if e.get("name") == "HH"}
+	for e in evs:
+	    if e.get("ph") == "X" and e.get("cat") == "sock":
+	        assert hh[e["args"]["hhash"]] == host[e["pid"]], e
 	# Host B'"'"'s processes were moved above every Linux pid.
 	assert all((p >= 1 << 22) == (h == "hostB") for p, h in host.items()), host
 	def calls(h, name, size):
