@@ -113,9 +113,10 @@ static bool is_libc(const char *target)
 	return base != NULL && strncmp(base, "libc.so", 7) == 0;
 }
 
-/* Arguments the kernel programs read through pointers or derive at
- * return (lib/bytes.h), and second strings, are not emulated by the
- * client yet: such a function stays a uprobe, so the trace is the same. */
+/* Arguments the kernel programs derive at return (lib/bytes.h: iovec
+ * totals, string lengths) or read through MPI handles are not emulated
+ * by the client yet: such a function stays a uprobe, so the trace is the
+ * same.  A FILE's descriptor and a second string are. */
 static bool client_can_record(const struct dc_probe *p)
 {
 	int a, strings = 0;
@@ -133,11 +134,11 @@ static bool client_can_record(const struct dc_probe *p)
 		case DC_ARG_MPISTATUS:
 		case DC_ARG_HANDLE_OUT:
 		case DC_ARG_HANDLE_IN:
-		case DC_ARG_FILE:
 			return false;
 		}
 	}
-	return strings <= 1 && p->ret_kind <= DC_RET_INT;
+	return strings <= 2 && (p->ret_kind <= DC_RET_INT ||
+				p->ret_kind == DC_RET_ITEMS);
 }
 
 /* The wrapped functions the spec names, each with its probe's plan. */
@@ -172,13 +173,22 @@ static void plan(struct dc_fast *f, const struct dc_spec *spec, const bool *skip
 		fc->probe_id = (__u32)i;
 		fc->nargs = (__u8)(p->nargs > DC_MAX_ARGS ? DC_MAX_ARGS : p->nargs);
 		fc->ret_kind = p->ret_kind;
-		fc->str_arg = 0xff;
-		for (a = 0; a < fc->nargs; a++)
+		fc->str_arg = fc->str_arg2 = fc->file_arg = 0xff;
+		for (a = 0; a < fc->nargs; a++) {
 			if (p->arg_kinds[a] == DC_ARG_PATH ||
 			    p->arg_kinds[a] == DC_ARG_STR) {
-				fc->str_arg = (__u8)a;
-				break;
+				if (fc->str_arg == 0xff)
+					fc->str_arg = (__u8)a;
+				else if (fc->str_arg2 == 0xff)
+					fc->str_arg2 = (__u8)a;
 			}
+			if (p->arg_kinds[a] == DC_ARG_FILE && fc->file_arg == 0xff)
+				fc->file_arg = (__u8)a;
+		}
+		/* As the kernel's records: all slots when a string follows
+		 * or a FILE's descriptor takes the last one. */
+		if (fc->file_arg != 0xff)
+			fc->nargs = DC_MAX_ARGS;
 		f->covered[i] = true;
 		f->want_str[i] = fc->str_arg != 0xff;
 		f->want_nargs[i] = f->want_str[i] ? DC_MAX_ARGS : fc->nargs;

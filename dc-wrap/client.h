@@ -31,10 +31,13 @@ struct dc_call {
 	__u64 seq;
 	__u64 parent;
 	int fn;
-	int recording;
+	int file_fd;
 };
 
-DC_HIDDEN void dc_call_begin(struct dc_call *c, int fn);
+/* args: the call's arguments as 64-bit slots (a FILE's descriptor is
+ * read from them now, before the call can close it). */
+DC_HIDDEN void dc_call_begin(struct dc_call *c, int fn, const __u64 *args,
+			     int nargs);
 /* Finish and record a call: ret as the C function returned it (sign-
  * extended), its arguments as 64-bit values, `str` the argument that is a
  * string (copied only when the spec asks for that argument), failed_efault

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -148,10 +149,16 @@ static void count_lost(void)
 
 /* ---- calls ---- */
 
-void dc_call_begin(struct dc_call *c, int fn)
+void dc_call_begin(struct dc_call *c, int fn, const __u64 *args, int nargs)
 {
+	const struct dc_fast_func_cfg *cfg = &fast.funcs[fn];
+
 	c->fn = fn;
-	c->recording = 1;
+	c->file_fd = -1;
+	/* The call is about to use this FILE: reading its descriptor now
+	 * is as safe as the call. */
+	if (cfg->file_arg < nargs && args[cfg->file_arg] != 0)
+		c->file_fd = fileno_unlocked((FILE *)(uintptr_t)args[cfg->file_arg]);
 	c->parent = thr.k.cur;
 	c->seq = ++thr.seq | CLIENT_SEQ_BIT;
 	thr.k.cur = c->seq;
@@ -166,12 +173,15 @@ static __u64 round8(__u64 n)
 	return (n + 7) & ~7ULL;
 }
 
+/* As collect.bpf.c decides. */
 static int failed(__u8 ret_kind, __s64 ret)
 {
 	if (ret_kind == DC_RET_HANDLE)
-		return ret == 0;
+		return ret <= 0;
 	if (ret_kind == DC_RET_NONE)
 		return 0;
+	if (ret_kind == DC_RET_CODE)
+		return ret != 0;
 	return ret < 0;
 }
 
@@ -207,8 +217,8 @@ void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 {
 	const struct dc_fast_func_cfg *cfg = &fast.funcs[c->fn];
 	__u64 end = now_ns(), size;
-	const char *str = NULL;
-	size_t len = 0;
+	const char *str = NULL, *str2 = NULL;
+	size_t len = 0, len2 = 0;
 	int saved = errno, n, i, trunc = 0;
 	struct dc_event *ev;
 
@@ -229,10 +239,21 @@ void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 		if (len == DC_MAX_STR - 1 && str[len] != '\0')
 			trunc = 1;
 	}
-	if (cfg->str_arg < DC_MAX_ARGS) {
-		/* As the BPF path: all slots, then the string and its NUL. */
+	if (cfg->str_arg2 < DC_MAX_ARGS && cfg->str_arg2 < nargs && !efault &&
+	    args[cfg->str_arg2] != 0) {
+		str2 = (const char *)(uintptr_t)args[cfg->str_arg2];
+		len2 = strnlen(str2, DC_MAX_STR - 1);
+		if (len2 == DC_MAX_STR - 1 && str2[len2] != '\0')
+			trunc = 1;
+	}
+	if (cfg->file_arg < DC_MAX_ARGS)
 		n = DC_MAX_ARGS;
-		size = round8(DC_EVENT_HDR_SIZE + 8 * n + len + 1);
+	if (cfg->str_arg < DC_MAX_ARGS) {
+		/* As the BPF path: all slots, then the string and its NUL,
+		 * then a second string and its NUL. */
+		n = DC_MAX_ARGS;
+		size = round8(DC_EVENT_HDR_SIZE + 8 * n + len + 1 +
+			      (cfg->str_arg2 < DC_MAX_ARGS ? len2 + 1 : 0));
 	} else {
 		size = DC_EVENT_HDR_SIZE + 8 * (__u64)n;
 	}
@@ -263,13 +284,20 @@ void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 #endif
 	for (i = 0; i < n; i++)
 		DC_EVENT_ARGS(ev)[i] = i < nargs ? args[i] : 0;
+	if (cfg->file_arg < DC_MAX_ARGS)
+		DC_EVENT_ARGS(ev)[DC_MAX_ARGS - 1] = (__u64)(__s64)c->file_fd;
 	if (cfg->str_arg < DC_MAX_ARGS) {
 		char *s = DC_EVENT_STR(ev);
 
+		memset(s, 0, size - (DC_EVENT_HDR_SIZE + 8 * (__u64)n));
 		ev->str_len = (__u16)len;
 		if (len > 0)
 			memcpy(s, str, len);
-		memset(s + len, 0, size - (DC_EVENT_HDR_SIZE + 8 * (__u64)n) - len);
+		if (cfg->str_arg2 < DC_MAX_ARGS) {
+			ev->str_len = (__u16)(len + 1 + len2);
+			if (len2 > 0)
+				memcpy(s + len + 1, str2, len2);
+		}
 	}
 	thr.head += size;
 	__atomic_store_n(&thr.slot->head, thr.head, __ATOMIC_RELEASE);

@@ -64,11 +64,11 @@
                                                                             \
 		if (__builtin_expect(!dc_fast_on[DC_FN_##name], 1))         \
 			return REAL(name) args;                             \
-		dc_call_begin(&c, DC_FN_##name);                            \
-		r = REAL(name) args;                                        \
 		{                                                           \
 			__u64 a[] = { STRIP slots };                        \
                                                                             \
+			dc_call_begin(&c, DC_FN_##name, a, n);              \
+			r = REAL(name) args;                                \
 			dc_call_end(&c, (__s64)(intptr_t)r, a, n, stri,     \
 				    (fail) && errno == EFAULT);             \
 		}                                                           \
@@ -266,11 +266,12 @@ WRAP(int, fputs, r < 0, 0, 2,
 		va_end(ap);                                                 \
 		if (__builtin_expect(!dc_fast_on[DC_FN_##name], 1))         \
 			return REAL(name) real_call;                        \
-		dc_call_begin(&c, DC_FN_##name);                            \
-		r = REAL(name) real_call;                                   \
 		{                                                           \
 			__u64 a[] = { STRIP slots };                        \
                                                                             \
+			dc_call_begin(&c, DC_FN_##name, a,                  \
+				      (int)(sizeof(a) / sizeof(a[0])));     \
+			r = REAL(name) real_call;                           \
 			dc_call_end(&c, (__s64)r, a,                        \
 				    (int)(sizeof(a) / sizeof(a[0])),        \
 				    path_index, r < 0 && errno == EFAULT);  \
@@ -305,11 +306,11 @@ DC_EXPORT int fcntl(int fd, int cmd, ...)
 	va_end(ap);
 	if (__builtin_expect(!dc_fast_on[DC_FN_fcntl], 1))
 		return REAL(fcntl)(fd, cmd, arg);
-	dc_call_begin(&c, DC_FN_fcntl);
-	r = REAL(fcntl)(fd, cmd, arg);
 	{
 		__u64 a[] = { I(fd), I(cmd), L(arg) };
 
+		dc_call_begin(&c, DC_FN_fcntl, a, 3);
+		r = REAL(fcntl)(fd, cmd, arg);
 		dc_call_end(&c, (__s64)r, a, 3, -1, 0);
 	}
 	return r;
@@ -329,12 +330,12 @@ DC_EXPORT int fprintf(FILE *f, const char *fmt, ...)
 		va_end(ap);
 		return r;
 	}
-	dc_call_begin(&c, DC_FN_fprintf);
-	r = REAL(vfprintf)(f, fmt, ap);
-	va_end(ap);
 	{
 		__u64 a[] = { P(f), P(fmt) };
 
+		dc_call_begin(&c, DC_FN_fprintf, a, 2);
+		r = REAL(vfprintf)(f, fmt, ap);
+		va_end(ap);
 		dc_call_end(&c, (__s64)r, a, 2, 1, 0);
 	}
 	return r;
@@ -360,12 +361,12 @@ DC_EXPORT int dc_fscanf(FILE *f, const char *fmt, ...)
 		va_end(ap);
 		return r;
 	}
-	dc_call_begin(&c, DC_FN_fscanf);
-	r = real_legacy_vfscanf(f, fmt, ap);
-	va_end(ap);
 	{
 		__u64 a[] = { P(f), P(fmt) };
 
+		dc_call_begin(&c, DC_FN_fscanf, a, 2);
+		r = real_legacy_vfscanf(f, fmt, ap);
+		va_end(ap);
 		dc_call_end(&c, (__s64)r, a, 2, 1, 0);
 	}
 	return r;

@@ -46,7 +46,7 @@
 #define DC_FAST_DEFAULT_SOCKET "@datacrumbs-clients"
 #define DC_FAST_MAGIC 0x64636661u        /* "dcfa" */
 #define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
-#define DC_FAST_VERSION 1u
+#define DC_FAST_VERSION 2u
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 
 /* The functions the client wraps, in table order: X(name, layer).  The
@@ -96,6 +96,10 @@ struct dc_fast_func_cfg {
 	__u8 nargs;              /* argument slots of the record */
 	__u8 str_arg;            /* argument copied inline, 0xff: none */
 	__u8 ret_kind;           /* enum dc_ret_kind */
+	__u8 str_arg2;           /* a second string after the first's NUL */
+	__u8 file_arg;           /* a FILE *: its descriptor, read at entry,
+	                            goes in the last slot (DC_ARG_FILE) */
+	__u8 reserved[2];
 };
 
 /* Collector -> client, the answer to the hello. */

@@ -48,7 +48,8 @@ test_expect_success BPF,PYTHON3 'one workload traced both ways gives the same ev
 		dc-aggregate | dc-write uprobe.pfw.gz &&
 	python3 "$DC_SRC_DIR/t/helpers/fast-compare.py" fast.pfw.gz uprobe.pfw.gz >cmp &&
 	cat cmp &&
-	grep -q "^4[0-9] events compared, 0 differ" cmp
+	n=$(sed -n "s/^\([0-9]*\) events compared, 0 differ\$/\1/p" cmp) &&
+	test "$n" -ge 40
 '
 
 test_expect_success BPF 'exact counts: 20000 writes, and the syscalls nested one level under them' '

@@ -85,8 +85,11 @@ static int mix(const char *dir)
 		fail("fread");
 	ftell(f);
 	fclose(f);
-	stat(path, &st);
-	unlink(path);
+	snprintf(mark, sizeof(mark), "%s/g", dir);
+	if (rename(path, mark) != 0)
+		fail("rename");
+	stat(mark, &st);
+	unlink(mark);
 	snprintf(mark, sizeof(mark), "%s/end", dir);
 	stat(mark, &st);
 	return 0;
