@@ -11,7 +11,9 @@
 #
 # Figures are per call of the workload's loop, medians of 3 runs; the
 # "added" columns are differences from the untraced run of the same loop
-# in this run.  FAST_N and FAST_NU set the loop sizes (the uprobe path is
+# in this run.  Untraced, floor and fast-path runs use a private copy of
+# libc (see below); the uprobe path's "added" is against the system libc's
+# untraced run.  FAST_N and FAST_NU set the loop sizes (the uprobe path is
 # about 100 times slower, so it runs fewer iterations).
 set -eu
 
@@ -34,6 +36,14 @@ fi
 # shellcheck disable=SC2086
 cc -O2 -o iowork "$src/bench/iowork.c" $h5
 dc-sign --gen-key -k key >/dev/null
+# A private copy of libc for every run but the uprobe path's: a uprobe is
+# set in the library's file, so another collector's uprobes on the
+# system's libc (other users of a shared machine) would slow every write()
+# here.  The uprobe-path rows use the system's libc, which their spec
+# names.
+mkdir lib
+cp "$(ldd ./iowork | sed -n 's/.*libc.so.6 => \([^ ]*\).*/\1/p')" lib/libc.so.6
+PRIV="LD_LIBRARY_PATH=$work/lib"
 
 spec() { # spec NAME LAYERS...
 	_n=$1; shift
@@ -48,17 +58,18 @@ spec sys syscalls
 ns() { sed -n 's/.*ns_per_iteration=\([0-9.]*\).*/\1/p' | tail -n 1; }
 med3() { for i in 1 2 3; do "$@"; done | sort -n | sed -n 2p; }
 
-plain() { ./iowork "$@" 2>&1 >/dev/null | ns; }
-floor() { LD_PRELOAD="$work/floor.so" ./iowork "$@" 2>&1 >/dev/null | ns; }
+plain() { env $PRIV ./iowork "$@" 2>&1 >/dev/null | ns; }
+sysplain() { ./iowork "$@" 2>&1 >/dev/null | ns; }
+floor() { env $PRIV LD_PRELOAD="$work/floor.so" ./iowork "$@" 2>&1 >/dev/null | ns; }
 # traced SPEC [dc-collect options] -- ARGS: the stream is kept (and
 # checked for drops), not aggregated: the collector's cost is the subject.
 traced() {
 	_s=$1; shift
-	_o=""
-	if [ "$1" = --no-preload ]; then _o=$1; shift; fi
+	_o="" _e="$PRIV"
+	if [ "$1" = --no-preload ]; then _o=$1 _e=""; shift; fi
 	rm -f s.dcs
 	# shellcheck disable=SC2086
-	dc-collect -k key --output s.dcs $_o "$_s.sig" -- ./iowork "$@" 2>c.err >/dev/null
+	dc-collect -k key --output s.dcs $_o "$_s.sig" -- env $_e ./iowork "$@" 2>c.err >/dev/null
 	if grep -q "dropped" c.err && ! grep -q " 0 dropped" c.err; then
 		echo "fastpath-bench: drops: $(grep dropped c.err)" >&2
 	fi
@@ -78,7 +89,7 @@ echo "|---|---|---|---|---|---|---|---|"
 one() { # one NAME ARGS-FAST ARGS-UPROBE
 	_name=$1 _nf=$2 _nu=$3; shift 3
 	b=$(med3 plain "$_name" "$_nf" "$@")
-	bu=$(med3 plain "$_name" "$_nu" "$@")
+	bu=$(med3 sysplain "$_name" "$_nu" "$@")
 	fl=$(med3 floor "$_name" "$_nf" "$@")
 	f=$(med3 traced user "$_name" "$_nf" "$@")
 	s=$(med3 traced sys "$_name" "$_nf" "$@")
@@ -91,10 +102,10 @@ one() { # one NAME ARGS-FAST ARGS-UPROBE
 	row "$_name x $_nf" "$_nf" "$b" "$fl" "$f" "$u" "$s" "$fs" "$us"
 }
 one w1 "$N" "$NU"
-one w2 $((N / 10)) "$((NU / 4))" "$work/f2"
-one w3 $((N / 20)) "$((NU / 4))"
+one w2 $((N / 10)) "$((NU / 2))" "$work/f2"
+one w3 $((N / 10)) "$((NU / 2))"
 if [ -n "$h5" ]; then
-	one w4 2000 500 "$work/f4.h5"
+	one w4 1000 200 "$work/f4.h5"
 fi
 
 # Design 2: a 5-byte NOP probe site (the wrapper would carry one and the
@@ -126,12 +137,12 @@ unrelated() { # unrelated [--no-preload]
 		sh -c 'while [ ! -e stop ]; do sleep 0.1; done' 2>/dev/null &
 	_c=$!
 	while [ ! -e ready ]; do sleep 0.1; done
-	_r=$(med3 plain w1 "$NU")
+	_r=$(med3 sysplain w1 "$NU")
 	touch stop
 	wait "$_c" 2>/dev/null || :
 	echo "$_r"
 }
-b=$(med3 plain w1 "$NU")
+b=$(med3 sysplain w1 "$NU")
 f=$(unrelated)
 u=$(unrelated --no-preload)
 echo
