@@ -22,7 +22,7 @@ build="$top/build"
 packages="autoconf automake libtool pkg-config make gcc clang llvm bpftool
 libbpf-dev libelf-dev zlib1g-dev libjansson-dev libyaml-dev libssl-dev
 python3 libhdf5-dev libopenmpi-dev openmpi-bin systemtap-sdt-dev passwd
-slurm-wlm munge
+slurm-wlm munge iproute2
 procps libdeflate0 python3-dask python3-distributed python3-matplotlib
 python3-pandas chromium
 qemu-system-x86 busybox-static e2fsprogs xfsprogs file

@@ -69,3 +69,4 @@ t_helpers_dc_netpair_SOURCES = t/helpers/dc-netpair.c
 check_PROGRAMS += t/helpers/fastclient
 t_helpers_fastclient_SOURCES = t/helpers/fastclient.c
 t_helpers_fastclient_LDADD = -lpthread
+EXTRA_DIST += t/helpers/mpi-writes.c
