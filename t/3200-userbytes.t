@@ -130,4 +130,28 @@ test_expect_success BPF,PYTHON3 'relative paths follow chdir and fchdir' '
 	test "$(q count "$T" --file "$W/inner.out")" = 0
 '
 
+test_expect_success BPF,PYTHON3 'profile mode, in the collector and in dc-aggregate: the same bytes' '
+	mkdir p &&
+	printf "mode: profile\ninterval_ms: 100\nlayers: [posix, stdio]\n" >p.yaml &&
+	cfg="$PWD/p.yaml" &&
+	(cd p && trace "$cfg" ../p.pfw.gz probes.sig -- sh -c "\"$USERBYTES\" >so 2>se") &&
+	printf "layers: [posix, stdio]\n" >t.yaml &&
+	cfg="$PWD/t.yaml" && mkdir a &&
+	(cd a && dc-gen "$cfg" >probes.json && dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
+	 dc-collect -k "$SHARED/key" probes.sig -- sh -c "\"$USERBYTES\" >so 2>se" 2>collect.err |
+	 dc-aggregate --profile 100 | dc-write ../a.pfw.gz) &&
+	for t in p a; do
+		q list $t.pfw.gz --ph C --cat STDIO >$t.counters &&
+		python3 - $t.counters <<-\EOP || return 1
+		import json, sys, collections
+		b = collections.Counter()
+		for l in open(sys.argv[1]):
+		    e = json.loads(l)
+		    b[e["name"]] += e["args"]["bytes"]
+		assert (b["fwrite"], b["fread"], b["fputs"], b["fputc"], b["fgets"]) == (12000, 12000, 16, 1, 13), b
+		assert b["fprintf"] == 16, b
+		EOP
+	done
+'
+
 test_done
