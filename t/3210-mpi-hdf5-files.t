@@ -77,7 +77,9 @@ build_h5() {
 	mkdir -p "$1" && h5cc ${2:-} -o "$1/h5-ids" "$DC_SRC_DIR/t/helpers/h5-ids.c"
 }
 
-# check_h5 TRACE FILE: every H5F/H5D/H5G/H5A call names FILE.
+# check_h5 TRACE FILE: every H5F/H5D/H5G/H5A call names FILE.  The
+# POSIX calls under them are checked by uprobe (--no-preload): the fast
+# path's records do not yet nest under uprobe-traced library calls.
 check_h5() {
 	python3 - "$1" "$2" <<-\EOF
 	import gzip, json, sys
@@ -110,7 +112,7 @@ test_expect_success BPF,PYTHON3,H5CC 'HDF5 shared: dataset, group and attribute 
 	build_h5 "$TRASH_DIRECTORY/hs" -shlib &&
 	ldd "$TRASH_DIRECTORY/hs/h5-ids" | grep -q libhdf5 &&
 	printf "layers: [posix, hdf5]\n" >c.yaml &&
-	(cd "$TRASH_DIRECTORY/hs" && trace "$OLDPWD/c.yaml" t.pfw.gz probes.sig -- ./h5-ids) &&
+	(cd "$TRASH_DIRECTORY/hs" && trace "$OLDPWD/c.yaml" t.pfw.gz --no-preload probes.sig -- ./h5-ids) &&
 	check_h5 "$TRASH_DIRECTORY/hs/t.pfw.gz" "$TRASH_DIRECTORY/hs/h5.h5"
 '
 
@@ -124,7 +126,7 @@ test_expect_success BPF,PYTHON3,H5CC 'HDF5 linked into the executable: the hdf5 
 	  - name: hdf5
 	    target: $TRASH_DIRECTORY/hx/h5-ids
 	EOC
-	(cd "$TRASH_DIRECTORY/hx" && trace "$OLDPWD/c.yaml" t.pfw.gz probes.sig -- ./h5-ids) &&
+	(cd "$TRASH_DIRECTORY/hx" && trace "$OLDPWD/c.yaml" t.pfw.gz --no-preload probes.sig -- ./h5-ids) &&
 	grep -q "\"target\": \"$TRASH_DIRECTORY/hx/h5-ids\"" "$TRASH_DIRECTORY/hx/probes.json" &&
 	check_h5 "$TRASH_DIRECTORY/hx/t.pfw.gz" "$TRASH_DIRECTORY/hx/h5.h5"
 '
