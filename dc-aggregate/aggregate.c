@@ -5,8 +5,10 @@
  * It reads one or more streams (dc-stream(5)) and writes one, doing what
  * the kernel side cannot do cheaply:
  *
- *   - pairs ENTER and EXIT records into CALL records, per thread, with a
- *     stack (nested and recursive calls pair correctly);
+ *   - owns the call tree: rewrites each record's per-thread entry
+ *     number and parent (from the collector) into ids unique in the
+ *     output stream, exactly, however long a call lasts (calltree.c);
+ *     a failed library call gets the errno of the failed call it made;
  *   - follows file descriptors and handles per process (open, openat,
  *     dup, fcntl, close, fopen, fork, exec, exit) and sets each event's
  *     file_id to the STRING id of the path it works on;
@@ -20,7 +22,7 @@
  *   - ends with its own END frame: its event count, the inputs' losses,
  *     and flags saying whether an input was cut short or damaged.
  *
- * State is per live thread (call stacks) and per live process (fd and
+ * State is per open call (the call tree), per live process (fd and
  * handle tables), plus the table of paths it has named; nothing else
  * grows with the trace.  See dc-aggregate(1).
  */
@@ -42,6 +44,7 @@
 
 #include "event.h"
 #include "bytes.h"
+#include "calltree.h"
 #include "hosts.h"
 #include "map.h"
 #include "messages.h"
@@ -49,7 +52,6 @@
 #include "text.h"
 
 #define PAD8(n) (((n) + 7u) & ~7u)
-#define STACK_MAX 512             /* open calls kept per thread */
 #define QUEUE_BYTES (32u << 20)   /* frames buffered from live inputs */
 #define OUT_BATCH (1u << 20)      /* bytes of events per output frame */
 #define REC_MAX 65536             /* struct dc_event.size is a u16 */
@@ -106,6 +108,8 @@ struct input {
 	int saw_end;
 	uint64_t end_dropped, drops_max, end_ts;
 	int damaged;              /* a frame's payload made no sense */
+	int has_ids;              /* its events carry stream ids already */
+	struct calltree tree;     /* else: its call tree */
 };
 
 static struct input *inputs;
@@ -128,20 +132,7 @@ struct proc {
 	uint32_t closed_file;
 };
 
-struct thread {
-	unsigned input;
-	uint32_t pid, tid;
-	size_t depth, cap;
-	struct dc_event **stack;  /* copies of the open ENTER records */
-	/* The last failed call seen on this thread, for its caller: calls
-	 * arrive when they return, children before their parent. */
-	int32_t child_error;
-	uint16_t child_depth;
-	uint64_t child_ts;
-};
-
 static struct u64map procs;   /* input << 32 | pid -> struct proc * */
-static struct u64map threads; /* input << 32 | tid -> struct thread * */
 
 /* ---- output ---- */
 
@@ -150,7 +141,7 @@ static uint64_t opt_profile;  /* --profile interval in ns; 0: off */
 static struct dc_writer *writer;
 static unsigned char *batch;
 static size_t batch_len;
-static uint64_t events_out, unmatched_exits, unwound_calls;
+static uint64_t events_out;
 static uint64_t last_ts;      /* latest event end written */
 static uint64_t counters_out; /* counter entries written */
 
@@ -822,202 +813,29 @@ static void track_files(unsigned in, const struct probe *pr,
 	}
 }
 
-/* ---- pairing ---- */
+/* ---- the call tree ---- */
 
-static struct thread *get_thread(unsigned in, const struct dc_event *ev,
-				 int create)
-{
-	uint64_t *slot = u64map_get(&threads, KEY(in, ev->tid));
-	struct thread *t;
-
-	if (slot != NULL)
-		return PTR(*slot);
-	if (!create)
-		return NULL;
-	t = xcalloc(1, sizeof(*t));
-	t->input = in;
-	t->pid = ev->pid;
-	t->tid = ev->tid;
-	u64map_put(&threads, KEY(in, ev->tid), VAL(t));
-	return t;
-}
-
-/* A failed library call without an error code takes the one of the
- * failed syscall it made (one level down, inside its time): that is the
- * errno the caller saw. */
-static void inherit_error(unsigned in, struct dc_event *ev)
-{
-	struct thread *t;
-
-	if (ev->error == 0 && !(ev->flags & DC_EVF_FAILED))
-		return;
-	t = get_thread(in, ev, 1);
-	if (ev->error == 0 && t->child_error != 0 &&
-	    t->child_depth == ev->depth + 1 && t->child_ts >= ev->ts &&
-	    t->child_ts <= ev->ts + ev->dur)
-		ev->error = t->child_error;
-	t->child_error = ev->error;
-	t->child_depth = ev->depth;
-	t->child_ts = ev->ts;
-}
-
-static struct probe *probe_of(unsigned in, uint32_t out_id)
+static struct probe *probe_of(uint32_t out_id)
 {
 	uint64_t *slot = u64map_get(&out_probes, out_id);
 
-	(void)in;
 	return slot ? PTR(*slot) : NULL;
 }
 
-/* An ENTER whose exit will never come: a CALL of unknown duration. */
-static void emit_unwound(unsigned in, struct dc_event *ev)
+/* Output ids: input i's own id k (from its call tree, or the ids an
+ * aggregated input already carries) becomes k * n_inputs + i, so merged
+ * inputs never share one; a single input keeps its ids. */
+static void stamp(unsigned idx, struct dc_event *ev)
 {
-	ev->type = DC_EV_CALL;
-	ev->flags |= DC_EVF_UNWOUND;
-	ev->dur = 0;
-	ev->ret = 0;
-	track_files(in, probe_of(in, ev->probe_id), ev, 0);
-	out_event(ev);
-	unwound_calls++;
-}
+	struct input *in = &inputs[idx];
 
-static void push_enter(unsigned in, const struct dc_event *ev)
-{
-	struct thread *t = get_thread(in, ev, 1);
-	struct dc_event *copy;
-
-	if (t->depth == STACK_MAX) {
-		/* Deeper than any real program: give up on the oldest. */
-		emit_unwound(in, t->stack[0]);
-		free(t->stack[0]);
-		memmove(t->stack, t->stack + 1, (STACK_MAX - 1) * sizeof(*t->stack));
-		t->depth--;
+	if (!in->has_ids)
+		calltree_stamp(&in->tree, ev);
+	if (n_inputs > 1) {
+		ev->seq = ev->seq * n_inputs + idx;
+		if (ev->parent != 0)
+			ev->parent = ev->parent * n_inputs + idx;
 	}
-	if (t->depth == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 8;
-		t->stack = xrealloc(t->stack, t->cap * sizeof(*t->stack));
-	}
-	copy = xmalloc(ev->size);
-	memcpy(copy, ev, ev->size);
-	copy->depth = (uint16_t)t->depth;
-	t->stack[t->depth++] = copy;
-}
-
-static void free_thread(struct thread *t)
-{
-	u64map_del(&threads, KEY(t->input, t->tid));
-	free(t->stack);
-	free(t);
-}
-
-/* Pair an EXIT with the nearest open ENTER of the same probe on its
- * thread; ENTERs above that one never returned (longjmp, exception). */
-static void pair_exit(unsigned in, struct dc_event *ex)
-{
-	static uint64_t buf[REC_MAX / 8];
-	struct thread *t = get_thread(in, ex, 0);
-	struct dc_event *en, *call = (struct dc_event *)buf;
-	const char *str;
-	size_t i, slen, size;
-
-	if (t != NULL)
-		for (i = t->depth; i-- > 0;)
-			if (t->stack[i]->probe_id == ex->probe_id)
-				goto found;
-	/* No entry: keep the exit as it came. */
-	track_files(in, probe_of(in, ex->probe_id), ex, 0);
-	out_event(ex);
-	unmatched_exits++;
-	return;
-
-found:
-	while (t->depth > i + 1) {
-		en = t->stack[--t->depth];
-		emit_unwound(in, en);
-		free(en);
-	}
-	en = t->stack[--t->depth];
-	/* The entry carries the arguments and usually the string; an exit
-	 * may bring a string the entry lacked (a result path). */
-	str = en->str_len ? DC_EVENT_STR(en) : DC_EVENT_STR(ex);
-	slen = en->str_len ? en->str_len : ex->str_len;
-	size = PAD8(DC_EVENT_HDR_SIZE + 8u * en->nargs + (slen ? slen + 1 : 0));
-	if (size > REC_MAX - 8) {
-		/* Only a hostile stream gets here: keep the record size a u16. */
-		slen -= size - (REC_MAX - 8);
-		size = REC_MAX - 8;
-		en->flags |= DC_EVF_STR_TRUNC;
-	}
-	memset(call, 0, size);
-	memcpy(call, en, DC_EVENT_HDR_SIZE + 8u * en->nargs);
-	memcpy(DC_EVENT_STR(call), str, slen);
-	call->size = (uint16_t)size;
-	call->str_len = (uint16_t)slen;
-	call->type = DC_EV_CALL;
-	call->flags = en->flags | ex->flags;
-	call->dur = ex->ts >= en->ts ? ex->ts - en->ts : 0;
-	call->ret = ex->ret;
-	if (call->file_id == 0)
-		call->file_id = ex->file_id;
-	free(en);
-	if (t->depth == 0)
-		free_thread(t);
-	track_files(in, probe_of(in, call->probe_id), call, 1);
-	out_event(call);
-}
-
-struct open_call {
-	struct dc_event *ev;
-	unsigned input;
-};
-
-static int by_ts(const void *a, const void *b)
-{
-	const struct dc_event *x = ((const struct open_call *)a)->ev;
-	const struct dc_event *y = ((const struct open_call *)b)->ev;
-
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-
-/* Emit the open calls of the threads of one process (pid) of one input,
- * or of every thread (input ~0u), as unwound, oldest first. */
-static void unwind_threads(unsigned in, uint32_t pid)
-{
-	struct open_call *calls = NULL;
-	struct thread **dead = NULL;
-	size_t n = 0, cap = 0, nd = 0, i, j;
-
-	for (i = 0; i < threads.cap; i++) {
-		struct thread *t;
-
-		if (!threads.used[i])
-			continue;
-		t = PTR(threads.vals[i]);
-		if (in != ~0u && (t->input != in || t->pid != pid))
-			continue;
-		for (j = 0; j < t->depth; j++) {
-			if (n == cap) {
-				cap = cap ? cap * 2 : 16;
-				calls = xrealloc(calls, cap * sizeof(*calls));
-			}
-			calls[n].ev = t->stack[j];
-			calls[n].input = t->input;
-			n++;
-		}
-		t->depth = 0;
-		dead = xrealloc(dead, (nd + 1) * sizeof(*dead));
-		dead[nd++] = t;
-	}
-	if (n > 0)
-		qsort(calls, n, sizeof(*calls), by_ts);
-	for (i = 0; i < n; i++) {
-		emit_unwound(calls[i].input, calls[i].ev);
-		free(calls[i].ev);
-	}
-	for (j = 0; j < nd; j++)
-		free_thread(dead[j]);
-	free(calls);
-	free(dead);
 }
 
 /* ---- events ---- */
@@ -1046,17 +864,11 @@ static void handle_events(unsigned idx, const struct dc_frame *f)
 			ev->file_id = slot ? (uint32_t)*slot : 0;
 		}
 
+		stamp(idx, ev);
 		switch (ev->type) {
 		case DC_EV_CALL:
 			track_files(idx, pr, ev, 1);
-			inherit_error(idx, ev);
 			out_event(ev);
-			break;
-		case DC_EV_ENTER:
-			push_enter(idx, ev);
-			break;
-		case DC_EV_EXIT:
-			pair_exit(idx, ev);
 			break;
 		case DC_EV_INSTANT:
 			track_files(idx, pr, ev, 0);
@@ -1088,7 +900,8 @@ static void handle_events(unsigned idx, const struct dc_frame *f)
 			break;
 		}
 		case DC_EV_EXIT_PROC:
-			unwind_threads(idx, ev->pid);
+			if (!in->has_ids)
+				calltree_drop_process(&in->tree, ev->pid);
 			out_event(ev);
 			drop_proc(idx, ev->pid);
 			break;
@@ -1227,7 +1040,7 @@ static int call_failed(uint8_t ret_kind, int64_t ret)
 /* Count a finished call (or an instant) in the interval it ended in. */
 static void profile_event(const struct dc_event *ev)
 {
-	const struct probe *pr = probe_of(0, ev->probe_id);
+	const struct probe *pr = probe_of(ev->probe_id);
 	uint64_t end = ev->ts + ev->dur, key, *slot;
 	int64_t off = (int64_t)(end - profile_base), len = (int64_t)opt_profile;
 	int64_t k = off >= 0 ? off / len : -((-off + len - 1) / len);
@@ -1765,6 +1578,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		in->header_ok = 1;
+		in->has_ids = (in->info.flags & DC_STREAM_F_IDS) != 0;
+		calltree_init(&in->tree);
 		if (first < 0)
 			first = (int)i;
 		if (fstat(in->fd, &sb) != 0 || !S_ISREG(sb.st_mode))
@@ -1783,6 +1598,7 @@ int main(int argc, char **argv)
 		return status;
 	}
 	out_info = inputs[first].info;
+	out_info.flags |= DC_STREAM_F_IDS;
 	profile_base = out_info.start_mono_ns;
 	for (i = 0; i < n_inputs; i++)
 		if (inputs[i].header_ok)
@@ -1807,7 +1623,6 @@ int main(int argc, char **argv)
 	else
 		read_in_turn();
 
-	unwind_threads(~0u, 0);
 	profile_write();
 	memset(&end, 0, sizeof(end));
 	for (i = 0; i < n_inputs; i++) {
@@ -1846,10 +1661,22 @@ int main(int argc, char **argv)
 	} else if (dc_writer_close(writer) != 0) {
 		sysdie("cannot write standard output");
 	}
-	if (unmatched_exits > 0 || unwound_calls > 0)
-		warn("%" PRIu64 " exit records without an entry kept unpaired, "
-		     "%" PRIu64 " calls without an exit marked unwound",
-		     unmatched_exits, unwound_calls);
+	for (i = 0; i < n_inputs; i++) {
+		struct calltree *ct = &inputs[i].tree;
+
+		if (ct->orphans > 0)
+			warn("%s: %" PRIu64 " events with no known parent "
+			     "(flagged orphan)", inputs[i].name, ct->orphans);
+		if (ct->lost_calls > 0)
+			warn("%s: %" PRIu64 " calls named as parents never "
+			     "returned (lost upstream)", inputs[i].name,
+			     ct->lost_calls);
+		if (calltree_open(ct) > 0)
+			warn("%s: %zu calls still open at the end, named as "
+			     "parents by events written", inputs[i].name,
+			     calltree_open(ct));
+		calltree_free(ct);
+	}
 	debug("%" PRIu64 " events and %" PRIu64 " counter entries written, %"
 	      PRIu64 " dropped upstream", events_out, counters_out, dropped);
 	return status;

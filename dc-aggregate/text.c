@@ -292,9 +292,11 @@ static void print_events(FILE *f, const unsigned char *data, uint32_t len)
 		else
 			fprintf(f, "event type=%u", ev.type);
 		fprintf(f, " probe=%u pid=%u tid=%u ts=%" PRIu64 " dur=%" PRIu64
-			" ret=%" PRId64 " depth=%u flags=%u file=", ev.probe_id,
-			ev.pid, ev.tid, (uint64_t)ev.ts, (uint64_t)ev.dur,
-			(int64_t)ev.ret, ev.depth, ev.flags);
+			" ret=%" PRId64 " depth=%u flags=%u seq=%" PRIu64
+			" parent=%" PRIu64 " file=", ev.probe_id, ev.pid, ev.tid,
+			(uint64_t)ev.ts, (uint64_t)ev.dur, (int64_t)ev.ret,
+			ev.depth, ev.flags, (uint64_t)ev.seq,
+			(uint64_t)ev.parent);
 		slot = ev.file_id ? u64map_get(&strings, ev.file_id) : NULL;
 		if (slot != NULL) {
 			const char *s = (const char *)(uintptr_t)*slot;

@@ -256,6 +256,7 @@ static __always_inline void push(__u32 tid, __u32 probe_id, __u32 is_syscall,
 {
 	struct dc_stack *st = get_stack(tid, true);
 	struct dc_call_frame *f;
+	__u64 seq;
 	__u32 d;
 
 	if (!st) {
@@ -263,6 +264,10 @@ static __always_inline void push(__u32 tid, __u32 probe_id, __u32 is_syscall,
 		count_drop(probe_id);
 		return;
 	}
+	/* Every entry gets the next number on its thread, stored or not:
+	 * the numbers say in which order calls began, exactly, even when
+	 * two begin in the same nanosecond (dc-stream(5)). */
+	seq = ++st->last_seq;
 	d = st->depth;
 	if (d >= DC_MAX_DEPTH) {
 		/* A user-level call still counts towards depth so its exit
@@ -279,6 +284,8 @@ static __always_inline void push(__u32 tid, __u32 probe_id, __u32 is_syscall,
 	f = &st->frames[d];
 	f->probe_id = probe_id;
 	f->is_syscall = is_syscall;
+	f->seq = seq;
+	f->parent = d > 0 ? st->frames[(d - 1) & (DC_MAX_DEPTH - 1)].seq : 0;
 	f->args[0] = args[0];
 	f->args[1] = args[1];
 	f->args[2] = args[2];
@@ -308,6 +315,8 @@ static __always_inline void fill_header(struct dc_event *ev, __u8 type,
 	ev->reserved1 = 0;
 	ev->file_id = 0;
 	ev->error = 0;
+	ev->seq = 0;
+	ev->parent = 0;
 }
 
 static __always_inline bool failed(__u8 ret_kind, __s64 ret)
@@ -589,6 +598,8 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 		ev = (struct dc_event *)s->rec;
 		fill_header(ev, DC_EV_CALL, probe_id, pid_tgid, f->ts,
 			    now - f->ts, ret, depth);
+		ev->seq = f->seq;
+		ev->parent = f->parent;
 		ev->nargs = DC_MAX_ARGS; /* fixed, so the string's offset is */
 		args = (__u64 *)(s->rec + DC_EVENT_HDR_SIZE);
 		for (i = 0; i < DC_MAX_ARGS; i++)
@@ -641,6 +652,8 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 	}
 	fill_header(ev, DC_EV_CALL, probe_id, pid_tgid, f->ts, now - f->ts,
 		    ret, depth);
+	ev->seq = f->seq;
+	ev->parent = f->parent;
 	ev->nargs = nargs;
 	ev->size = DC_EVENT_HDR_SIZE + 8 * nargs;
 	if (failed(cfg->ret_kind, ret))
@@ -1045,13 +1058,41 @@ struct {
 	__type(value, struct dc_block_start);
 } block_start SEC(".maps");
 
-static __always_inline __u32 current_depth(__u32 tid)
+/* A kernel-layer record being built: emit_kernel() writes it.  Kept
+ * in a struct (on the BPF stack) rather than passed as fifteen scalars. */
+struct kevent {
+	__u64 pid_tgid;
+	__u64 ts, dur;
+	__s64 ret;
+	__u64 parent;            /* seq of the innermost open call, 0: none */
+	__u32 probe_id;
+	__u32 depth;
+	__u8 type, flags, nargs;
+	__u64 a[DC_MAX_ARGS];
+};
+
+/* Where the current task is in its call tree: the depth and seq of its
+ * innermost open call.  Past the stored frames the parent is unknown
+ * (DC_EVF_ORPHAN), not guessed. */
+static __always_inline void set_place(struct kevent *k, __u32 tid)
 {
 	struct dc_stack *st = get_stack(tid, false);
+	__u32 d;
 
-	if (!st || st->depth == 0)
-		return client_depth();
-	return st->depth + st->client_depth;
+	k->depth = 0;
+	k->parent = 0;
+	if (!st || st->depth == 0) {
+		/* Under the client library's calls only (fast path). */
+		k->depth = client_depth();
+		return;
+	}
+	d = st->depth;
+	k->depth = d + st->client_depth;
+	if (d > DC_MAX_DEPTH) {
+		k->flags |= DC_EVF_ORPHAN;
+		return;
+	}
+	k->parent = st->frames[(d - 1) & (DC_MAX_DEPTH - 1)].seq;
 }
 
 static __always_inline int tp_probe_id(__u32 tp, __u32 *probe_id)
@@ -1064,52 +1105,61 @@ static __always_inline int tp_probe_id(__u32 tp, __u32 *probe_id)
 	return 0;
 }
 
-/* Emit a kernel-layer record with up to DC_MAX_ARGS argument values. */
-static __always_inline void emit_kernel(__u32 probe_id, __u8 type,
-					__u64 pid_tgid, __u64 ts, __u64 dur,
-					__s64 ret, __u32 depth, __u8 flags,
-					__u8 nargs, __u64 a0, __u64 a1,
-					__u64 a2, __u64 a3, __u64 a4, __u64 a5)
+/* Emit a kernel-layer record. */
+static __always_inline void emit_kernel(const struct kevent *k)
 {
 	struct dc_event *ev;
 	__u64 *args;
 
 	if (profile_mode) {
-		profile_call(pid_tgid >> 32, probe_id, dur, ret, DC_RET_NONE, 0);
+		profile_call(k->pid_tgid >> 32, k->probe_id, k->dur, k->ret,
+			     DC_RET_NONE, 0);
 		return;
 	}
 	ev = bpf_ringbuf_reserve(&events, DC_EVENT_FIXED_SIZE, 0);
 	if (!ev) {
-		count_drop(probe_id);
+		count_drop(k->probe_id);
 		return;
 	}
-	fill_header(ev, type, probe_id, pid_tgid, ts, dur, ret, (__u16)depth);
-	ev->flags = flags;
-	ev->nargs = nargs;
-	ev->size = DC_EVENT_HDR_SIZE + 8 * nargs;
+	fill_header(ev, k->type, k->probe_id, k->pid_tgid, k->ts, k->dur,
+		    k->ret, (__u16)k->depth);
+	ev->flags = k->flags;
+	ev->parent = k->parent;
+	ev->nargs = k->nargs;
+	ev->size = DC_EVENT_HDR_SIZE + 8 * k->nargs;
 	args = (__u64 *)((__u8 *)ev + DC_EVENT_HDR_SIZE);
-	args[0] = a0;
-	args[1] = a1;
-	args[2] = a2;
-	args[3] = a3;
-	args[4] = a4;
-	args[5] = a5;
+	args[0] = k->a[0];
+	args[1] = k->a[1];
+	args[2] = k->a[2];
+	args[3] = k->a[3];
+	args[4] = k->a[4];
+	args[5] = k->a[5];
 	bpf_ringbuf_submit(ev, rb_flags());
 }
 
-/* An instant by the current task, if it is selected and tp is traced. */
+/* An instant by the current task, if it is selected and tp is traced:
+ * k holds its arguments and return value. */
+static __always_inline void emit_instant_k(__u32 tp, struct kevent *k)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (!current_selected(pid_tgid) || tp_probe_id(tp, &k->probe_id))
+		return;
+	k->pid_tgid = pid_tgid;
+	k->type = DC_EV_INSTANT;
+	k->ts = bpf_ktime_get_ns();
+	set_place(k, (__u32)pid_tgid);
+	emit_kernel(k);
+}
+
 static __always_inline void emit_instant(__u32 tp, __u8 nargs, __u64 a0,
 					 __u64 a1, __u64 a2, __u64 a3,
 					 __u64 a4, __u64 a5)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 probe_id;
+	struct kevent k = { .nargs = nargs,
+			    .a = { a0, a1, a2, a3, a4, a5 } };
 
-	if (!current_selected(pid_tgid) || tp_probe_id(tp, &probe_id))
-		return;
-	emit_kernel(probe_id, DC_EV_INSTANT, pid_tgid, bpf_ktime_get_ns(), 0,
-		    0, current_depth((__u32)pid_tgid), 0, nargs, a0, a1, a2,
-		    a3, a4, a5);
+	emit_instant_k(tp, &k);
 }
 
 static __always_inline __u64 pack_op(const char *rwbs)
@@ -1118,6 +1168,34 @@ static __always_inline __u64 pack_op(const char *rwbs)
 
 	bpf_probe_read_kernel(&op, 8, rwbs);
 	return op;
+}
+
+/* Is the call numbered seq still open on the current thread?  Work
+ * emitted late tells dc-aggregate whether its parent's record is still to
+ * come or already went by.  Frames hold increasing numbers: look down
+ * from the top until one is older. */
+static __always_inline bool call_open(__u64 seq)
+{
+	struct dc_stack *st = get_stack(0, false);
+	__u32 d, i;
+
+	if (!st)
+		return false;
+	d = st->depth;
+	if (d > DC_MAX_DEPTH)
+		d = DC_MAX_DEPTH;
+	for (i = 0; i < DC_MAX_DEPTH; i++) {
+		__u64 s;
+
+		if (i >= d)
+			break;
+		s = st->frames[(d - 1 - i) & (DC_MAX_DEPTH - 1)].seq;
+		if (s == seq)
+			return true;
+		if (s < seq)
+			break;
+	}
+	return false;
 }
 
 /* Block I/O.  A bio is remembered when it is queued, in the context of the
@@ -1151,8 +1229,14 @@ int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 	start.bytes = (__u64)BPF_CORE_READ(ctx, nr_sector) * 512;
 	start.op = pack_op(ctx->rwbs);
 	start.selected = current_selected(pid_tgid);
-	if (start.selected)
-		start.depth = current_depth((__u32)pid_tgid);
+	if (start.selected) {
+		struct kevent k = {};
+
+		set_place(&k, (__u32)pid_tgid);
+		start.depth = k.depth;
+		start.parent = k.parent;
+		start.flags = k.flags;
+	}
 	bpf_map_update_elem(&block_start, &key, &start, BPF_ANY);
 	return 0;
 }
@@ -1234,18 +1318,33 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 	if (!start) {
 		/* Never seen queued (queued before tracing began, or lost):
 		 * emitted all the same, with pid 0, and counted. */
+		struct kevent k = {
+			.ts = now, .ret = BPF_CORE_READ(ctx, error),
+			.probe_id = probe_id, .type = DC_EV_CALL,
+			.flags = DC_EVF_ASYNC, .nargs = 4,
+			.a = { key.dev, key.sector, bytes, pack_op(ctx->rwbs) },
+		};
+
 		count(DC_CNT_BLOCK_UNKNOWN);
-		emit_kernel(probe_id, DC_EV_CALL, 0, now, 0,
-			    BPF_CORE_READ(ctx, error), 0, DC_EVF_ASYNC, 4,
-			    key.dev, key.sector, bytes, pack_op(ctx->rwbs), 0,
-			    0);
+		emit_kernel(&k);
 		return 0;
 	}
-	if (start->selected)
-		emit_kernel(probe_id, DC_EV_CALL, start->pid_tgid, start->ts,
-			    now - start->ts, BPF_CORE_READ(ctx, error),
-			    start->depth, DC_EVF_ASYNC, 4, key.dev,
-			    key.sector, bytes, start->op, 0, 0);
+	if (start->selected) {
+		struct kevent k = {
+			.pid_tgid = start->pid_tgid, .ts = start->ts,
+			.dur = now - start->ts,
+			.ret = BPF_CORE_READ(ctx, error),
+			.parent = start->parent, .probe_id = probe_id,
+			.depth = start->depth, .type = DC_EV_CALL,
+			.flags = DC_EVF_ASYNC | (__u8)start->flags, .nargs = 4,
+			.a = { key.dev, key.sector, bytes, start->op },
+		};
+
+		/* Completion runs in no particular task: whether the
+		 * parent call is still open is not known here, and
+		 * dc-aggregate looks for it both ways. */
+		emit_kernel(&k);
+	}
 	if (bytes < start->bytes) {
 		/* A partial completion: the rest continues from here. */
 		struct dc_block_key rest = key;
@@ -1335,9 +1434,21 @@ static __always_inline void ra_flush(__u32 tid)
 
 	if (!ra)
 		return;
-	emit_kernel(ra->probe_id, DC_EV_INSTANT, ra->pid_tgid, ra->ts, 0, 0,
-		    ra->depth, 0, 4, ra->dev, ra->ino, ra->index, ra->pages,
-		    0, 0);
+	{
+		struct kevent k = {
+			.pid_tgid = ra->pid_tgid, .ts = ra->ts,
+			.parent = ra->parent, .probe_id = ra->probe_id,
+			.depth = ra->depth, .type = DC_EV_INSTANT,
+			.flags = (__u8)ra->flags, .nargs = 4,
+			.a = { ra->dev, ra->ino, ra->index, ra->pages },
+		};
+
+		/* Emitted when the thread moves on (in its own context):
+		 * maybe after the call it began in returned. */
+		if (ra->parent != 0 && !call_open(ra->parent))
+			k.flags |= DC_EVF_PARENT_DONE;
+		emit_kernel(&k);
+	}
 	ra->open = 0;
 }
 
@@ -1375,7 +1486,14 @@ ra_begin(__u32 tp, struct trace_event_raw_page_cache_ra_op *ctx)
 	ra->ino = BPF_CORE_READ(ctx, i_ino);
 	ra->index = BPF_CORE_READ(ctx, index);
 	ra->pages = 0;
-	ra->depth = current_depth((__u32)pid_tgid);
+	{
+		struct kevent k = {};
+
+		set_place(&k, (__u32)pid_tgid);
+		ra->depth = k.depth;
+		ra->parent = k.parent;
+		ra->flags = k.flags;
+	}
 	ra->open = 1;
 }
 
@@ -1396,15 +1514,13 @@ int dc_ra_async(struct trace_event_raw_page_cache_ra_op *ctx)
 static __always_inline void emit_sock_length(__u32 tp,
 					     struct trace_event_raw_sock_msg_length *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 probe_id;
+	struct kevent k = {
+		.ret = BPF_CORE_READ(ctx, ret), .nargs = 3,
+		.a = { BPF_CORE_READ(ctx, family), BPF_CORE_READ(ctx, protocol),
+		       BPF_CORE_READ(ctx, flags) },
+	};
 
-	if (!current_selected(pid_tgid) || tp_probe_id(tp, &probe_id))
-		return;
-	emit_kernel(probe_id, DC_EV_INSTANT, pid_tgid, bpf_ktime_get_ns(), 0,
-		    BPF_CORE_READ(ctx, ret), current_depth((__u32)pid_tgid), 0,
-		    3, BPF_CORE_READ(ctx, family), BPF_CORE_READ(ctx, protocol),
-		    BPF_CORE_READ(ctx, flags), 0, 0, 0);
+	emit_instant_k(tp, &k);
 }
 
 SEC("tp/sock/sock_send_length")
@@ -1442,15 +1558,12 @@ int dc_uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
 SEC("tp/io_uring/io_uring_complete")
 int dc_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 probe_id;
+	struct kevent k = {
+		.ret = BPF_CORE_READ(ctx, res), .nargs = 1,
+		.a = { BPF_CORE_READ(ctx, user_data) },
+	};
 
-	if (!current_selected(pid_tgid) ||
-	    tp_probe_id(DC_TP_URING_COMPLETE, &probe_id))
-		return 0;
-	emit_kernel(probe_id, DC_EV_INSTANT, pid_tgid, bpf_ktime_get_ns(), 0,
-		    BPF_CORE_READ(ctx, res), current_depth((__u32)pid_tgid), 0,
-		    1, BPF_CORE_READ(ctx, user_data), 0, 0, 0, 0, 0);
+	emit_instant_k(DC_TP_URING_COMPLETE, &k);
 	return 0;
 }
 
@@ -1466,33 +1579,36 @@ int dc_skb_drop(struct trace_event_raw_kfree_skb *ctx)
 	return 0;
 }
 
+/* An instant with no fields, for probe id `cookie`. */
+static __always_inline int emit_cookie_instant(__u64 cookie)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct kevent k = {};
+
+	if (!current_selected(pid_tgid))
+		return 0;
+	k.pid_tgid = pid_tgid;
+	k.probe_id = (__u32)cookie;
+	k.type = DC_EV_INSTANT;
+	k.ts = bpf_ktime_get_ns();
+	set_place(&k, (__u32)pid_tgid);
+	emit_kernel(&k);
+	return 0;
+}
+
 /* A USDT probe site: an instant; the cookie is the probe id.  (The
  * probe's own arguments are not decoded yet.) */
 SEC("uprobe")
 int BPF_KPROBE(dc_usdt)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 probe_id = (__u32)bpf_get_attach_cookie(ctx);
-
-	if (!current_selected(pid_tgid))
-		return 0;
-	emit_kernel(probe_id, DC_EV_INSTANT, pid_tgid, bpf_ktime_get_ns(), 0,
-		    0, current_depth((__u32)pid_tgid), 0, 0, 0, 0, 0, 0, 0, 0);
-	return 0;
+	return emit_cookie_instant(bpf_get_attach_cookie(ctx));
 }
 
 /* Any other tracepoint: the instant alone; the cookie is the probe id. */
 SEC("tp")
 int dc_tp_generic(void *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 probe_id = (__u32)bpf_get_attach_cookie(ctx);
-
-	if (!current_selected(pid_tgid))
-		return 0;
-	emit_kernel(probe_id, DC_EV_INSTANT, pid_tgid, bpf_ktime_get_ns(), 0,
-		    0, current_depth((__u32)pid_tgid), 0, 0, 0, 0, 0, 0, 0, 0);
-	return 0;
+	return emit_cookie_instant(bpf_get_attach_cookie(ctx));
 }
 
 /* Kernel functions (fentry and kprobes) live in their own file. */

@@ -51,6 +51,8 @@ struct dc_call_frame {
 	__u32 probe_id;
 	__u32 is_syscall;
 	__u64 ts;
+	__u64 seq;               /* this entry's number on the thread */
+	__u64 parent;            /* seq of the call open around it, 0: none */
 	__u64 args[DC_MAX_ARGS];
 };
 
@@ -58,6 +60,7 @@ struct dc_stack {
 	__u32 depth;             /* calls pending, may exceed DC_MAX_DEPTH */
 	__u32 client_depth;      /* fast path: the client's open calls when
 	                            the outermost frame was pushed */
+	__u64 last_seq;          /* entries numbered so far on the thread */
 	struct dc_call_frame frames[DC_MAX_DEPTH];
 };
 
@@ -116,8 +119,11 @@ struct dc_block_start {
 	__u64 pid_tgid;          /* who queued it */
 	__u64 bytes;             /* still to complete (known from issue) */
 	__u64 op;
+	__u64 parent;            /* seq of the call that queued it, 0: none */
 	__u32 depth;             /* level: that of the queuing task's calls */
 	__u32 selected;          /* queued by a selected process */
+	__u32 flags;             /* DC_EVF_ORPHAN if that call is unknown */
+	__u32 reserved;
 };
 
 /* A readahead whose pages are still being added (collect.bpf.c). */
@@ -127,10 +133,13 @@ struct dc_ra_pending {
 	__u64 ino;
 	__u64 index;
 	__u64 pages;             /* added to the page cache so far */
+	__u64 parent;            /* seq of the call it began in, 0: none */
 	__u32 dev;
 	__u32 depth;
 	__u32 probe_id;
 	__u32 open;              /* pages still being counted */
+	__u32 flags;             /* DC_EVF_ORPHAN if that call is unknown */
+	__u32 reserved;
 };
 
 /* Profile mode: the kernel sums calls per process and probe. */

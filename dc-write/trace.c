@@ -31,12 +31,6 @@
 #define LINE_SLACK 768       /* bound on a line besides its strings */
 #define ASYNC_TID_BASE (1u << 30) /* tids of async lanes (dc-trace(5)) */
 #define ASYNC_LANES 64
-/* Held records (see "parents" below): per thread and in all. */
-#define HOLD_MAX_RECORDS 65536
-#define HOLD_MAX_BYTES (8u << 20)
-#define HOLD_TOTAL_BYTES (64u << 20)
-#define RECENT_CALLS 8       /* calls remembered per thread for async work */
-#define PIDX_NONE INT64_MIN  /* the event gets no p_idx */
 
 /* ---- hashing ---- */
 
@@ -236,7 +230,8 @@ struct output {
 	uint32_t pid;            /* split by pid: the pid; else 0 */
 	char *path;              /* current file */
 	int number;              /* rotation: 0, 1, 2... */
-	uint64_t next_id;
+	uint64_t own_lines;      /* dc-write's own lines so far (odd ids) */
+	uint64_t objects;        /* lines so far, for the end event */
 	uint64_t events;         /* stream events in this file */
 	uint64_t start_us;
 	int chunk_closed;        /* a chunk went out since the last check */
@@ -252,30 +247,6 @@ struct output {
 struct lanes {
 	uint64_t end[ASYNC_LANES];
 	unsigned used;
-};
-
-/* A record held until its parent is known, in the order of entry. */
-struct held {
-	uint64_t ts;
-	uint32_t off;            /* into the thread's buf */
-	uint32_t seq;            /* arrival order: ties stay deterministic */
-	uint16_t depth;
-};
-
-/* A call already written, for p_idx of work that ends after it. */
-struct recent {
-	uint64_t ts, end, id;
-	uint16_t depth;
-};
-
-struct thread {
-	uint32_t pid, tid;
-	unsigned char *buf;      /* held records, copied whole */
-	size_t len, cap;
-	struct held *held;
-	size_t nheld, held_cap;
-	struct recent recent[RECENT_CALLS];
-	unsigned nrecent, recent_next;
 };
 
 struct trace {
@@ -301,15 +272,8 @@ struct trace {
 	struct hashmap lane_ids; /* pid + 1 -> index + 1 into lanes */
 	struct lanes *lanes;
 	size_t nlanes, lanes_cap;
-	struct hashmap thread_ids; /* pid << 32 | tid, + 1 -> index + 1 */
-	struct thread *threads;
-	size_t nthreads, threads_cap;
-	size_t cache_thread;     /* index + 1 of the last thread used */
-	size_t held_bytes;       /* over every thread */
-	int in_group;            /* writing a held group: no rotation */
-	struct recent *stack;    /* open calls while a group is written */
-	size_t stack_cap;
 	uint64_t events_in;
+	uint64_t orphans;        /* events whose parent is unknown */
 	uint64_t drops_cpu;      /* sum of per-CPU DROPS frame totals */
 	uint64_t drops_probe;    /* sum of per-probe DROPS frame totals */
 	int have_end;
@@ -381,16 +345,28 @@ static void commit(struct output *o, char *start, char *end, uint64_t id)
 	}
 }
 
-/* Begin a line: `{"id":N` in a reserved place of n more bytes. */
-static char *line_begin(struct output *o, size_t n, char **start, uint64_t *id)
+/* Begin a line with id `id`: `{"id":N` in a reserved place of n more
+ * bytes. */
+static char *line_begin_id(struct output *o, size_t n, char **start,
+			   uint64_t id)
 {
 	char *p = gzout_reserve(o->gz, n + 32);
 
 	*start = p;
 	o->reserved_end = p + n + 32;
-	*id = o->next_id++;
+	o->objects++;
 	p = PUT(p, "{\"id\":");
-	return put_u64(p, *id);
+	return put_u64(p, id);
+}
+
+/* Ids: an event's is twice its stream id (dc-aggregate's, unique in the
+ * stream), so p_idx names its parent without waiting for it; dc-write's
+ * own lines (metadata, start, end...) take the odd numbers, 1, 3, 5...,
+ * in each file.  No two lines of a trace share an id. */
+static char *line_begin(struct output *o, size_t n, char **start, uint64_t *id)
+{
+	*id = 2 * o->own_lines++ + 1;
+	return line_begin_id(o, n, start, *id);
 }
 
 /* A metadata line {"id","name","cat","pid","tid","ph":"M","args":{...}}
@@ -480,7 +456,8 @@ static void open_file(struct trace *t, struct output *o)
 			   fd == STDOUT_FILENO ? "standard output" : path, compress,
 			   t->opts.chunk_size, index_fd, index);
 	free(index);
-	o->next_id = 1;
+	o->own_lines = 0;
+	o->objects = 0;
 	o->events = 0;
 	hashmap_clear(&o->described);
 	hashmap_clear(&o->threads);
@@ -568,11 +545,15 @@ static int close_file(struct trace *t, struct output *o, int how)
 	p = PUT(p, ",\"dur\":0,\"ph\":\"X\",\"args\":{\"hhash\":");
 	p = put_u64(p, t->hhash);
 	p = PUT(p, ",\"num_events\":");
-	p = put_u64(p, id - 1);
+	p = put_u64(p, o->objects - 1);
 	p = PUT(p, ",\"events\":");
 	p = put_u64(p, o->events);
 	p = PUT(p, ",\"dropped\":");
 	p = put_u64(p, dropped);
+	if (t->orphans > 0) {
+		p = PUT(p, ",\"orphans\":");
+		p = put_u64(p, t->orphans);
+	}
 	p = PUT(p, ",\"truncated\":");
 	p = (how & TRACE_TRUNCATED) ? PUT(p, "true") : PUT(p, "false");
 	p = PUT(p, ",\"corrupt\":");
@@ -612,9 +593,6 @@ static void maybe_rotate(struct trace *t, struct output *o)
 	o->path = output_name(t, o->pid, ++o->number);
 	o->start_us = t->last_us;
 	open_file(t, o);
-	/* Ids start again at 1: calls written before are no parents. */
-	for (size_t i = 0; i < t->nthreads; i++)
-		t->threads[i].nrecent = 0;
 }
 
 static struct output *output_for(struct trace *t, uint32_t pid)
@@ -636,7 +614,7 @@ static struct output *output_for(struct trace *t, uint32_t pid)
 	}
 	/* Not within a held group: a parent and its children share a
 	 * file, as p_idx needs. */
-	if (o->chunk_closed && t->opts.max_size > 0 && !t->in_group)
+	if (o->chunk_closed && t->opts.max_size > 0)
 		maybe_rotate(t, o);
 	return o;
 }
@@ -1185,16 +1163,15 @@ static uint32_t async_lane(struct trace *t, const struct dc_event *ev)
 	return ASYNC_TID_BASE + (ev->pid % (1u << 24)) * ASYNC_LANES + i;
 }
 
-/* One event line; p_idx is printed unless PIDX_NONE.  Returns its id. */
-static uint64_t write_event(struct trace *t, const struct dc_event *ev,
-			    int64_t p_idx)
+/* One event line. */
+static void write_event(struct trace *t, const struct dc_event *ev)
 {
 	struct output *o = output_for(t, ev->pid);
 	const struct probe *pr = probe_for(t, ev->probe_id);
 	const __u64 *args = DC_EVENT_ARGS(ev);
 	uint32_t tid = (ev->flags & DC_EVF_ASYNC) ? async_lane(t, ev) : ev->tid;
 	uint64_t ts_us = to_us(t, ev->ts), end_us = to_us(t, ev->ts + ev->dur);
-	uint64_t fhash = 0, shash = 0, h2 = 0, id, hhash = t->hhash;
+	uint64_t fhash = 0, shash = 0, h2 = 0, hhash = t->hhash;
 	size_t len1 = ev->str_len ? strnlen(DC_EVENT_STR(ev), ev->str_len) : 0;
 	int h2_is_path = 0;
 	const struct string *fs = NULL;
@@ -1246,7 +1223,7 @@ static uint64_t write_event(struct trace *t, const struct dc_event *ev,
 	if (end_us > t->last_us)
 		t->last_us = end_us;
 
-	p = line_begin(o, pr->prefix_len + LINE_SLACK, &start, &id);
+	p = line_begin_id(o, pr->prefix_len + LINE_SLACK, &start, 2 * ev->seq);
 	switch (ev->type) {
 	case DC_EV_FORK:
 		name = "fork";
@@ -1281,12 +1258,6 @@ static uint64_t write_event(struct trace *t, const struct dc_event *ev,
 		/* Both ends rounded down: nested calls stay nested. */
 		p = put_u64(p, end_us - ts_us);
 		p = PUT(p, ",\"ph\":\"X\"");
-		break;
-	case DC_EV_ENTER:
-		p = PUT(p, "0,\"ph\":\"B\"");
-		break;
-	case DC_EV_EXIT:
-		p = PUT(p, "0,\"ph\":\"E\"");
 		break;
 	default:
 		p = PUT(p, "0,\"ph\":\"i\",\"s\":\"t\"");
@@ -1349,7 +1320,7 @@ static uint64_t write_event(struct trace *t, const struct dc_event *ev,
 				break;
 			}
 		}
-		if (pr->ret_kind != DC_RET_NONE && ev->type != DC_EV_ENTER) {
+		if (pr->ret_kind != DC_RET_NONE) {
 			p = PUT(p, ",\"ret\":");
 			p = put_i64(p, ev->ret);
 		}
@@ -1363,246 +1334,18 @@ static uint64_t write_event(struct trace *t, const struct dc_event *ev,
 	}
 	p = PUT(p, ",\"level\":");
 	p = put_u64(p, ev->depth);
-	/* An outermost call has no parent: level 0 says so, and leaving
-	 * p_idx out there keeps the common case small.  Deeper events
-	 * always carry it, -1 when their parent is not known. */
-	if (p_idx != PIDX_NONE && (ev->depth > 0 || p_idx >= 0)) {
+	/* dc-aggregate decided the parent: none (no p_idx; the commonest
+	 * line stays short), unknown (-1), or the parent's id. */
+	if (ev->flags & DC_EVF_ORPHAN) {
+		p = PUT(p, ",\"p_idx\":-1");
+		t->orphans++;
+	} else if (ev->parent != 0) {
 		p = PUT(p, ",\"p_idx\":");
-		p = put_i64(p, p_idx);
+		p = put_u64(p, 2 * ev->parent);
 	}
 	p = PUT(p, "}}\n");
 	o->events++;
-	commit(o, start, p, id);
-	return id;
-}
-
-/*
- * ---- parents (p_idx) ----
- *
- * The collector writes a call when it returns, so on one thread the
- * children (deeper depth) arrive before their parent.  Records of a thread
- * below depth 0 are held until the depth-0 call that encloses them
- * arrives; the group is then written in order of entry (ts, then depth),
- * parents before children, and each event's p_idx is the id of the
- * innermost call of the group still open at its start.  Async records
- * (block I/O) do not nest: they take the innermost call whose time holds
- * their start, among the thread's last written calls, or else in the
- * group they are held with.
- *
- * Held records are written early, with p_idx -1 where the parent is not
- * yet written, when a thread holds HOLD_MAX_RECORDS records or
- * HOLD_MAX_BYTES, when all threads hold HOLD_TOTAL_BYTES (the largest
- * group goes), when the input is idle (trace_flush) and when it ends.
- */
-
-static struct thread *thread_for(struct trace *t, uint32_t pid, uint32_t tid)
-{
-	uint64_t key = ((uint64_t)pid << 32 | tid) + 1, *slot;
-	struct thread *th;
-	int added;
-
-	if (t->cache_thread != 0) {
-		th = &t->threads[t->cache_thread - 1];
-		if (th->pid == pid && th->tid == tid)
-			return th;
-	}
-	slot = hashmap_insert(&t->thread_ids, key, &added);
-	if (added) {
-		if (t->nthreads == t->threads_cap) {
-			t->threads_cap = t->threads_cap ? 2 * t->threads_cap : 16;
-			t->threads = xrealloc(t->threads,
-					      t->threads_cap * sizeof(*t->threads));
-		}
-		th = &t->threads[t->nthreads];
-		memset(th, 0, sizeof(*th));
-		th->pid = pid;
-		th->tid = tid;
-		*slot = ++t->nthreads;
-	}
-	t->cache_thread = *slot;
-	return &t->threads[*slot - 1];
-}
-
-static int is_async(const struct dc_event *ev)
-{
-	return ev->type == DC_EV_CALL && (ev->flags & DC_EVF_ASYNC);
-}
-
-static void remember_call(struct thread *th, const struct dc_event *ev,
-			  uint64_t id)
-{
-	struct recent *r = &th->recent[th->recent_next];
-
-	r->ts = ev->ts;
-	r->end = ev->ts + ev->dur;
-	r->id = id;
-	r->depth = ev->depth;
-	th->recent_next = (th->recent_next + 1) % RECENT_CALLS;
-	if (th->nrecent < RECENT_CALLS)
-		th->nrecent++;
-}
-
-/* The innermost of calls[0..n) whose time holds ev's start. */
-static int64_t enclosing(const struct recent *calls, size_t n,
-			 const struct dc_event *ev)
-{
-	const struct recent *best = NULL;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (calls[i].ts <= ev->ts && ev->ts <= calls[i].end &&
-		    calls[i].depth < ev->depth &&
-		    (best == NULL || calls[i].depth > best->depth))
-			best = &calls[i];
-	return best ? (int64_t)best->id : -1;
-}
-
-static int held_cmp(const void *a, const void *b)
-{
-	const struct held *x = a, *y = b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->depth != y->depth)
-		return x->depth < y->depth ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Write what thread number ti holds, in order of entry. */
-static void write_held(struct trace *t, size_t ti)
-{
-	struct thread *th = &t->threads[ti];
-	size_t i, n = 0;
-
-	if (th->nheld == 0)
-		return;
-	qsort(th->held, th->nheld, sizeof(*th->held), held_cmp);
-	if (t->stack_cap < th->nheld) {
-		t->stack_cap = th->nheld;
-		t->stack = xrealloc(t->stack, t->stack_cap * sizeof(*t->stack));
-	}
-	t->in_group = 1;
-	for (i = 0; i < th->nheld; i++) {
-		const struct dc_event *ev = (const void *)(th->buf + th->held[i].off);
-		int64_t p_idx;
-		uint64_t id;
-
-		if (is_async(ev)) {
-			p_idx = enclosing(t->stack, n, ev);
-			if (p_idx < 0)
-				p_idx = enclosing(th->recent, th->nrecent, ev);
-			write_event(t, ev, p_idx);
-			continue;
-		}
-		/* Calls entered before ev at its depth or deeper, or ended
-		 * before it began, are closed. */
-		while (n > 0 && (t->stack[n - 1].depth >= ev->depth ||
-				 t->stack[n - 1].end < ev->ts))
-			n--;
-		p_idx = n > 0 ? (int64_t)t->stack[n - 1].id : -1;
-		id = write_event(t, ev, p_idx);
-		if (ev->type == DC_EV_CALL) {
-			t->stack[n].ts = ev->ts;
-			t->stack[n].end = ev->ts + ev->dur;
-			t->stack[n].id = id;
-			t->stack[n].depth = ev->depth;
-			n++;
-			remember_call(th, ev, id);
-		}
-	}
-	t->in_group = 0;
-	t->held_bytes -= th->len;
-	th->len = 0;
-	th->nheld = 0;
-	/* A burst need not keep its memory. */
-	if (th->cap > (1u << 20)) {
-		free(th->buf);
-		free(th->held);
-		th->buf = NULL;
-		th->held = NULL;
-		th->cap = th->held_cap = 0;
-	}
-}
-
-static void hold(struct trace *t, struct thread *th, const struct dc_event *ev)
-{
-	struct held *h;
-
-	if (th->len + ev->size > th->cap) {
-		th->cap = th->cap ? 2 * th->cap : 4096;
-		while (th->cap < th->len + ev->size)
-			th->cap *= 2;
-		th->buf = xrealloc(th->buf, th->cap);
-	}
-	if (th->nheld == th->held_cap) {
-		th->held_cap = th->held_cap ? 2 * th->held_cap : 64;
-		th->held = xrealloc(th->held, th->held_cap * sizeof(*th->held));
-	}
-	h = &th->held[th->nheld];
-	h->ts = ev->ts;
-	h->off = (uint32_t)th->len;
-	h->seq = (uint32_t)th->nheld;
-	h->depth = ev->depth;
-	th->nheld++;
-	memcpy(th->buf + th->len, ev, ev->size);
-	th->len += ev->size;
-	t->held_bytes += ev->size;
-}
-
-static void write_all_held(struct trace *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->nthreads; i++)
-		write_held(t, i);
-}
-
-/* A call or instant of a thread: written now, or held for its parent. */
-static void thread_event(struct trace *t, const struct dc_event *ev)
-{
-	struct thread *th = thread_for(t, ev->pid, ev->tid);
-	size_t ti = (size_t)(th - t->threads), i, big;
-	uint64_t id;
-
-	if (is_async(ev)) {
-		/* Its depth is one more than the calls open when it was
-		 * issued: beyond 1, an enclosing call exists.  Unless it
-		 * is among those written, it may not have returned yet. */
-		int64_t p_idx = th->nheld == 0 ?
-			enclosing(th->recent, th->nrecent, ev) : -1;
-
-		if (th->nheld == 0 && (p_idx >= 0 || ev->depth <= 1)) {
-			write_event(t, ev, p_idx);
-			return;
-		}
-	} else if (ev->depth == 0) {
-		if (ev->type == DC_EV_CALL) {
-			if (th->nheld > 0) {
-				/* The outermost call: its group is complete. */
-				hold(t, th, ev);
-				write_held(t, ti);
-				return;
-			}
-			id = write_event(t, ev, -1);
-			remember_call(th, ev, id);
-			return;
-		}
-		/* An instant outside every call: whatever is held will
-		 * get no outer call (its exit was lost). */
-		write_held(t, ti);
-		write_event(t, ev, -1);
-		return;
-	}
-	hold(t, th, ev);
-	if (th->nheld >= HOLD_MAX_RECORDS || th->len >= HOLD_MAX_BYTES) {
-		write_held(t, ti);
-	} else if (t->held_bytes >= HOLD_TOTAL_BYTES) {
-		big = ti;
-		for (i = 0; i < t->nthreads; i++)
-			if (t->threads[i].len > t->threads[big].len)
-				big = i;
-		write_held(t, big);
-	}
+	commit(o, start, p, 2 * ev->seq);
 }
 
 static void frame_events(struct trace *t, const struct dc_frame *f)
@@ -1615,7 +1358,8 @@ static void frame_events(struct trace *t, const struct dc_frame *f)
 
 		pos += ev->size;
 		t->events_in++;
-		if (ev->type < DC_EV_CALL || ev->type > DC_EV_EXIT_PROC) {
+		if (ev->type != DC_EV_CALL && ev->type != DC_EV_INSTANT &&
+		    (ev->type < DC_EV_EXEC || ev->type > DC_EV_EXIT_PROC)) {
 			if (!t->warned_type++)
 				warn("skipping events of unknown type %u",
 				     ev->type);
@@ -1623,12 +1367,7 @@ static void frame_events(struct trace *t, const struct dc_frame *f)
 		}
 		if (ev->type == DC_EV_FORK || ev->type == DC_EV_EXEC)
 			process_event_update(t, ev);
-		/* Unpaired entries and exits and process events have no
-		 * p_idx: they are written as they come. */
-		if (ev->type == DC_EV_CALL || ev->type == DC_EV_INSTANT)
-			thread_event(t, ev);
-		else
-			write_event(t, ev, PIDX_NONE);
+		write_event(t, ev);
 	}
 }
 
@@ -1806,10 +1545,6 @@ void trace_flush(struct trace *t)
 {
 	size_t i;
 
-	/* A trace read while it runs shows every record: held ones go
-	 * out with the parents known so far. */
-	write_all_held(t);
-
 	for (i = 0; i < t->nouts; i++) {
 		struct output *o = t->outs[i];
 
@@ -1889,7 +1624,6 @@ struct trace *trace_new(const struct trace_opts *opts,
 	hashmap_init(&t->proc_ids);
 	hashmap_init(&t->out_ids);
 	hashmap_init(&t->lane_ids);
-	hashmap_init(&t->thread_ids);
 	if (opts->split != SPLIT_PID)
 		new_output(t, 0);
 	return t;
@@ -1900,16 +1634,6 @@ int trace_finish(struct trace *t, int how)
 	int ret = 0;
 	size_t i;
 
-	/* Nothing held is lost: outer calls that never returned leave
-	 * their children with p_idx -1. */
-	write_all_held(t);
-	for (i = 0; i < t->nthreads; i++) {
-		free(t->threads[i].buf);
-		free(t->threads[i].held);
-	}
-	free(t->threads);
-	free(t->stack);
-	hashmap_free(&t->thread_ids);
 	for (i = 0; i < t->nouts; i++) {
 		struct output *o = t->outs[i];
 

@@ -19,8 +19,8 @@
 /* Record types. */
 enum dc_event_type {
 	DC_EV_CALL = 1,     /* a complete call: entry time, duration, args, ret */
-	DC_EV_ENTER = 2,    /* an entry not yet paired (pairing left to readers) */
-	DC_EV_EXIT = 3,     /* an exit not yet paired */
+	/* 2 and 3 were unpaired entries and exits, which nothing writes
+	 * since stream version 2: readers skip them as unknown types. */
 	DC_EV_INSTANT = 4,  /* a point event (page fault, block completion...) */
 	DC_EV_EXEC = 5,     /* a process called exec; string = new exe path */
 	DC_EV_FORK = 6,     /* a selected process forked; args[0] = child pid */
@@ -34,6 +34,18 @@ enum dc_event_type {
 #define DC_EVF_ASYNC       0x08 /* kernel work that may outlive the call it
                                    started in (block I/O): readers draw it
                                    on a track of its own */
+#define DC_EVF_ORPHAN      0x10 /* its parent is not known: the kernel's
+                                   call stack was deeper than it stores,
+                                   or (after dc-aggregate) the parent's
+                                   record was lost or out of reach */
+#define DC_EVF_PARENT_DONE 0x20 /* written after its parent call returned
+                                   (a readahead): the parent's record came
+                                   before it */
+
+/* Entry sequence numbers (dc_event.seq, .parent) made by the client
+ * library have this bit set, so they never collide with the kernel's
+ * numbering of the same thread. */
+#define DC_SEQ_CLIENT (1ULL << 63)
 #define DC_EVF_DTSIZE      0x80 /* the DC_ARG_DATATYPE slot holds the
                                    datatype's size, not its handle */
 
@@ -143,10 +155,20 @@ struct dc_event {
 	__s32 error;     /* errno of a failed call, 0 if none or unknown:
 	                    the kernel's for a syscall; for a library call,
 	                    that of the failed syscall it made (dc-aggregate) */
+	/* The call tree.  From the collector: seq numbers the entries of
+	 * one thread from 1 (0: this record is not an entry: an instant,
+	 * async kernel work, a process record) and parent is the seq of
+	 * the innermost call open on the thread when this record's call or
+	 * instant began (0: none).  dc-aggregate rewrites both into ids
+	 * unique in its output stream (the stream header says so,
+	 * DC_STREAM_F_IDS): seq is this record's id, parent its parent's
+	 * id or 0.  See dc-stream(5). */
+	__u64 seq;
+	__u64 parent;
 	/* __u64 args[nargs]; then str_len bytes + NUL, padded to 8 */
 };
 
-#define DC_EVENT_HDR_SIZE 56
+#define DC_EVENT_HDR_SIZE 72
 
 /* The client library's per-thread call state (lib/fastpath.h), at the
  * thread pointer + an offset the client tells the collector: the

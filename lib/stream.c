@@ -121,7 +121,8 @@ struct dc_writer *dc_writer_open(int fd, const struct dc_stream_info *info)
 	memcpy(hdr + 12, &bom, 4);
 	memcpy(hdr + 16, &info->clock_offset_ns, 8);
 	memcpy(hdr + 24, &info->start_mono_ns, 8);
-	/* 32..39: flags, reserved (zero) */
+	memcpy(hdr + 32, &info->flags, 4);
+	/* 36..39: reserved (zero) */
 	memcpy(hdr + 40, &hl, 2);
 	memcpy(hdr + 42, &rl, 2);
 	/* 44..47: reserved */
@@ -347,6 +348,7 @@ int dc_reader_header(struct dc_reader *r, struct dc_stream_info *info)
 	info->version = version;
 	memcpy(&info->clock_offset_ns, r->buf + r->start + 16, 8);
 	memcpy(&info->start_mono_ns, r->buf + r->start + 24, 8);
+	memcpy(&info->flags, r->buf + r->start + 32, 4);
 	memcpy(info->host, r->buf + r->start + HDR_FIXED, hl);
 	memcpy(info->run_id, r->buf + r->start + HDR_FIXED + hl, rl);
 	r->start += size;

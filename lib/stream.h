@@ -24,7 +24,7 @@
 
 #define DC_STREAM_MAGIC "\x89" "DCS\r\n\x1a\n"
 #define DC_STREAM_MAGIC_LEN 8
-#define DC_STREAM_VERSION 1
+#define DC_STREAM_VERSION 2      /* 2: event records of 72 bytes (seq, parent) */
 #define DC_BYTE_ORDER_MARK 0x01020304u
 #define DC_FRAME_HDR_SIZE 16
 #define DC_FRAME_MAX (16u << 20) /* larger lengths mean corruption */
@@ -59,6 +59,7 @@ struct dc_stream_info {
 	uint16_t version;
 	int64_t clock_offset_ns; /* wall-clock ns = monotonic ns + offset */
 	uint64_t start_mono_ns;  /* monotonic ns when the stream began */
+	uint32_t flags;          /* DC_STREAM_F_* */
 	char host[DC_NAME_MAX + 1];
 	char run_id[DC_NAME_MAX + 1];
 };
@@ -112,6 +113,11 @@ struct dc_drops_entry {
 	uint32_t reserved;
 	uint64_t dropped;
 };
+
+/* Stream header flags (dc_stream_info.flags). */
+#define DC_STREAM_F_IDS 0x1  /* event seq/parent are stream-unique ids
+                                (dc-aggregate), not per-thread entry
+                                numbers (dc-collect) */
 
 #define DC_END_INPUT_TRUNCATED 0x1 /* an upstream stream ended early */
 #define DC_END_INPUT_CORRUPT   0x2 /* an upstream stream had a bad frame */

@@ -179,6 +179,91 @@ test_expect_success BPF,PYTHON3 'calls nested deeper than the kernel stack are c
 	grep "9 calls dropped: nested deeper than 32" collect.err
 '
 
+# tree.py TRACE: every event with a p_idx names an event of its thread
+# that holds its start, one level up; prints "level p_idx-level" pairs.
+write_tree_check() {
+	cat >tree.py <<-\PY
+	import gzip, json, sys
+	ev = {}
+	for line in gzip.open(sys.argv[1], "rt"):
+	    line = line.strip().rstrip(",")
+	    if line in ("[", "]", ""):
+	        continue
+	    o = json.loads(line)
+	    ev[o["id"]] = o
+	n = 0
+	for o in ev.values():
+	    p = o.get("args", {}).get("p_idx")
+	    if p is None or o.get("cat") == "datacrumbs":
+	        continue
+	    q = ev[p]
+	    assert q["tid"] == o["tid"], o
+	    assert q["args"]["level"] == o["args"]["level"] - 1, o
+	    assert q["ts"] <= o["ts"] <= q["ts"] + q["dur"], o
+	    n += 1
+	print(n)
+	PY
+}
+
+test_expect_success BPF,PYTHON3 'the recursion the kernel stores nests exactly, call by call' '
+	cat >c.yaml <<-EOC &&
+	layers:
+	  - name: RECURSE
+	    kind: uprobe
+	    target: $WORKLOAD
+	    functions: [dc_test_recurse]
+	EOC
+	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" recurse 20 &&
+	write_tree_check &&
+	test "$(python3 tree.py t.pfw.gz)" = 20 &&
+	for level in 0 5 20; do
+		test "$(pfw-query count t.pfw.gz --cat RECURSE --arg level=$level)" = 1 ||
+		return 1
+	done
+'
+
+test_expect_success BPF,PYTHON3 'a syscall under a user function that sleeps 6 s has that call as parent' '
+	cat >c.yaml <<-EOC &&
+	layers:
+	  - name: SLOW
+	    kind: uprobe
+	    target: $WORKLOAD
+	    functions: [dc_test_slow]
+	    args:
+	      dc_test_slow: {args: [path, int], ret: int}
+	  - name: sys
+	    kind: syscall
+	    functions: [openat, write, close]
+	    args:
+	      openat: {args: [fd, path, flags, mode], ret: fd}
+	      write: {args: [fd, ptr, size], ret: size}
+	      close: {args: [fd], ret: status}
+	EOC
+	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" slow 6 "$PWD/S" &&
+	cat >slow.py <<-\PY &&
+	import gzip, json, sys
+	ev = [json.loads(l.strip().rstrip(",")) for l in gzip.open(sys.argv[1], "rt")
+	      if l.strip() not in ("[", "]")]
+	slow = [o for o in ev if o["name"] == "dc_test_slow"]
+	assert len(slow) == 1, slow
+	slow = slow[0]
+	assert slow["dur"] >= 6000000, slow
+	writes = [o for o in ev if o["cat"] == "sys" and o["name"] == "write"
+	          and o["args"].get("size") == 1 and o["args"].get("level") == 1]
+	assert len(writes) == 2, writes
+	for w in writes:
+	    assert w["args"]["p_idx"] == slow["id"], (w, slow)
+	# The second write came 6 s after the first, inside the same call.
+	assert writes[1]["ts"] - writes[0]["ts"] >= 6000000 or \
+	       writes[0]["ts"] - writes[1]["ts"] >= 6000000, writes
+	print("ok")
+	PY
+	python3 slow.py t.pfw.gz &&
+	write_tree_check &&
+	python3 tree.py t.pfw.gz >n &&
+	test "$(cat n)" -ge 4
+'
+
 test_expect_success BPF,PYTHON3,FULLSPEED 'a tiny ring buffer drops, and captured + dropped = issued' '
 	write_layer >c.yaml &&
 	trace c.yaml t.pfw.gz --ring-size 4096 --poll-ms 50 probes.sig -- \

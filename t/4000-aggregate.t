@@ -1,12 +1,13 @@
 #!/bin/sh
-# dc-aggregate: pairing, file names, totals, damaged input, merging.
+# dc-aggregate: file names, totals, damaged input, merging (the call
+# tree has its own script, t/4020-calltree.t).
 # Streams are made with dc-mkstream and results read with --text.
 . "$(dirname "$0")/test-lib.sh"
 
 # probes: the usual POSIX and syscall set, same ids in every test.
 write_probes() {
 	cat <<-\EOF
-	header host=node1 run=r1 offset=1700000000000000000 start=1000
+	header host=node1 run=r1 offset=1700000000000000000 start=1000 ids=0
 	probe id=0 kind=uprobe layer=POSIX name=open target=/lib/libc.so.6 args=path,flags,mode ret=fd
 	probe id=1 kind=uprobe layer=POSIX name=write target=/lib/libc.so.6 args=fd,ptr,size ret=size
 	probe id=2 kind=uprobe layer=POSIX name=close target=/lib/libc.so.6 args=fd ret=status
@@ -31,9 +32,10 @@ agg() {
 	dc-aggregate --text in.bin >out 2>err
 }
 
-# calls: the event lines only, fields the test names.
+# events: the event lines only, without their ids (t/4020 checks those).
 events() {
-	grep -E "^(call|enter|exit|instant|fork|exec|exitproc) " out
+	grep -E "^(call|enter|exit|instant|fork|exec|exitproc) " out |
+	sed -E "s/ seq=[0-9]+ parent=[0-9]+//"
 }
 
 test_must_be_empty_err() {
@@ -44,73 +46,7 @@ test_expect_success 'the tools are built' '
 	command -v dc-aggregate && command -v dc-mkstream
 '
 
-test_expect_success 'nested and recursive calls pair per thread' '
-	write_probes >s &&
-	cat >>s <<-\EOF &&
-	enter probe=11 pid=100 tid=100 ts=100 args=1
-	enter probe=12 pid=100 tid=100 ts=200 args=2
-	enter probe=12 pid=100 tid=100 ts=300 args=3
-	enter probe=12 pid=100 tid=101 ts=350 args=9
-	exit probe=12 pid=100 tid=100 ts=400 ret=30
-	exit probe=12 pid=100 tid=101 ts=450 ret=90
-	exit probe=12 pid=100 tid=100 ts=500 ret=20
-	exit probe=11 pid=100 tid=100 ts=600 ret=10
-	end
-	EOF
-	agg s &&
-	events >got &&
-	cat >expect <<-\EOF &&
-	call probe=12 pid=100 tid=100 ts=300 dur=100 ret=30 depth=2 flags=0 file=- args=3
-	call probe=12 pid=100 tid=101 ts=350 dur=100 ret=90 depth=0 flags=0 file=- args=9
-	call probe=12 pid=100 tid=100 ts=200 dur=300 ret=20 depth=1 flags=0 file=- args=2
-	call probe=11 pid=100 tid=100 ts=100 dur=500 ret=10 depth=0 flags=0 file=- args=1
-	EOF
-	test_cmp expect got &&
-	grep -q "^end events=4 " out &&
-	test_must_be_empty_err
-'
-
-test_expect_success 'an exit with no entry is kept and counted' '
-	write_probes >s &&
-	cat >>s <<-\EOF &&
-	exit probe=12 pid=100 tid=100 ts=400 ret=7
-	enter probe=11 pid=100 tid=100 ts=500 args=1
-	exit probe=11 pid=100 tid=100 ts=600 ret=1
-	end
-	EOF
-	agg s &&
-	events >got &&
-	cat >expect <<-\EOF &&
-	exit probe=12 pid=100 tid=100 ts=400 dur=0 ret=7 depth=0 flags=0 file=- args=
-	call probe=11 pid=100 tid=100 ts=500 dur=100 ret=1 depth=0 flags=0 file=- args=1
-	EOF
-	test_cmp expect got &&
-	test_one_line err &&
-	grep -q "1 exit records without an entry" err &&
-	grep -q "^end events=2 " out
-'
-
-test_expect_success 'entries never exited are emitted flagged unwound' '
-	write_probes >s &&
-	cat >>s <<-\EOF &&
-	enter probe=11 pid=100 tid=100 ts=100 args=1
-	enter probe=12 pid=100 tid=100 ts=200 args=2
-	exit probe=11 pid=100 tid=100 ts=300 ret=1
-	enter probe=11 pid=100 tid=102 ts=400 args=5
-	end
-	EOF
-	agg s &&
-	events >got &&
-	cat >expect <<-\EOF &&
-	call probe=12 pid=100 tid=100 ts=200 dur=0 ret=0 depth=1 flags=4 file=- args=2
-	call probe=11 pid=100 tid=100 ts=100 dur=200 ret=1 depth=0 flags=0 file=- args=1
-	call probe=11 pid=100 tid=102 ts=400 dur=0 ret=0 depth=0 flags=4 file=- args=5
-	EOF
-	test_cmp expect got &&
-	grep -q "2 calls without an exit marked unwound" err
-'
-
-test_expect_success 'calls paired by the kernel pass through unchanged' '
+test_expect_success 'calls pass through unchanged' '
 	write_probes >s &&
 	cat >>s <<-\EOF &&
 	call probe=11 pid=100 tid=100 ts=100 dur=50 ret=-5 depth=3 flags=2 args=1,2
@@ -203,10 +139,8 @@ test_expect_success 'openat resolves against its dirfd, or the cwd for AT_FDCWD'
 test_expect_success 'syscall events get the file of an fd opened through libc' '
 	write_probes >s &&
 	cat >>s <<-\EOF &&
-	enter probe=0 pid=100 tid=100 ts=100 args=0,0,0 str=/f
-	enter probe=3 pid=100 tid=100 ts=110 args=-100,0,0,0 str=/f
-	exit probe=3 pid=100 tid=100 ts=120 ret=3
-	exit probe=0 pid=100 tid=100 ts=130 ret=3
+	call probe=3 pid=100 tid=100 ts=110 dur=10 ret=3 depth=1 args=-100,0,0,0 str=/f seq=2 parent=1
+	call probe=0 pid=100 tid=100 ts=100 dur=30 ret=3 args=0,0,0 str=/f seq=1
 	call probe=7 pid=100 tid=100 ts=200 dur=10 ret=1 args=3,0,1
 	end
 	EOF
@@ -282,24 +216,6 @@ test_expect_success 'fork copies the fd table; process exit drops it' '
 	test_cmp expect got
 '
 
-test_expect_success 'process exit ends its open calls as unwound' '
-	write_probes >s &&
-	cat >>s <<-\EOF &&
-	enter probe=11 pid=100 tid=100 ts=100 args=1
-	enter probe=11 pid=100 tid=103 ts=150 args=2
-	exitproc pid=100 tid=100 ts=500 ret=0
-	EOF
-	echo end >>s &&
-	agg s &&
-	events | cut -d" " -f1-4,9 >got &&
-	cat >expect <<-\EOF &&
-	call probe=11 pid=100 tid=100 flags=4
-	call probe=11 pid=100 tid=103 flags=4
-	exitproc probe=0 pid=100 tid=100 flags=0
-	EOF
-	test_cmp expect got
-'
-
 test_expect_success 'fopen names its handle; fclose forgets it' '
 	write_probes >s &&
 	cat >>s <<-\EOF &&
@@ -350,8 +266,7 @@ test_expect_success 'the END frame has its own totals; DROPS pass through' '
 	write_probes >s &&
 	cat >>s <<-\EOF &&
 	repeat 700 call probe=1 pid=100 tid=100 ts=100 dur=10 ret=1 args=1,0,1
-	enter probe=11 pid=100 tid=100 ts=900000 args=1
-	exit probe=11 pid=100 tid=100 ts=900100 ret=0
+	call probe=11 pid=100 tid=100 ts=900000 dur=100 ret=0 args=1
 	drops kind=cpu total=7 0=4 1=3
 	drops kind=probe total=7 1=7
 	end events=AUTO dropped=7 flags=4
@@ -369,8 +284,7 @@ test_expect_success 'the binary output reads back the same' '
 	write_probes >s &&
 	cat >>s <<-\EOF &&
 	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=/f
-	enter probe=1 pid=100 tid=100 ts=200 args=3,0,1
-	exit probe=1 pid=100 tid=100 ts=300 ret=1
+	call probe=1 pid=100 tid=100 ts=200 dur=100 ret=1 args=3,0,1
 	sysinfo kernel=6.18 cpus=2
 	end
 	EOF
@@ -386,8 +300,7 @@ test_expect_success 'the binary output reads back the same' '
 test_expect_success 'a truncated input: all complete frames, END flagged, exit 3' '
 	write_probes >s &&
 	cat >>s <<-\EOF &&
-	enter probe=11 pid=100 tid=100 ts=100 args=1
-	call probe=1 pid=100 tid=100 ts=200 dur=10 ret=1 args=1,0,1
+	call probe=1 pid=100 tid=100 ts=200 dur=10 ret=1 depth=1 args=1,0,1 seq=2 parent=1
 	drops kind=cpu total=2 0=2
 	truncate 30
 	call probe=1 pid=100 tid=100 ts=300 dur=10 ret=1 args=1,0,1
@@ -398,10 +311,9 @@ test_expect_success 'a truncated input: all complete frames, END flagged, exit 3
 	events | cut -d" " -f1-5,9 >got &&
 	cat >expect <<-\EOF &&
 	call probe=1 pid=100 tid=100 ts=200 flags=0
-	call probe=11 pid=100 tid=100 ts=100 flags=4
 	EOF
 	test_cmp expect got &&
-	grep -q "^end events=2 dropped=2 flags=1 " out
+	grep -q "^end events=1 dropped=2 flags=1 " out
 '
 
 test_expect_success 'truncated binary output is still a complete stream' '
@@ -510,7 +422,7 @@ named_events() {
 		if (kv[1] == "id") id = kv[2]; if (kv[1] == "name") nm = kv[2] }
 		name[id] = nm; next }
 	/^call / { split($2, kv, "="); $2 = "probe=" name[kv[2]]; print }
-	' out
+	' out | sed -E "s/ seq=[0-9]+ parent=[0-9]+//"
 }
 
 test_expect_success 'merge: one header, times on its clock, probes and strings renumbered' '
@@ -637,7 +549,7 @@ test_expect_success 'unknown event record types pass through' '
 	EOF
 	agg s &&
 	grep "^event " out >got &&
-	echo "event type=42 probe=1 pid=100 tid=100 ts=200 dur=10 ret=1 depth=0 flags=0 file=- args=1,0,1" >expect &&
+	echo "event type=42 probe=1 pid=100 tid=100 ts=200 dur=10 ret=1 depth=0 flags=0 seq=1 parent=0 file=- args=1,0,1" >expect &&
 	test_cmp expect got &&
 	grep -q "^end events=1 " out
 '

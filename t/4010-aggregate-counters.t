@@ -78,18 +78,17 @@ write_calls() {
 	call probe=0 pid=100 tid=100 ts=1500000 dur=1000 ret=-5 args=3,0,4096
 	call probe=1 pid=100 tid=100 ts=1600000 dur=500 ret=0 args=0,0 str=/tmp/f
 	call probe=1 pid=100 tid=100 ts=1700000 dur=700 ret=1234 args=0,0 str=/tmp/g
-	enter probe=0 pid=101 tid=101 ts=2999000 args=3,0,10
-	exit probe=0 pid=101 tid=101 ts=3001000 ret=10
+	call probe=0 pid=101 tid=101 ts=2999000 dur=2000 ret=10 args=3,0,10
 	instant probe=1 pid=101 tid=101 ts=3100000
-	enter probe=0 pid=101 tid=101 ts=3200000 args=3,0,10
+	call probe=0 pid=101 tid=101 ts=3200000 flags=4 args=3,0,10
 	fork pid=100 tid=100 ts=3500000 child=102
 	end
 	EOF
 }
 
 # Interval k is [1000000 + k ms, ...): a call counts where it ends (the
-# paired one ends at 3001000, in the third interval); the unwound call
-# counts with no duration, the instant as a call.
+# one of pid 101 ends at 3001000, in the third interval); the unwound
+# call (flags=4) counts with no duration, the instant as a call.
 test_expect_success '--profile: exact sums per interval, pid and probe' '
 	write_calls >c.txt &&
 	dc-mkstream c.txt | dc-aggregate --text --profile 1ms >out &&

@@ -12,8 +12,6 @@ write_input() {
 	string id=3 value=/tmp/f
 	call probe=1 pid=100 tid=100 ts=4000 dur=500 ret=3 args=0,65,420 str=/tmp/f file=3
 	call probe=0 pid=100 tid=100 ts=5000 dur=2000 ret=4096 depth=0 args=3,0,4096 file=3
-	enter probe=0 pid=100 tid=101 ts=8000 args=3,0,10
-	exit probe=0 pid=100 tid=101 ts=9000 ret=-5
 	instant probe=0 pid=100 tid=100 ts=9500
 	fork pid=100 tid=100 ts=10000 child=101
 	exec pid=101 ts=11000 str=/bin/x
@@ -27,25 +25,23 @@ write_expect() {
 	cat >expect <<-\EXPECT
 	[
 	{"id":1,"name":"HH","cat":"datacrumbs","pid":0,"tid":0,"ph":"M","args":{"name":"node1","value":4145648582732102}}
-	{"id":2,"name":"start","cat":"datacrumbs","pid":0,"tid":0,"ts":1700000000000001,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"host":"node1","run":"r1","format":1}}
-	{"id":3,"name":"PR","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"/bin/dd","value":4300590314256813,"rank":-1,"ppid":1,"uid":0,"gid":0,"cmdline":"dd if=x of=y","cwd":"/tmp"}}
-	{"id":4,"name":"process_name","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"dd (100)"}}
-	{"id":5,"name":"thread_name","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"100"}}
-	{"id":6,"name":"FH","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"/tmp/f","value":344000883352744}}
-	{"id":7,"name":"open","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000004,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"fhash":344000883352744,"flags":65,"mode":420,"ret":3,"level":0}}
-	{"id":8,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000005,"dur":2,"ph":"X","args":{"hhash":4145648582732102,"fhash":344000883352744,"fd":3,"size":4096,"ret":4096,"level":0}}
-	{"id":9,"name":"thread_name","cat":"datacrumbs","pid":100,"tid":101,"ph":"M","args":{"name":"101"}}
-	{"id":10,"name":"write","cat":"POSIX","pid":100,"tid":101,"ts":1700000000000008,"dur":0,"ph":"B","args":{"hhash":4145648582732102,"fd":3,"size":10,"level":0}}
-	{"id":11,"name":"write","cat":"POSIX","pid":100,"tid":101,"ts":1700000000000009,"dur":0,"ph":"E","args":{"hhash":4145648582732102,"ret":-5,"level":0}}
-	{"id":12,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000009,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"ret":0,"level":0}}
-	{"id":13,"name":"fork","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000010,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"child":101,"level":0}}
-	{"id":14,"name":"PR","cat":"datacrumbs","pid":101,"tid":101,"ph":"M","args":{"name":"/bin/x","value":8858493123116091,"rank":-1,"ppid":100,"uid":0,"gid":0,"cmdline":"/bin/x","cwd":"/tmp"}}
+	{"id":3,"name":"start","cat":"datacrumbs","pid":0,"tid":0,"ts":1700000000000001,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"host":"node1","run":"r1","format":1}}
+	{"id":5,"name":"PR","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"/bin/dd","value":4300590314256813,"rank":-1,"ppid":1,"uid":0,"gid":0,"cmdline":"dd if=x of=y","cwd":"/tmp"}}
+	{"id":7,"name":"process_name","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"dd (100)"}}
+	{"id":9,"name":"thread_name","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"100"}}
+	{"id":11,"name":"FH","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"/tmp/f","value":344000883352744}}
+	{"id":2,"name":"open","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000004,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"fhash":344000883352744,"flags":65,"mode":420,"ret":3,"level":0}}
+	{"id":4,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000005,"dur":2,"ph":"X","args":{"hhash":4145648582732102,"fhash":344000883352744,"fd":3,"size":4096,"ret":4096,"level":0}}
+	{"id":6,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000009,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"ret":0,"level":0}}
+	{"id":8,"name":"fork","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000010,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"child":101,"level":0}}
+	{"id":13,"name":"PR","cat":"datacrumbs","pid":101,"tid":101,"ph":"M","args":{"name":"/bin/x","value":8858493123116091,"rank":-1,"ppid":100,"uid":0,"gid":0,"cmdline":"/bin/x","cwd":"/tmp"}}
 	{"id":15,"name":"process_name","cat":"datacrumbs","pid":101,"tid":101,"ph":"M","args":{"name":"x (101)"}}
-	{"id":16,"name":"FH","cat":"datacrumbs","pid":101,"tid":101,"ph":"M","args":{"name":"/bin/x","value":8858493123116091}}
-	{"id":17,"name":"exec","cat":"POSIX","pid":101,"tid":101,"ts":1700000000000011,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"fhash":8858493123116091,"level":0}}
-	{"id":18,"name":"exit","cat":"POSIX","pid":101,"tid":101,"ts":1700000000000012,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"ret":2,"level":0}}
-	{"id":19,"name":"dropped","cat":"datacrumbs","pid":0,"tid":0,"ts":1700000000000012,"dur":0,"ph":"i","s":"g","args":{"kind":"cpu","total":5,"by":{"0":3,"1":2}}}
-	{"id":20,"name":"end","cat":"datacrumbs","pid":0,"tid":0,"ts":1700000000000012,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"num_events":19,"events":8,"dropped":5,"truncated":false,"corrupt":false,"interrupted":false}}
+	{"id":17,"name":"thread_name","cat":"datacrumbs","pid":101,"tid":101,"ph":"M","args":{"name":"101"}}
+	{"id":19,"name":"FH","cat":"datacrumbs","pid":101,"tid":101,"ph":"M","args":{"name":"/bin/x","value":8858493123116091}}
+	{"id":10,"name":"exec","cat":"POSIX","pid":101,"tid":101,"ts":1700000000000011,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"fhash":8858493123116091,"level":0}}
+	{"id":12,"name":"exit","cat":"POSIX","pid":101,"tid":101,"ts":1700000000000012,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"ret":2,"level":0}}
+	{"id":21,"name":"dropped","cat":"datacrumbs","pid":0,"tid":0,"ts":1700000000000012,"dur":0,"ph":"i","s":"g","args":{"kind":"cpu","total":5,"by":{"0":3,"1":2}}}
+	{"id":23,"name":"end","cat":"datacrumbs","pid":0,"tid":0,"ts":1700000000000012,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"num_events":17,"events":6,"dropped":5,"truncated":false,"corrupt":false,"interrupted":false}}
 	EXPECT
 }
 

@@ -20,15 +20,15 @@ write_expect() {
 	cat >expect <<-\EXPECT
 	[
 	{"id":1,"name":"HH","cat":"datacrumbs","pid":0,"tid":0,"ph":"M","args":{"name":"node1","value":4145648582732102}}
-	{"id":2,"name":"start","cat":"datacrumbs","pid":0,"tid":0,"ts":1700000000000001,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"host":"node1","run":"r1","format":1}}
-	{"id":3,"name":"PR","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"/bin/dd","value":4300590314256813,"rank":-1,"ppid":1,"uid":0,"gid":0,"cmdline":"dd if=x of=y","cwd":"/tmp"}}
-	{"id":4,"name":"process_name","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"dd (100)"}}
-	{"id":5,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000001000,"ph":"C","args":{"calls":5,"dur_us":10,"bytes":20480,"errors":1}}
-	{"id":6,"name":"openat","cat":"sys","pid":100,"tid":100,"ts":1700000000001000,"ph":"C","args":{"calls":2,"dur_us":3,"bytes":0,"errors":0}}
-	{"id":7,"name":"thread_name","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"100"}}
-	{"id":8,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000002000,"dur":2,"ph":"X","args":{"hhash":4145648582732102,"fd":3,"size":4096,"ret":4096,"level":0}}
-	{"id":9,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000001001000,"ph":"C","args":{"calls":1,"dur_us":0,"bytes":7,"errors":0}}
-	{"id":10,"name":"end","cat":"datacrumbs","pid":0,"tid":0,"ts":1700000002001000,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"num_events":9,"events":4,"dropped":0,"truncated":false,"corrupt":false,"interrupted":false}}
+	{"id":3,"name":"start","cat":"datacrumbs","pid":0,"tid":0,"ts":1700000000000001,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"host":"node1","run":"r1","format":1}}
+	{"id":5,"name":"PR","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"/bin/dd","value":4300590314256813,"rank":-1,"ppid":1,"uid":0,"gid":0,"cmdline":"dd if=x of=y","cwd":"/tmp"}}
+	{"id":7,"name":"process_name","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"dd (100)"}}
+	{"id":9,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000001000,"ph":"C","args":{"calls":5,"dur_us":10,"bytes":20480,"errors":1}}
+	{"id":11,"name":"openat","cat":"sys","pid":100,"tid":100,"ts":1700000000001000,"ph":"C","args":{"calls":2,"dur_us":3,"bytes":0,"errors":0}}
+	{"id":13,"name":"thread_name","cat":"datacrumbs","pid":100,"tid":100,"ph":"M","args":{"name":"100"}}
+	{"id":2,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000002000,"dur":2,"ph":"X","args":{"hhash":4145648582732102,"fd":3,"size":4096,"ret":4096,"level":0}}
+	{"id":15,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000001001000,"ph":"C","args":{"calls":1,"dur_us":0,"bytes":7,"errors":0}}
+	{"id":17,"name":"end","cat":"datacrumbs","pid":0,"tid":0,"ts":1700000002001000,"dur":0,"ph":"X","args":{"hhash":4145648582732102,"num_events":9,"events":4,"dropped":0,"truncated":false,"corrupt":false,"interrupted":false}}
 	EXPECT
 }
 
@@ -69,7 +69,7 @@ test_expect_success 'counters of an undeclared probe are written under its numbe
 	end
 	IN
 	dc-mkstream in.txt | dc-write --plain - >out 2>err &&
-	grep "^{\"id\":3,\"name\":\"probe_9\",\"cat\":\"unknown\",\"pid\":7,\"tid\":7,\"ts\":1700000000000001,\"ph\":\"C\",\"args\":{\"calls\":4,\"dur_us\":0,\"bytes\":0,\"errors\":0}}$" out &&
+	grep "^{\"id\":5,\"name\":\"probe_9\",\"cat\":\"unknown\",\"pid\":7,\"tid\":7,\"ts\":1700000000000001,\"ph\":\"C\",\"args\":{\"calls\":4,\"dur_us\":0,\"bytes\":0,\"errors\":0}}$" out &&
 	test_one_line err
 '
 

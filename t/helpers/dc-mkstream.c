@@ -11,14 +11,18 @@
  * Input lines (values decimal, ret and args may be negative):
  *
  *   # comment
- *   header host=node1 run=r1 offset=1700000000000000000 start=1000
+ *   header host=node1 run=r1 offset=1700000000000000000 start=1000 [ids=0|1]
+ *          (ids=1, the default: as dc-aggregate writes it, event seq and
+ *          parent are stream ids, seq numbered 1, 2, 3... in record
+ *          order unless given; ids=0: as dc-collect writes it)
  *   probe id=0 kind=uprobe layer=POSIX name=write target=/lib/libc.so.6
  *         args=fd,ptr,size ret=size [offset=N]
  *   process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/dd
  *           cmdline="dd if=x of=y" cwd=/tmp [flags=N start=N]
  *   string id=3 value=/tmp/f
  *   call probe=0 pid=100 tid=100 ts=5000 dur=2000 ret=4096 depth=0
- *        args=3,0,4096 str=/tmp/f file=3 flags=0 [type=N]
+ *        args=3,0,4096 str=/tmp/f file=3 flags=0 [type=N] [seq=N parent=N]
+ *        [error=N]
  *   enter|exit|instant|exec|exitproc ...   (same keys, other record type)
  *   fork pid=100 tid=100 ts=.. child=101   (child goes to args[0])
  *   repeat N <event line>   (N events, ts advancing by dur+1000 each)
@@ -66,6 +70,7 @@ static unsigned char *batch;      /* pending EVENTS payload */
 static size_t batch_len, batch_cap;
 static unsigned batch_count;
 static uint64_t events_total;
+static uint64_t auto_seq;         /* the last seq numbered for ids=1 */
 static long truncate_next = -1;   /* bytes of the next frame to write */
 static int corrupt_next;
 static int stopped;               /* a truncated frame was written */
@@ -279,6 +284,8 @@ static void do_header(struct token *tok, int n)
 		snprintf(info.run_id, sizeof(info.run_id), "%s", v);
 	info.clock_offset_ns = get_num(tok, n, "offset", info.clock_offset_ns);
 	info.start_mono_ns = (uint64_t)get_num(tok, n, "start", 0);
+	if (get_num(tok, n, "ids", 1) == 0)
+		info.flags &= ~(uint32_t)DC_STREAM_F_IDS;
 	start_stream();
 }
 
@@ -574,6 +581,11 @@ static void do_event(int type, struct token *tok, int n, uint64_t repeat)
 	ev.ret = get_num(tok, n, "ret", 0);
 	ev.depth = (uint16_t)get_num(tok, n, "depth", 0);
 	ev.file_id = (uint32_t)get_num(tok, n, "file", 0);
+	ev.parent = (uint64_t)get_num(tok, n, "parent", 0);
+	ev.error = (int32_t)get_num(tok, n, "error", 0);
+	v = get(tok, n, "seq");
+	if (v != NULL)
+		ev.seq = (uint64_t)num(v, "seq");
 	v = get(tok, n, "args");
 	if (v != NULL && *v != '\0') {
 		char *list = xstrdup(v), *save = NULL, *a;
@@ -593,6 +605,8 @@ static void do_event(int type, struct token *tok, int n, uint64_t repeat)
 	}
 	v = get(tok, n, "str");
 	for (i = 0; i < repeat; i++) {
+		if (get(tok, n, "seq") == NULL && (info.flags & DC_STREAM_F_IDS))
+			ev.seq = ++auto_seq;
 		add_event(&ev, args, v);
 		ev.ts += ev.dur + 1000;
 	}
@@ -701,6 +715,7 @@ static void synth_event(int probe, uint32_t pid, uint32_t tid, uint64_t *ts,
 	ev.ret = ret;
 	ev.file_id = file;
 	ev.nargs = (uint8_t)nargs;
+	ev.seq = ++auto_seq;
 	add_event(&ev, args, str);
 	*ts += dur + rnd_range(500, 8000);
 }
@@ -854,6 +869,7 @@ int main(int argc, char **argv)
 	dc_stream_info_init(&info, NULL);
 	info.clock_offset_ns = 1700000000000000000ll;
 	info.start_mono_ns = 0;
+	info.flags = DC_STREAM_F_IDS;
 	if (synth != NULL) {
 		char *end;
 		unsigned long long n = strtoull(synth, &end, 10);

@@ -11,7 +11,7 @@ def fail(msg):
     print("pfw-members: " + msg, file=sys.stderr)
     sys.exit(1)
 
-def check_lines(text, where):
+def check_lines(text, where, ids=None):
     n = 0
     for line in text.split(b"\n"):
         if line.strip() in (b"", b"[", b"]"):
@@ -23,6 +23,8 @@ def check_lines(text, where):
         for key in ("id", "name", "cat", "pid", "tid", "ph"):
             if key not in obj:
                 fail("%s: no %s: %r" % (where, key, line[:80]))
+        if ids is not None:
+            ids.append(obj["id"])
         n += 1
     return n
 
@@ -48,10 +50,13 @@ for k, e in enumerate(entries):
     if nl != e["last_line"] - e["first_line"] + 1 or e["first_line"] != lines + 1:
         fail("member %d: %d lines, index says %d..%d"
              % (k, nl, e["first_line"], e["last_line"]))
-    objs = check_lines(text, "member %d" % k)
-    if objs and (e["last_id"] - e["first_id"] + 1 != objs):
-        fail("member %d: %d objects, ids %d..%d"
-             % (k, objs, e["first_id"], e["last_id"]))
+    ids = []
+    objs = check_lines(text, "member %d" % k, ids)
+    # Ids are unique, not in file order (dc-trace(5)): the index names
+    # the ids of the member's first and last objects.
+    if objs and (e["first_id"] != ids[0] or e["last_id"] != ids[-1]):
+        fail("member %d: ids %d..%d, index says %d..%d"
+             % (k, ids[0], ids[-1], e["first_id"], e["last_id"]))
     lines = e["last_line"]
     end += e["length"]
 if end != len(data):

@@ -15,6 +15,9 @@
  *                                  N x send/recv 1000 bytes, close
  *   workload udpdrop N             N UDP datagrams to a closed loopback port
  *   workload spin SECONDS FILE     append a line to FILE every 10 ms
+ *   workload slow SECONDS FILE     dc_test_slow(): write 1 byte to FILE,
+ *                                  sleep SECONDS, write 1 more, in one
+ *                                  call of a user function
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -291,6 +294,22 @@ static int do_spin(double seconds, const char *path)
 	return 0;
 }
 
+/* One long user-level call with system calls inside, at its start and
+ * after a long sleep. */
+__attribute__((noinline)) int dc_test_slow(const char *path, int seconds)
+{
+	struct timespec t = { seconds, 0 };
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0 || write(fd, "a", 1) != 1)
+		fail(path);
+	while (nanosleep(&t, &t) != 0)
+		;
+	if (write(fd, "b", 1) != 1)
+		fail(path);
+	return close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -313,6 +332,8 @@ int main(int argc, char **argv)
 		return do_udpdrop(atol(argv[2]));
 	if (strcmp(mode, "spin") == 0 && argc == 4)
 		return do_spin(atof(argv[2]), argv[3]);
+	if (strcmp(mode, "slow") == 0 && argc == 4)
+		return dc_test_slow(argv[3], atoi(argv[2])) == 0 ? 0 : 1;
 	fprintf(stderr, "usage: see the header of t/helpers/workload.c\n");
 	return 2;
 }
