@@ -126,10 +126,13 @@ struct proc {
 	int cwd_from_stream;
 	struct u64map fds;        /* fd -> output string id */
 	struct u64map handles;    /* handle -> output string id */
-	/* The fd the last close removed, and its file: a library close()
-	 * arrives after the close syscall it made (children come first). */
+	/* The fd the last close removed, its file, and the id of the call
+	 * that close was made in: a library close() arrives after the
+	 * close syscall it made (children come first) and names the same
+	 * file; no other close of that fd does, it is not open any more. */
 	int64_t closed_fd;
 	uint32_t closed_file;
+	uint64_t closed_in;
 };
 
 static struct u64map procs;   /* input << 32 | pid -> struct proc * */
@@ -704,7 +707,8 @@ static void track_files(unsigned in, const struct probe *pr,
 
 		file = fd_file(p, fd);
 		if (file == 0 && pr->op == OP_CLOSE && p->closed_file != 0 &&
-		    p->closed_fd == fd)
+		    p->closed_fd == fd && p->closed_in != 0 &&
+		    p->closed_in == ev->seq)
 			file = p->closed_file;
 	}
 	else if (pr->handle_arg >= 0 && pr->handle_arg < ev->nargs) {
@@ -777,6 +781,7 @@ static void track_files(unsigned in, const struct probe *pr,
 			if (ev->file_id != 0) {
 				p->closed_fd = fd;
 				p->closed_file = ev->file_id;
+				p->closed_in = ev->parent;
 			}
 			u64map_del(&p->fds, (uint64_t)(int64_t)fd);
 		}

@@ -282,11 +282,26 @@ struct trace {
 	int warned_unknown_probe, warned_unknown_string, warned_type;
 };
 
+/* Wall-clock us of a monotonic ns time.  Any stream may hold any
+ * values: the sum is taken without overflow, and kept between 0 and
+ * INT64_MAX ns (times are signed 64-bit in JSON, dc-trace(5)). */
 static uint64_t to_us(const struct trace *t, uint64_t mono_ns)
 {
-	int64_t ns = (int64_t)mono_ns + t->info.clock_offset_ns;
+	int64_t off = t->info.clock_offset_ns;
+	uint64_t ns;
 
-	return ns > 0 ? (uint64_t)ns / 1000 : 0;
+	if (off >= 0) {
+		ns = mono_ns + (uint64_t)off;
+		if (ns < mono_ns)
+			ns = UINT64_MAX;
+	} else {
+		uint64_t back = (uint64_t)0 - (uint64_t)off;
+
+		ns = mono_ns > back ? mono_ns - back : 0;
+	}
+	if (ns > (uint64_t)INT64_MAX)
+		ns = (uint64_t)INT64_MAX;
+	return ns / 1000;
 }
 
 /* ---- outputs ---- */
@@ -1060,11 +1075,14 @@ static void describe_string(struct output *o, const char *kind, uint32_t pid,
 			    uint32_t tid, uint64_t hash, const char *json,
 			    size_t json_len, const char *raw, size_t len)
 {
+	/* FH and SH of one string are two lines: the key is the hash (53
+	 * bits) and the kind. */
+	uint64_t key = (hash << 1 | (kind[0] == 'F')) + 1;
 	int added;
 
-	if (hash == o->cache_hash)
+	if (key == o->cache_hash)
 		return;
-	hashmap_insert(&o->described, hash + 1, &added);
+	hashmap_insert(&o->described, key, &added);
 	if (added) {
 		if (json == NULL) {
 			char *j = jstr_dup(raw, len, &json_len);
@@ -1075,7 +1093,7 @@ static void describe_string(struct output *o, const char *kind, uint32_t pid,
 			put_hash_meta(o, kind, pid, tid, json, json_len, hash);
 		}
 	}
-	o->cache_hash = hash;
+	o->cache_hash = key;
 }
 
 /* ---- events ---- */

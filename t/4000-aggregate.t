@@ -216,6 +216,29 @@ test_expect_success 'fork copies the fd table; process exit drops it' '
 	test_cmp expect got
 '
 
+test_expect_success 'a library close names the file its close syscall closed; a failed close of a closed fd names none' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	probe id=14 kind=syscall layer=sys name=close args=fd ret=status
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=/f seq=1
+	call probe=14 pid=100 tid=100 ts=210 dur=10 ret=0 depth=1 args=3 seq=3 parent=2
+	call probe=2 pid=100 tid=100 ts=200 dur=30 ret=0 args=3 seq=2
+	call probe=14 pid=100 tid=100 ts=310 dur=10 ret=-9 depth=1 args=3 flags=2 error=9 seq=5 parent=4
+	call probe=2 pid=100 tid=100 ts=300 dur=30 ret=-1 args=3 flags=2 seq=4
+	end
+	EOF
+	agg s &&
+	events | cut -d" " -f2,7,10 >got &&
+	cat >expect <<-\EOF &&
+	probe=0 ret=3 file=/f
+	probe=14 ret=0 file=/f
+	probe=2 ret=0 file=/f
+	probe=14 ret=-9 file=-
+	probe=2 ret=-1 file=-
+	EOF
+	test_cmp expect got
+'
+
 test_expect_success 'fopen names its handle; fclose forgets it' '
 	write_probes >s &&
 	cat >>s <<-\EOF &&

@@ -189,4 +189,43 @@ test_expect_success 'usage errors exit 2 with one line and a hint' '
 	dc-write --version >out && grep datacrumbs out
 '
 
+test_expect_success 'extreme timestamps and offsets do not overflow: clamped to the signed range' '
+	cat >in.txt <<-\IN &&
+	header host=h offset=9223372036854775000 start=0
+	probe id=0 layer=POSIX name=read args=fd ret=size
+	call probe=0 pid=1 ts=18446744073709551000 dur=0 ret=1 args=3
+	call probe=0 pid=1 ts=5 dur=0 ret=1 args=3
+	end
+	IN
+	dc-mkstream in.txt | dc-write --plain - >out.pfw 2>err &&
+	grep "\"name\":\"read\"" out.pfw | sed "s/.*\"ts\":\([0-9]*\),.*/\1/" >got &&
+	printf "9223372036854775\n9223372036854775\n" >expect &&
+	test_cmp expect got &&
+	cat >in.txt <<-\IN &&
+	header host=h offset=-9223372036854775000 start=0
+	probe id=0 layer=POSIX name=read args=fd ret=size
+	call probe=0 pid=1 ts=1000 dur=0 ret=1 args=3
+	end
+	IN
+	dc-mkstream in.txt | dc-write --plain - >out.pfw 2>err &&
+	grep "\"name\":\"read\".*\"ts\":0," out.pfw
+'
+
+test_expect_success 'a string written as SH and later used as a file also gets its FH' '
+	cat >in.txt <<-\IN &&
+	header host=h offset=1700000000000000000 start=0
+	probe id=0 layer=STDIO name=fopen args=str,str ret=handle
+	probe id=1 layer=POSIX name=open args=path,flags,mode ret=fd
+	call probe=0 pid=1 ts=1000 dur=10 ret=0 args=0,0 str=/tmp/same flags=2
+	call probe=1 pid=1 ts=2000 dur=10 ret=3 args=0,0,0 str=/tmp/same
+	end
+	IN
+	dc-mkstream in.txt | dc-write --plain - >out.pfw &&
+	grep -c "\"name\":\"SH\",.*\"name\":\"/tmp/same\"" out.pfw >n &&
+	echo 1 >expect && test_cmp expect n &&
+	grep -c "\"name\":\"FH\",.*\"name\":\"/tmp/same\"" out.pfw >n &&
+	test_cmp expect n &&
+	dc-write --check out.pfw
+'
+
 test_done
