@@ -123,13 +123,12 @@ test)
 	variant "$top/build-san" --enable-sanitizers || status=1
 	variant "$top/build-fuzz" CC=afl-clang-fast --enable-fuzzing \
 		--enable-sanitizers || status=1
-	# The suite and the suite under ASan+UBSan (leaks included) at once,
-	# two scripts at a time each: a test spends most of its time waiting
-	# (about a seventh of the suite's wall time is CPU), and the tests
-	# already share this machine with other runs.  The sanitizer suite's
-	# output follows.
-	: "${PROVE_FLAGS:=-j2}"
-	export PROVE_FLAGS
+	# The suite and the suite under ASan+UBSan (leaks included) at once:
+	# a test spends most of its time waiting (about a seventh of the
+	# suite's wall time is CPU).  Within each suite the scripts run one at
+	# a time (PROVE_FLAGS=-j2 halves the time, but system-wide counts in
+	# some BPF tests then see the other script's I/O).  The sanitizer
+	# suite's output follows.
 	(cd "$top/build-san" &&
 		timed "the sanitizer suite" make check >check.log 2>&1) &
 	san=$!
