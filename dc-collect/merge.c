@@ -73,7 +73,8 @@ void dc_merge_run(struct dc_merge *m, uint64_t upto, bool final,
 		m->idx[n++] = off;
 	}
 	sort_base = m->fq;
-	qsort(m->idx, n, sizeof(size_t), by_end);
+	if (n > 1) /* qsort(NULL, 0) is undefined (UBSan) */
+		qsort(m->idx, n, sizeof(size_t), by_end);
 	while (koff < m->klen) {
 		const struct dc_event *k = (const struct dc_event *)(m->kq + koff);
 		uint64_t e = end_of(k);
