@@ -240,6 +240,8 @@ struct output {
 	struct hashmap threads;  /* tid + 1 */
 	struct hashmap procs;    /* pid + 1 -> process version described */
 	uint32_t cache_pid, cache_tid, cache_gen;
+	int cache_ok;             /* cache_pid/tid were described (any value
+	                            is a pid: no sentinel) */
 	uint64_t cache_hash;
 };
 
@@ -480,6 +482,7 @@ static void open_file(struct trace *t, struct output *o)
 	o->cache_gen = 0;
 	o->cache_hash = 0;
 	o->cache_pid = o->cache_tid = UINT32_MAX;
+	o->cache_ok = 0;
 
 	p = gzout_reserve(o->gz, 2);
 	p = PUT(p, "[\n");
@@ -1067,6 +1070,7 @@ static void describe_thread(struct trace *t, struct output *o, uint32_t pid,
 	o->cache_pid = pid;
 	o->cache_tid = tid;
 	o->cache_gen = t->proc_gen;
+	o->cache_ok = 1;
 }
 
 /* FH/SH line for hash unless o already has it.  json may be NULL: then
@@ -1197,7 +1201,7 @@ static void write_event(struct trace *t, const struct dc_event *ev)
 	char *start, *p;
 	int i, n;
 
-	if (o->cache_pid != ev->pid || o->cache_tid != tid ||
+	if (!o->cache_ok || o->cache_pid != ev->pid || o->cache_tid != tid ||
 	    o->cache_gen != t->proc_gen)
 		describe_thread(t, o, ev->pid, tid);
 	/* Processes of the second and later hosts of a merge (pids moved

@@ -282,4 +282,34 @@ test_expect_success 'a collector stream straight into dc-write is refused, no fi
 	test ! -e out.pfw.gz
 '
 
+test_expect_success 'any pid and tid are storable: 4294967295 nests like any other' '
+	{ probes && cat <<-\IN; } >in.txt &&
+	call probe=1 pid=4294967295 tid=4294967295 ts=1100 dur=10 depth=1 args=3,0,1 seq=2 parent=1 ret=1
+	instant probe=2 pid=4294967295 tid=4294967295 ts=1150 depth=1 args=1 parent=1
+	call probe=0 pid=4294967295 tid=4294967295 ts=1000 dur=700 depth=0 args=3,0,1 seq=1 ret=1
+	call probe=0 pid=0 tid=0 ts=2000 dur=10 depth=0 args=3,0,1 seq=1 ret=1
+	end
+	IN
+	tree in.txt >got &&
+	cat >expect <<-\EOF &&
+	1 4294967295 3,0,1 1 2 0
+	2 4294967295 1 3 2 0
+	0 4294967295 3,0,1 2 0 0
+	0 0 3,0,1 4 0 0
+	EOF
+	test_cmp expect got &&
+	dc-mkstream in.txt | dc-aggregate | dc-write --plain - >out.pfw &&
+	pidx out.pfw >got &&
+	cat >expect <<-\EOF &&
+	write 1 2 4
+	fault 1 6 4
+	write 0 4 -
+	write 0 8 -
+	EOF
+	test_cmp expect got &&
+	grep -c "\"pid\":4294967295,\"tid\":4294967295" out.pfw >n &&
+	echo 4 >expect && test_cmp expect n &&
+	dc-write --check out.pfw
+'
+
 test_done
