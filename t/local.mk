@@ -46,9 +46,15 @@ clean-local-trash:
 check_PROGRAMS += t/helpers/workload
 t_helpers_workload_SOURCES = t/helpers/workload.c
 t_helpers_workload_LDADD = -lpthread
+# Never sanitized: it is the traced application, and the client
+# library preloaded into it must come first, ahead of any ASan runtime.
+t_helpers_workload_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
+t_helpers_workload_LDFLAGS =
 # STDIO, vectored, open/fcntl/rename/chdir arguments (t/3200).
 check_PROGRAMS += t/helpers/userbytes
 t_helpers_userbytes_SOURCES = t/helpers/userbytes.c
+t_helpers_userbytes_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
+t_helpers_userbytes_LDFLAGS =
 # Built by t/3210 itself with mpicc and h5cc.
 EXTRA_DIST += t/helpers/mpi-bytes.c t/helpers/h5-ids.c
 EXTRA_DIST += t/helpers/pfw-query
