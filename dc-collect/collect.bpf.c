@@ -217,7 +217,7 @@ static __always_inline __u64 rb_flags(void)
 /* How many wrapped calls the client library has open on this thread (0
  * off the fast path): the kernel's records nest that much deeper.  The
  * client's word, read from its memory: bounded, and harmless if wrong. */
-static __always_inline __u32 client_depth(void)
+static __always_inline __u32 client_state(__u64 *cur)
 {
 	struct dc_client_tls tls;
 	struct task_struct *task;
@@ -225,6 +225,7 @@ static __always_inline __u32 client_depth(void)
 	__s64 *off;
 	__u64 tp;
 
+	*cur = 0;
 	if (!fast_path)
 		return 0;
 	off = bpf_map_lookup_elem(&fast_procs, &tgid);
@@ -240,7 +241,18 @@ static __always_inline __u32 client_depth(void)
 #endif
 	if (bpf_probe_read_user(&tls, sizeof(tls), (void *)(tp + *off)) != 0)
 		return 0;
+	/* The innermost open client call is the parent (its seq carries
+	 * DC_SEQ_CLIENT; anything else is not the client's to claim). */
+	if (tls.depth > 0 && (tls.cur & DC_SEQ_CLIENT))
+		*cur = tls.cur;
 	return tls.depth < DC_MAX_CLIENT_DEPTH ? tls.depth : DC_MAX_CLIENT_DEPTH;
+}
+
+static __always_inline __u32 client_depth(void)
+{
+	__u64 cur;
+
+	return client_state(&cur);
 }
 
 /* The current thread's stack (tid is the current thread's); with create,
@@ -256,7 +268,7 @@ static __always_inline void push(__u32 tid, __u32 probe_id, __u32 is_syscall,
 {
 	struct dc_stack *st = get_stack(tid, true);
 	struct dc_call_frame *f;
-	__u64 seq;
+	__u64 seq, ccur = 0;
 	__u32 d;
 
 	if (!st) {
@@ -280,12 +292,12 @@ static __always_inline void push(__u32 tid, __u32 probe_id, __u32 is_syscall,
 	}
 	st->depth = d + 1;
 	if (d == 0)
-		st->client_depth = client_depth();
+		st->client_depth = client_state(&ccur);
 	f = &st->frames[d];
 	f->probe_id = probe_id;
 	f->is_syscall = is_syscall;
 	f->seq = seq;
-	f->parent = d > 0 ? st->frames[(d - 1) & (DC_MAX_DEPTH - 1)].seq : 0;
+	f->parent = d > 0 ? st->frames[(d - 1) & (DC_MAX_DEPTH - 1)].seq : ccur;
 	f->args[0] = args[0];
 	f->args[1] = args[1];
 	f->args[2] = args[2];
@@ -1083,7 +1095,7 @@ static __always_inline void set_place(struct kevent *k, __u32 tid)
 	k->parent = 0;
 	if (!st || st->depth == 0) {
 		/* Under the client library's calls only (fast path). */
-		k->depth = client_depth();
+		k->depth = client_state(&k->parent);
 		return;
 	}
 	d = st->depth;

@@ -5,7 +5,8 @@
 
 Takes the events of the traced workload (t/helpers/fastclient mix) between
 its two marker stat() calls, in time order, and compares them one by one
-on name, cat, level, errno and arguments, ignoring ts, dur, ids and
+on name, cat, level, errno, arguments and the parent call's name,
+ignoring ts, dur, ids and
 pointer values (heap and stack addresses differ between runs).  Calls
 that libc makes to its own exported functions (fopen's open, stat's
 fstatat) are seen by a uprobe (it is on the function's address) but not
@@ -38,7 +39,8 @@ def load(path):
                 events.append(ev)
     for ev in events:
         ev["file"] = files.get(ev["args"].get("fhash"), "")
-    return sorted(events, key=lambda e: e["ts"])
+    # Equal microseconds: the enclosing call first.
+    return sorted(events, key=lambda e: (e["ts"], e["args"].get("level", 0)))
 
 
 def window(events):
@@ -72,8 +74,20 @@ def drop_libc_internals(events):
     return out
 
 
+def parents(events, all_events):
+    """Each kept event's parent as (cat, name), through dropped ones."""
+    by_id = {e["id"]: e for e in all_events}
+    kept = {e["id"] for e in events}
+    for e in events:
+        p = by_id.get(e["args"].get("p_idx"))
+        while p is not None and p["id"] not in kept:
+            p = by_id.get(p["args"].get("p_idx"))
+        e["parent"] = (p["cat"], p["name"]) if p else None
+
+
 def key(e):
     a = {k: v for k, v in e["args"].items() if k not in IGNORE}
+    a["parent"] = e.get("parent")
     if "mode" in a and not (a.get("flags", 0) & 0o100):
         del a["mode"]  # not passed: whatever the register held
     if e["name"] in POINTER_RET:
@@ -82,8 +96,13 @@ def key(e):
     return (e["cat"], e["name"], e["file"], json.dumps(a, sort_keys=True))
 
 
-fast = [key(e) for e in window(load(sys.argv[1]))]
-slow = [key(e) for e in drop_libc_internals(window(load(sys.argv[2])))]
+fall, sall = load(sys.argv[1]), load(sys.argv[2])
+fwin = window(fall)
+swin = drop_libc_internals(window(sall))
+parents(fwin, fall)
+parents(swin, sall)
+fast = [key(e) for e in fwin]
+slow = [key(e) for e in swin]
 bad = 0
 for i in range(max(len(fast), len(slow))):
     f = fast[i] if i < len(fast) else None
