@@ -136,7 +136,7 @@ test)
 	# parser the others miss.
 	san_scripts=$(echo "$top"/t/[0124568]*.t)
 	cd "$top/build-san" && timed "the sanitizer suite" \
-		make check TEST_SCRIPTS="$san_scripts" || status=1
+		make check PROVE_TESTS="$san_scripts" || status=1
 	# AFL++ on every fuzz target (fuzz/README.md), then the kernel tests
 	# in a Debian 6.1 VM.
 	cd "$top/build-fuzz" && timed "fuzzing" \

@@ -17,15 +17,15 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=1:exitcode=86:verify_asan_link_order=0:log_p
 endif
 
 # The scripts `make check` runs: all but the VM one, unless told
-# (make check TEST_SCRIPTS='...', as setup.sh does for the sanitizer suite).
-TEST_SCRIPTS = $(filter-out %/9000-vm-debian-6.1.t,\
+# (make check PROVE_TESTS='...', as setup.sh does for the sanitizer suite).
+PROVE_TESTS = $(filter-out %/9000-vm-debian-6.1.t,\
 	$(wildcard $(abs_top_srcdir)/t/*.t))
 
 check-local: all $(check_PROGRAMS)
 	@if test -n "$(SAN_LOGS)"; then rm -rf $(SAN_LOGS); mkdir -p $(SAN_LOGS); fi
 	cd $(top_builddir) && DC_SRC_DIR=$(abs_top_srcdir) \
 	DC_BUILD_DIR=$(abs_top_builddir) $(SAN_ENV) \
-	prove $(PROVE_FLAGS) $(TEST_SCRIPTS); rc=$$?; \
+	prove $(PROVE_FLAGS) $(PROVE_TESTS); rc=$$?; \
 	if test -n "$(SAN_LOGS)" && test -n "$$(ls $(SAN_LOGS))"; then \
 		echo "sanitizer findings:"; head -n 40 $(SAN_LOGS)/*; exit 1; \
 	fi; exit $$rc
