@@ -9,6 +9,8 @@ dcreportdir = $(pkgdatadir)/python/dcreport
 dist_dcreport_DATA = \
 	dc-report/dcreport/__init__.py \
 	dc-report/dcreport/analyse.py \
+	dc-report/dcreport/bins.py \
+	dc-report/dcreport/calltree.py \
 	dc-report/dcreport/cli.py \
 	dc-report/dcreport/plots.py \
 	dc-report/dcreport/reader.py \

@@ -80,6 +80,56 @@ test_expect_success DASK 'a nested trace over many gzip members: summary, call p
 	test ! -s warn
 '
 
+test_expect_success DASK 'parents written after their children: exact paths, bytes once, no orphans' '
+	zcat "$SHARED/n.pfw.gz" >n.pfw &&
+	child=$(grep -n "\"name\":\"pwrite64\"" n.pfw | head -n 1 | cut -d: -f1) &&
+	parent=$(grep -n "\"name\":\"H5Dwrite\"" n.pfw | head -n 1 | cut -d: -f1) &&
+	test "$child" -lt "$parent" &&
+	$Q "$SHARED/many.html" table layer-table >layers &&
+	grep -x "HDF5	15000	24.65		300	0	" layers &&
+	! grep -i orphan "$SHARED/many.html"
+'
+
+# A deeper tree: one long app call (main) of pid 100 over GROUPS
+# H5Dwrite > pwrite > pwrite64, so main, written last, is the parent of
+# every part's lines.
+deep_stream() {
+	nested_stream "$1" | sed -e "s/ pid=101 tid=101 / pid=100 tid=100 /" \
+		-e "/^call probe=[0-2] /s/ depth=\([0-2]\) / depth=\1+ /" \
+		-e "s/ depth=0+ / depth=1 /; s/ depth=1+ / depth=2 /; s/ depth=2+ / depth=3 /" \
+		-e "/^call probe=4 /i\\
+call probe=5 pid=100 tid=100 ts=1500000 dur=40000000 ret=0 depth=0 args=" \
+		-e "/^probe id=4 /a\\
+probe id=5 kind=uprobe layer=app name=main target=/usr/bin/app args= ret=int"
+}
+
+test_expect_success DASK 'a deep tree over many gzip members and parts, children first or parents first' '
+	deep_stream 300 | dc-mkstream | dc-write --chunk-size 4K deep.pfw.gz &&
+	test $(wc -l <deep.pfw.gz.idx) -gt 20 &&
+	dc-report -w 2 --part-size 8K --top 0 deep.pfw.gz -o deep.html &&
+	dc-write --summary --top 0 deep.pfw.gz | tail -n +3 >want &&
+	$Q deep.html summary | tail -n +2 >got &&
+	test_cmp want got &&
+	$Q deep.html table calltree-table >paths &&
+	grep -x "main	1	40000" paths &&
+	grep -x "main > H5Dwrite	300	15000" paths &&
+	grep -x "main > H5Dwrite > pwrite	300	12000" paths &&
+	grep -x "main > H5Dwrite > pwrite > pwrite64	300	9000" paths &&
+	test $(wc -l <paths) = 6 &&
+	$Q deep.html table files-table >files &&
+	grep -x "/data/out.h5	600	21000	0	19660800	2	8" files &&
+	$Q deep.html warning >warn &&
+	test ! -s warn &&
+	zcat deep.pfw.gz | python3 "$DC_SRC_DIR/t/helpers/pfw-parents-first.py" 40 pf.pfw.gz &&
+	test $(wc -l <pf.pfw.gz.idx) -gt 20 &&
+	dc-report -w 2 --part-size 8K --top 0 pf.pfw.gz -o pf.html &&
+	for t in calltree-table files-table layer-table; do
+		$Q pf.html table $t >pf.$t &&
+		$Q deep.html table $t >deep.$t &&
+		test_cmp deep.$t pf.$t || exit 1
+	done
+'
+
 test_expect_success DASK 'one part on one worker gives the same report as many parts on two' '
 	dc-report -w 1 --stats --top 0 "$SHARED/n.pfw.gz" -o one.html 2>stats &&
 	grep "^dc-report: 1 parts, 902 events, analysed in [0-9.]* s (cluster start [0-9.]* s) on 1 workers$" stats &&

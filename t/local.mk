@@ -62,7 +62,8 @@ t_helpers_userbytes_LDFLAGS =
 # Built by t/3210 itself with mpicc and h5cc.
 EXTRA_DIST += t/helpers/mpi-bytes.c t/helpers/h5-ids.c
 EXTRA_DIST += t/helpers/pfw-query
-EXTRA_DIST += t/helpers/report-query.py t/helpers/mpi-hdf5.c
+EXTRA_DIST += t/helpers/report-query.py t/helpers/mpi-hdf5.c \
+	t/helpers/pfw-parents-first.py
 
 # Applications that crash, _exit or wait between phases (t/80xx).
 check_PROGRAMS += t/helpers/fault-app

@@ -11,19 +11,28 @@ size (or count) argument, up to that size.
 """
 import resource
 
+from dcreport import calltree
+from dcreport.bins import FIRST_WIDTH, add_bin, add_counts, add_nested, merge_bins
 from dcreport.reader import read_part
 
-# Time bins: absolute multiples of a power-of-two width in microseconds,
-# doubled until the run fits in MAX_BINS, so partial results of any span
-# merge exactly.
-FIRST_WIDTH = 1024
-MAX_BINS = 240
-# Parents are found by id among the last PARENT_WINDOW ids seen: dc-write
-# writes a call group (a call and all under it) whole, and holds at most
-# 65536 records of a thread (dc-trace(5), Parents), so a parent is that
-# close; the window bounds a task's memory.
-PARENT_WINDOW = 1 << 17
 META = ("datacrumbs", "dftracer")
+
+
+def _id(v):
+    """An id or p_idx as an int (DFTracer writers may quote them), None
+    for none: absent, -1 (not known) or not a number."""
+    if type(v) is not int:
+        if type(v) is not str or not v.strip().lstrip("-").isdigit():
+            return None
+        v = int(v)
+    return v if v >= 0 else None
+
+
+def _label(name, cat):
+    """A call's name in a call path: kernel events by their short name."""
+    if cat in ("block", "pagecache", "faults", "net"):
+        return name.rsplit(":", 1)[-1]
+    return name
 
 
 def int_value(v):
@@ -102,6 +111,9 @@ def new_partial():
         "paths": {},        # call path -> [calls, us]
         "overlap": {},      # (layer, parent layer) -> us
         "orphans": 0,       # calls whose parent was not found
+        "open": {},         # parent key -> call-tree fragment waiting for it
+        "exports": {},      # key -> call record, for earlier parts' fragments
+        "tails": {},        # key -> resolved call, for later parts' fragments
         "parts": 0,
     }
 
@@ -113,40 +125,20 @@ class _Part:
         self.p = new_partial()
         self.fi = part["file"]
         self.hh = part["hhash"]
-        self.parents = {}
-        self.last_id = 0
+        self.tree = calltree.Tree(self.p, self.fi)
         self.p["files"][self.fi] = {"end": None, "ours": False, "drops": 0,
                                     "unreadable": 0}
 
     def context(self, ev):
+        """A line of the member before the part, for parents written
+        before their children (see calltree)."""
         if ev.get("ph") == "X" and ev.get("cat") not in META:
             args = ev.get("args")
-            if type(args) is dict:
-                name = ev.get("name")
+            if type(args) is dict and type(ev.get("name")) is str:
+                name, cat = ev["name"], ev.get("cat")
                 moved = classify(name) is not None and _nbytes(args) > 0
-                self._path(ev, args, name, ev.get("cat"), moved, False)
-
-    def _path(self, ev, args, name, cat, moved, counted=True):
-        """The call path of EV (a tuple of names), remembered by id with
-        its layer and whether it or a call above it moved bytes."""
-        pidx = args.get("p_idx")
-        parent = None
-        if pidx is not None and pidx != -1:
-            parent = self.parents.get(pidx)
-            if parent is None and counted:
-                self.p["orphans"] += 1
-        label = name.rsplit(":", 1)[-1] if cat in ("block", "pagecache", "faults", "net") \
-            else name
-        path = (parent[0] + (label,)) if parent else (label,)
-        i = ev.get("id")
-        if type(i) is int:
-            self.parents[i] = (path, cat, moved or (parent is not None and parent[2]))
-            if i > self.last_id:
-                self.last_id = i
-                if len(self.parents) > 2 * PARENT_WINDOW:
-                    low = i - PARENT_WINDOW
-                    self.parents = {k: v for k, v in self.parents.items() if k >= low}
-        return path, parent
+                self.tree.context(_id(ev.get("id")), _id(args.get("p_idx")),
+                                  _label(name, cat), cat, moved)
 
     def meta(self, ev, name, args):
         p = self.p
@@ -239,6 +231,9 @@ class _Part:
                 r[col] += v
 
     def event(self, ev, name, cat, ph, ts, dur, args, proc):
+        """One event: its rows, series and tables; a call goes to the
+        call tree, with its bytes as a fragment of its own, counted for
+        its process and file only if no call above it moved them."""
         p = self.p
         fname = args.get("fname")
         if type(fname) is str:
@@ -258,19 +253,12 @@ class _Part:
         r[1] += nbytes
         d = classify(name)
         # The bytes of a process or a file count once, at the highest
-        # call that moved them (not again in the syscall under a write).
-        above = False
+        # call that moved them (not again in the syscall under a write):
+        # a call's bytes go into its own fragment, which the call tree
+        # counts, or drops once a call above it proves to have moved some.
+        own = calltree.new_fragment() if ph == "X" else p
         if ph == "X":
-            path, parent = self._path(ev, args, name, cat, d is not None and nbytes > 0)
-            above = parent is not None and parent[2]
-            c = p["paths"].get(path)
-            if c is None:
-                c = p["paths"][path] = [0, 0]
-            c[0] += 1
-            c[1] += us
-            if parent is not None and parent[1] != cat:
-                k = (cat, parent[1])
-                p["overlap"][k] = p["overlap"].get(k, 0) + us
+            own["rel"][(_label(name, cat),)] = [1, us]
         if cat == "block":
             self.block(name, ts, dur, args, proc)
         elif cat == "pagecache":
@@ -281,8 +269,7 @@ class _Part:
             p["faults"][name] = p["faults"].get(name, 0) + 1
         elif d is not None:
             if nbytes:
-                if not above:
-                    self.add_bin(("p", proc, d), ts, nbytes)
+                add_bin(own, ("p", proc, d), ts, nbytes)
                 self.add_bin(("l", cat, d), ts, nbytes)
             size = int_value(args.get("size"))
             if size < 0:
@@ -301,8 +288,15 @@ class _Part:
             else:
                 f[0] += 1
                 f[4] += us
-                if not above:
+                if nbytes and own is not p:
+                    rw = own["fileio"].setdefault(fkey, [0, 0])
+                    rw[0 if d == "r" else 1] += nbytes
+                elif nbytes:
                     f[2 if d == "r" else 3] += nbytes
+        if own is not p:
+            self.tree.call(_id(ev.get("id")), _id(args.get("p_idx")),
+                           _label(name, cat), cat, us, own,
+                           (proc, int_value(ev.get("tid"))), ts, ts + max(dur, 0))
 
     def block(self, name, ts, dur, args, proc):
         """Block requests: the completion carries the latency (its dur),
@@ -325,31 +319,7 @@ class _Part:
             s[k] = s.get(k, 0) + 1
 
     def add_bin(self, key, ts, value):
-        p = self.p
-        b = ts // p["width"]
-        if p["lo"] is None:
-            p["lo"] = p["hi"] = b
-        elif b < p["lo"] or b > p["hi"]:
-            p["lo"], p["hi"] = min(p["lo"], b), max(p["hi"], b)
-            while p["hi"] - p["lo"] >= MAX_BINS:
-                coarsen(p)
-            b = ts // p["width"]
-        s = p["series"].get(key)
-        if s is None:
-            s = p["series"][key] = {}
-        s[b] = s.get(b, 0) + value
-
-
-def coarsen(p):
-    """Double the bin width of partial P, adding neighbouring bins."""
-    p["width"] *= 2
-    p["lo"] //= 2
-    p["hi"] //= 2
-    for key, s in p["series"].items():
-        t = {}
-        for b, v in s.items():
-            t[b // 2] = t.get(b // 2, 0) + v
-        p["series"][key] = t
+        add_bin(self.p, key, ts, value)
 
 
 def analyse_parts(parts):
@@ -358,32 +328,12 @@ def analyse_parts(parts):
     for part in parts:
         a = _Part(part)
         issues, bad = read_part(part, a.take, a.context)
+        a.tree.close()
         a.p["files"][part["file"]]["unreadable"] = bad
         a.p["issues"] = issues
         a.p["parts"] = 1
         out = a.p if out is None else merge_two(out, a.p)
     return out if out is not None else new_partial()
-
-
-def _add_counts(a, b):
-    for k, v in b.items():
-        if k in a:
-            if type(v) is list:
-                x = a[k]
-                for i in range(len(v)):
-                    x[i] += v[i]
-            else:
-                a[k] += v
-        else:
-            a[k] = v
-
-
-def _add_nested(a, b):
-    for k, h in b.items():
-        if k in a:
-            _add_counts(a[k], h)
-        else:
-            a[k] = h
 
 
 def _latest(a, b):
@@ -425,29 +375,12 @@ def merge_two(a, b):
         else:
             t[0], t[1] = min(t[0], s[0]), max(t[1], s[1])
     for k in ("rows", "fileio", "devbytes", "cache", "faults", "paths", "overlap"):
-        _add_counts(a[k], b[k])
-    _add_nested(a["sizes"], b["sizes"])
-    _add_nested(a["blat"], b["blat"])
-    _merge_bins(a, b)
+        add_counts(a[k], b[k])
+    add_nested(a["sizes"], b["sizes"])
+    add_nested(a["blat"], b["blat"])
+    merge_bins(a, b)
+    calltree.merge_open(a, b)
     return a
-
-
-def _merge_bins(a, b):
-    if b["lo"] is None:
-        return
-    while b["width"] < a["width"]:
-        coarsen(b)
-    while a["width"] < b["width"]:
-        coarsen(a)
-    if a["lo"] is None:
-        a["lo"], a["hi"] = b["lo"], b["hi"]
-    else:
-        a["lo"], a["hi"] = min(a["lo"], b["lo"]), max(a["hi"], b["hi"])
-    while a["hi"] - a["lo"] >= MAX_BINS:
-        coarsen(a)
-        coarsen(b)
-        a["lo"], a["hi"] = min(a["lo"], b["lo"]), max(a["hi"], b["hi"])
-    _add_nested(a["series"], b["series"])
 
 
 def merge_all(partials):
@@ -490,4 +423,4 @@ def run(parts, client, split_every=8):
     bag = db.from_sequence(parts, npartitions=len(parts))
     result = bag.reduction(ByValue(analyse_parts), ByValue(merge_all),
                            split_every=split_every)
-    return client.compute(result).result()
+    return calltree.finish(client.compute(result).result())

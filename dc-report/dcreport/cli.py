@@ -88,10 +88,13 @@ def start_client(a):
     from distributed import Client, LocalCluster
     import dcreport
     import dcreport.analyse
+    import dcreport.bins
+    import dcreport.calltree
     import dcreport.reader
     # Workers (remote ones too) get the analysis by value: they need Dask,
     # not datacrumbs.
-    for m in (dcreport, dcreport.analyse, dcreport.reader):
+    for m in (dcreport, dcreport.analyse, dcreport.bins, dcreport.calltree,
+              dcreport.reader):
         cloudpickle.register_pickle_by_value(m)
     if a.scheduler or a.scheduler_file:
         if a.scheduler_file:
