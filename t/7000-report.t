@@ -9,12 +9,14 @@ test_lazy_prereq DASK '
 '
 Q=report-query.py
 
-# A stream of GROUPS HDF5 writes, each H5Dwrite > pwrite > pwrite64 (the
-# collector sends the innermost call first), on two ranks, plus an open
-# and a close naming the file.
+# A collector's stream (ids=0: seq and parent are entry numbers) of GROUPS
+# HDF5 writes, each H5Dwrite > pwrite > pwrite64 (the collector sends the
+# innermost call first; dc-aggregate keeps that order, so a parent's line
+# comes after its children's), on two ranks, plus an open and a close
+# naming the file.
 nested_stream() {
 	cat <<-EOF
-	header host=node1 run=r7 offset=1700000000000000000 start=1000
+	header host=node1 run=r7 offset=1700000000000000000 start=1000 ids=0
 	probe id=0 kind=uprobe layer=HDF5 name=H5Dwrite target=/lib/libhdf5.so args=handle,handle ret=int
 	probe id=1 kind=uprobe layer=POSIX name=pwrite target=/lib/libc.so.6 args=fd,ptr,size,offset ret=size
 	probe id=2 kind=syscall layer=sys name=pwrite64 target=kernel args=fd,ptr,size,offset ret=size
@@ -23,18 +25,19 @@ nested_stream() {
 	process pid=100 ppid=1 uid=0 gid=0 rank=0 exe=/usr/bin/app cmdline="app -n 2" cwd=/tmp
 	process pid=101 ppid=1 uid=0 gid=0 rank=1 exe=/usr/bin/app cmdline="app -n 2" cwd=/tmp
 	string id=7 value=/data/out.h5
-	call probe=3 pid=100 tid=100 ts=1000000 dur=5000 ret=3 depth=0 args=0,66,420 file=7
+	call probe=3 pid=100 tid=100 ts=1000000 dur=5000 ret=3 depth=0 args=0,66,420 file=7 seq=1
 	EOF
 	i=0
 	while [ $i -lt "$1" ]; do
 		pid=$((100 + i % 2))
 		t=$((2000000 + i * 100000))
-		echo "call probe=2 pid=$pid tid=$pid ts=$((t + 2000)) dur=30000 ret=65536 depth=2 args=3,0,65536,0 file=7"
-		echo "call probe=1 pid=$pid tid=$pid ts=$((t + 1000)) dur=40000 ret=65536 depth=1 args=3,0,65536,0 file=7"
-		echo "call probe=0 pid=$pid tid=$pid ts=$t dur=50000 ret=0 depth=0 args=1,2"
+		s=$((10 + 3 * i))
+		echo "call probe=2 pid=$pid tid=$pid ts=$((t + 2000)) dur=30000 ret=65536 depth=2 args=3,0,65536,0 file=7 seq=$((s + 2)) parent=$((s + 1))"
+		echo "call probe=1 pid=$pid tid=$pid ts=$((t + 1000)) dur=40000 ret=65536 depth=1 args=3,0,65536,0 file=7 seq=$((s + 1)) parent=$s"
+		echo "call probe=0 pid=$pid tid=$pid ts=$t dur=50000 ret=0 depth=0 args=1,2 seq=$s"
 		i=$((i + 1))
 	done
-	echo "call probe=4 pid=100 tid=100 ts=$((2000000 + $1 * 100000)) dur=3000 ret=0 depth=0 args=3 file=7"
+	echo "call probe=4 pid=100 tid=100 ts=$((2000000 + $1 * 100000)) dur=3000 ret=0 depth=0 args=3 file=7 seq=$((10 + 3 * $1))"
 	echo "end events=AUTO dropped=0 flags=0"
 }
 
@@ -56,7 +59,7 @@ test_expect_success 'help, version, usage errors' '
 '
 
 test_expect_success DASK 'a nested trace over many gzip members: summary, call paths, files' '
-	nested_stream 300 | dc-mkstream | dc-write --chunk-size 4K "$SHARED/n.pfw.gz" &&
+	nested_stream 300 | dc-mkstream | dc-aggregate | dc-write --chunk-size 4K "$SHARED/n.pfw.gz" &&
 	test $(wc -l <"$SHARED/n.pfw.gz.idx") -gt 20 &&
 	dc-report -w 2 --part-size 8K --top 0 "$SHARED/n.pfw.gz" -o "$SHARED/many.html" &&
 	dc-write --summary --top 0 "$SHARED/n.pfw.gz" >want &&
@@ -86,7 +89,7 @@ test_expect_success DASK 'parents written after their children: exact paths, byt
 	parent=$(grep -n "\"name\":\"H5Dwrite\"" n.pfw | head -n 1 | cut -d: -f1) &&
 	test "$child" -lt "$parent" &&
 	$Q "$SHARED/many.html" table layer-table >layers &&
-	grep -x "HDF5	15000	24.65		300	0	" layers &&
+	grep -x "HDF5	15000	24.65	-	300	0	-" layers &&
 	! grep -i orphan "$SHARED/many.html"
 '
 
@@ -97,14 +100,15 @@ deep_stream() {
 	nested_stream "$1" | sed -e "s/ pid=101 tid=101 / pid=100 tid=100 /" \
 		-e "/^call probe=[0-2] /s/ depth=\([0-2]\) / depth=\1+ /" \
 		-e "s/ depth=0+ / depth=1 /; s/ depth=1+ / depth=2 /; s/ depth=2+ / depth=3 /" \
+		-e "/^call probe=0 /s/\$/ parent=5/" \
 		-e "/^call probe=4 /i\\
-call probe=5 pid=100 tid=100 ts=1500000 dur=40000000 ret=0 depth=0 args=" \
+call probe=5 pid=100 tid=100 ts=1500000 dur=40000000 ret=0 depth=0 args= seq=5" \
 		-e "/^probe id=4 /a\\
 probe id=5 kind=uprobe layer=app name=main target=/usr/bin/app args= ret=int"
 }
 
 test_expect_success DASK 'a deep tree over many gzip members and parts, children first or parents first' '
-	deep_stream 300 | dc-mkstream | dc-write --chunk-size 4K deep.pfw.gz &&
+	deep_stream 300 | dc-mkstream | dc-aggregate | dc-write --chunk-size 4K deep.pfw.gz &&
 	test $(wc -l <deep.pfw.gz.idx) -gt 20 &&
 	dc-report -w 2 --part-size 8K --top 0 deep.pfw.gz -o deep.html &&
 	dc-write --summary --top 0 deep.pfw.gz | tail -n +3 >want &&
