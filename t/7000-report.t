@@ -134,6 +134,18 @@ test_expect_success DASK 'a deep tree over many gzip members and parts, children
 	done
 '
 
+test_expect_success DASK 'a parent never written: its children counted under their own name, said' '
+	zcat deep.pfw.gz | grep -v "\"name\":\"main\"" >nomain.pfw &&
+	dc-report -w 1 --top 0 nomain.pfw -o nomain.html &&
+	$Q nomain.html table calltree-table >paths &&
+	grep -x "H5Dwrite > pwrite > pwrite64	300	9000" paths &&
+	! grep main paths &&
+	$Q nomain.html table files-table >files &&
+	grep -x "/data/out.h5	600	21000	0	19660800	2	8" files &&
+	$Q nomain.html warning >warn &&
+	grep "^300 calls whose parent call could not be found" warn
+'
+
 test_expect_success DASK 'one part on one worker gives the same report as many parts on two' '
 	dc-report -w 1 --stats --top 0 "$SHARED/n.pfw.gz" -o one.html 2>stats &&
 	grep "^dc-report: 1 parts, 902 events, analysed in [0-9.]* s (cluster start [0-9.]* s) on 1 workers$" stats &&
