@@ -20,7 +20,8 @@ A fragment holds no call of its own, only sums: relative call path ->
 highest movers as a time series and per file.  So what a part holds
 grows with the calls open (unresolved) and the distinct call paths under
 them, not with the events read: a million writes under one open call
-are one path and one series.  The resolved and seen maps keep the
+are one path and one series.  Merged partial results also keep a few
+call records per part (exports and tails, below).  The resolved and seen maps keep the
 last WINDOW ids only (a late child of an older call becomes an orphan,
 as in dc-aggregate's own window).
 
@@ -32,7 +33,8 @@ of their thread began, a chain; resolved, or records as exports are).  With chil
 one thread lines come in the order calls end, so a parent of an earlier
 part's line began before the end of its thread's first line in this
 part: those calls are the ones open at that moment, at most the stack
-depth per thread.  Partial results merge in trace order and lift the
+depth per thread (with parents first, only calls whose parent is not in
+the part are handed on).  Partial results merge in trace order and lift the
 earlier open fragments through the later exports; what is still open at
 the end (a parent never written: lost, or still running) is counted
 under its own label and in orphans.
@@ -202,7 +204,9 @@ class Tree:
             fe = self.first_end.get(thread)
             if fe is None:
                 fe = self.first_end[thread] = end
-            if ts <= fe:
+            # Its parent not read yet (the chain goes on in this part or
+            # after it): with parents first, only a part's first calls.
+            if ts <= fe and pk not in self.resolved and pk not in self.seen:
                 self.p["exports"][k] = rec
         self.deliver(g, pk, rec, k)
         if i is not None:
