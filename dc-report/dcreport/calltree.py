@@ -21,8 +21,8 @@ highest movers as a time series and per file.  So what a part holds
 grows with the calls open (unresolved) and the distinct call paths under
 them, not with the events read: a million writes under one open call
 are one path and one series.  Merged partial results also keep a few
-call records per part (exports and tails, below).  The resolved and seen maps keep the
-last WINDOW ids only (a late child of an older call becomes an orphan,
+call records per part (exports and tails, below).  The resolved and seen
+maps keep the last WINDOW ids only (a late child of an older call becomes an orphan,
 as in dc-aggregate's own window).
 
 Across parts (Dask tasks), a part hands on the fragments still waiting
