@@ -6,8 +6,9 @@ result the report draws.
 
 The calls, bytes and time per layer, function and file, the event and
 process counts and the time span follow dc-write --summary exactly (see
-dc-write/summary.c): bytes are the positive return values of calls with a
-size (or count) argument, up to that size.
+dc-write/summary.c): bytes are "bytes" where a call has it, else the
+positive return values of calls with a size (or count) argument, up to
+that size.
 """
 import resource
 
@@ -58,8 +59,13 @@ _KINDS = {}
 
 
 def _nbytes(args):
-    """Bytes a call moved, as dc-write --summary counts them: its positive
-    return value, at most the size (or count) it asked for."""
+    """Bytes a call moved, as dc-write --summary counts them (dc-trace(5)):
+    "bytes" where the return value is not a byte count (fread's items,
+    MPI's status count), else its positive return value, at most the
+    size (or count) it asked for."""
+    v = int_value(args.get("bytes"))
+    if v >= 0:
+        return v
     ret = int_value(args.get("ret"))
     size = int_value(args.get("size"))
     if size < 0:
