@@ -108,10 +108,10 @@ probe id=5 kind=uprobe layer=app name=main target=/usr/bin/app args= ret=int"
 }
 
 test_expect_success DASK 'a deep tree over many gzip members and parts, children first or parents first' '
-	deep_stream 300 | dc-mkstream | dc-aggregate | dc-write --chunk-size 4K deep.pfw.gz &&
-	test $(wc -l <deep.pfw.gz.idx) -gt 20 &&
-	dc-report -w 2 --part-size 8K --top 0 deep.pfw.gz -o deep.html &&
-	dc-write --summary --top 0 deep.pfw.gz | tail -n +3 >want &&
+	deep_stream 300 | dc-mkstream | dc-aggregate | dc-write --chunk-size 4K "$SHARED/deep.pfw.gz" &&
+	test $(wc -l <"$SHARED/deep.pfw.gz.idx") -gt 20 &&
+	dc-report -w 2 --part-size 8K --top 0 "$SHARED/deep.pfw.gz" -o deep.html &&
+	dc-write --summary --top 0 "$SHARED/deep.pfw.gz" | tail -n +3 >want &&
 	$Q deep.html summary | tail -n +2 >got &&
 	test_cmp want got &&
 	$Q deep.html table calltree-table >paths &&
@@ -124,7 +124,7 @@ test_expect_success DASK 'a deep tree over many gzip members and parts, children
 	grep -x "/data/out.h5	600	21000	0	19660800	2	8" files &&
 	$Q deep.html warning >warn &&
 	test ! -s warn &&
-	zcat deep.pfw.gz | python3 "$DC_SRC_DIR/t/helpers/pfw-parents-first.py" 40 pf.pfw.gz &&
+	zcat "$SHARED/deep.pfw.gz" | python3 "$DC_SRC_DIR/t/helpers/pfw-parents-first.py" 40 pf.pfw.gz &&
 	test $(wc -l <pf.pfw.gz.idx) -gt 20 &&
 	dc-report -w 2 --part-size 8K --top 0 pf.pfw.gz -o pf.html &&
 	for t in calltree-table files-table layer-table; do
@@ -135,7 +135,7 @@ test_expect_success DASK 'a deep tree over many gzip members and parts, children
 '
 
 test_expect_success DASK 'a parent never written: its children counted under their own name, said' '
-	zcat deep.pfw.gz | grep -v "\"name\":\"main\"" >nomain.pfw &&
+	zcat "$SHARED/deep.pfw.gz" | grep -v "\"name\":\"main\"" >nomain.pfw &&
 	dc-report -w 1 --top 0 nomain.pfw -o nomain.html &&
 	$Q nomain.html table calltree-table >paths &&
 	grep -x "H5Dwrite > pwrite > pwrite64	300	9000" paths &&

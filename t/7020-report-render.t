@@ -30,7 +30,7 @@ chrome() {
 		--allow-file-access-from-files --hide-scrollbars "$@"
 }
 
-test_expect_success BPF,MPIHDF5,DASK 'trace an MPI-IO + HDF5 job on two ranks, report it' '
+test_expect_success BPF,MPIHDF5,DASK 'trace an MPI-IO + HDF5 job on two ranks (parents written after their children), report it' '
 	cat >job.yaml <<-EOF &&
 	mode: trace
 	layers:
@@ -62,7 +62,15 @@ test_expect_success BPF,MPIHDF5,DASK 'trace an MPI-IO + HDF5 job on two ranks, r
 	head -n 1 got >got.head &&
 	test_cmp want.head got.head &&
 	grep "^MPI *MPI_File_write_at_all  *8 " got.rows &&
-	grep "^HDF5 *H5Dwrite  *2 " got.rows &&
+	grep "^HDF5 *H5Dwrite  *1 .*/out/rank-0.h5$" got.rows &&
+	grep "^HDF5 *H5Dwrite  *1 .*/out/rank-1.h5$" got.rows &&
+	n=$(zcat "$SHARED/job.pfw.gz" | python3 "$DC_SRC_DIR/t/helpers/pfw-parents-first.py" --after) &&
+	test "$n" -gt 100 &&
+	$Q "$SHARED/job.html" table calltree-table >paths &&
+	grep "^MPI_File_write_at_all > pwrite64	8	[1-9][0-9]*$" paths &&
+	grep "^H5Dwrite > pwrite64	[1-9][0-9]*	" paths &&
+	$Q "$SHARED/job.html" warning >warn &&
+	! grep "parent call" warn &&
 	grep "	/.*/out/shared.dat$\|  /.*/out/shared.dat$" got.rows &&
 	$Q "$SHARED/job.html" table kernel-table >kernel &&
 	for ev in exceptions:page_fault_user readahead:page_cache_async_ra; do

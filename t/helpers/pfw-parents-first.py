@@ -1,11 +1,27 @@
 #!/usr/bin/env python3
-"""pfw-parents-first.py N OUT.pfw.gz < TRACE.pfw - rewrite a trace's lines
+"""pfw-parents-first.py --after < TRACE.pfw - print how many events name
+(p_idx) a parent whose line comes after theirs.
+
+pfw-parents-first.py N OUT.pfw.gz < TRACE.pfw - rewrite a trace's lines
 (on stdin) in the order other DFTracer writers use: metadata first, then
 the events by start time, a parent before its children (the longer call
 first at a tie).  Writes OUT as gzip members of N lines each, with a
 dc-write index (OUT.idx), so a reader can cut it into parts."""
 import json, sys, zlib
 
+if sys.argv[1] == "--after":
+    pending, after = {}, 0
+    for line in sys.stdin:
+        line = line.strip().rstrip(",")
+        if not line or line in ("[", "]"):
+            continue
+        e = json.loads(line)
+        p = e.get("args", {}).get("p_idx")
+        if p is not None and p != -1:
+            pending[p] = pending.get(p, 0) + 1
+        after += pending.pop(e.get("id"), 0)
+    print(after)
+    sys.exit(0)
 n, out = int(sys.argv[1]), sys.argv[2]
 head, events = [], []
 for line in sys.stdin:
