@@ -238,8 +238,8 @@ class _Part:
 
     def event(self, ev, name, cat, ph, ts, dur, args, proc):
         """One event: its rows, series and tables; a call goes to the
-        call tree, with its bytes as a fragment of its own, counted for
-        its process and file only if no call above it moved them."""
+        call tree with the bytes it moved, counted for its process and
+        file only if no call above it moved them."""
         p = self.p
         fname = args.get("fname")
         if type(fname) is str:
@@ -260,11 +260,9 @@ class _Part:
         d = classify(name)
         # The bytes of a process or a file count once, at the highest
         # call that moved them (not again in the syscall under a write):
-        # a call's bytes go into its own fragment, which the call tree
-        # counts, or drops once a call above it proves to have moved some.
-        own = calltree.new_fragment() if ph == "X" else p
-        if ph == "X":
-            own["rel"][(_label(name, cat),)] = [1, us]
+        # a call hands its bytes (mover) to the call tree, which counts
+        # them, or drops them once a call above it proves to have moved some.
+        mover = None
         if cat == "block":
             self.block(name, ts, dur, args, proc)
         elif cat == "pagecache":
@@ -275,7 +273,10 @@ class _Part:
             p["faults"][name] = p["faults"].get(name, 0) + 1
         elif d is not None:
             if nbytes:
-                add_bin(own, ("p", proc, d), ts, nbytes)
+                if ph == "X":
+                    mover = (("p", proc, d), fkey, d, nbytes)
+                else:
+                    self.add_bin(("p", proc, d), ts, nbytes)
                 self.add_bin(("l", cat, d), ts, nbytes)
             size = int_value(args.get("size"))
             if size < 0:
@@ -294,14 +295,11 @@ class _Part:
             else:
                 f[0] += 1
                 f[4] += us
-                if nbytes and own is not p:
-                    rw = own["fileio"].setdefault(fkey, [0, 0])
-                    rw[0 if d == "r" else 1] += nbytes
-                elif nbytes:
+                if nbytes and ph != "X":
                     f[2 if d == "r" else 3] += nbytes
-        if own is not p:
+        if ph == "X":
             self.tree.call(_id(ev.get("id")), _id(args.get("p_idx")),
-                           _label(name, cat), cat, us, own,
+                           _label(name, cat), cat, us, mover,
                            (proc, int_value(ev.get("tid"))), ts, ts + max(dur, 0))
 
     def block(self, name, ts, dur, args, proc):

@@ -183,15 +183,70 @@ class Tree:
                 self.resolved[self.key(i)] = (r[0] + (label,), r[1] or moved, cat)
         self._forget(i)
 
-    def call(self, i, pidx, label, cat, us, own, thread, ts, end):
-        """A call: its id I (or None), parent id PIDX (None: none), its
-        own fragment OWN (its own row, and its bytes if it moved some)."""
-        moved = bool(own["series"])
+    def call(self, i, pidx, label, cat, us, mover, thread, ts, end):
+        """A call: its id I (or None), parent id PIDX (None: none), and
+        MOVER, the bytes it moved ((series key, file key, direction,
+        bytes) or None)."""
+        moved = mover is not None
         k = self.key(i)
         pk = self.key(pidx)
         rec = (label, cat, moved, pk)
-        g = own
         f = self.pending.pop(k, None) if k is not None else None
+        if k is not None:
+            self._export(k, pk, rec, thread, ts, end)
+        if f is None and (pk is None or pk in self.resolved):
+            self._direct(k, pk, rec, us, mover, ts)
+        else:
+            self._deferred(k, pk, rec, us, mover, f, ts)
+        if i is not None:
+            self._forget(i)
+            # Parents first: the calls still open when this line began.
+            st = [x for x in self.stacks.get(thread, ()) if x[0] >= ts]
+            st.append((end, k))
+            self.stacks[thread] = st
+
+    def _export(self, k, pk, rec, thread, ts, end):
+        fe = self.first_end.get(thread)
+        if fe is None:
+            fe = self.first_end[thread] = end
+        # Its parent not read yet (the chain goes on in this part or
+        # after it): with parents first, only a part's first calls.
+        if ts <= fe and pk not in self.resolved and pk not in self.seen:
+            self.p["exports"][k] = rec
+
+    def _direct(self, k, pk, rec, us, mover, ts):
+        """The common case, a call with no children waiting and its
+        parent resolved (or none): counted at once, no fragment."""
+        p = self.p
+        label, cat, moved = rec[0], rec[1], rec[2]
+        if pk is None:
+            path, above = (label,), False
+        else:
+            r = self.resolved[pk]
+            path, above = r[0] + (label,), r[1]
+            if r[2] != cat:
+                ov = p["overlap"]
+                ov[(cat, r[2])] = ov.get((cat, r[2]), 0) + us
+        c = p["paths"].get(path)
+        if c is None:
+            p["paths"][path] = [1, us]
+        else:
+            c[0] += 1
+            c[1] += us
+        if moved and not above:
+            _move(p, mover, ts)
+        if k is not None:
+            self.resolved[k] = (path, above or moved, cat)
+
+    def _deferred(self, k, pk, rec, us, mover, f, ts):
+        """A call with children waiting, or whose parent is not
+        resolved: its subtree as a fragment, lifted and delivered."""
+        label, cat, moved = rec[0], rec[1], rec[2]
+        own = new_fragment()
+        own["rel"][(label,)] = [1, us]
+        if moved:
+            _move(own, mover, ts)
+        g = own
         if f is not None:
             g = lift(self.p, f, rec)
             if moved:
@@ -200,21 +255,7 @@ class Tree:
             add_counts(g["rel"], own["rel"])
         g["direct"] = {cat: us}
         g["n"] = 1
-        if k is not None:
-            fe = self.first_end.get(thread)
-            if fe is None:
-                fe = self.first_end[thread] = end
-            # Its parent not read yet (the chain goes on in this part or
-            # after it): with parents first, only a part's first calls.
-            if ts <= fe and pk not in self.resolved and pk not in self.seen:
-                self.p["exports"][k] = rec
         self.deliver(g, pk, rec, k)
-        if i is not None:
-            self._forget(i)
-            # Parents first: the calls still open when this line began.
-            st = [x for x in self.stacks.get(thread, ()) if x[0] >= ts]
-            st.append((end, k))
-            self.stacks[thread] = st
 
     def deliver(self, g, pk, rec, k):
         """Hand fragment G (the subtree of call REC, key K) to its parent."""
@@ -259,6 +300,22 @@ class Tree:
             o = self.p["open"].get(pk)
             self.p["open"][pk] = f if o is None else merge_fragment(o, f)
         self.pending = {}
+
+
+def _move(t, mover, ts):
+    """Count the bytes of MOVER at TS into table T (a partial result or
+    a fragment): its process's series and its file's reads or writes."""
+    skey, fkey, d, n = mover
+    add_bin(t, skey, ts, n)
+    if fkey is not None:
+        if "rel" in t:
+            rw = t["fileio"].setdefault(fkey, [0, 0])
+            rw[0 if d == "r" else 1] += n
+        else:
+            e = t["fileio"].get(fkey)
+            if e is None:
+                e = t["fileio"][fkey] = [0, 0, 0, 0, 0, 0]
+            e[2 if d == "r" else 3] += n
 
 
 def lift_resolved(p, g, r):
