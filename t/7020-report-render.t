@@ -51,7 +51,7 @@ test_expect_success BPF,MPIHDF5,DASK 'trace an MPI-IO + HDF5 job on two ranks (p
 	mkdir out &&
 	dc-collect -k k.key probes.sig -- mpirun --allow-run-as-root --oversubscribe \
 		-n 2 "$SHARED/mpi-hdf5" "$PWD/out" 4 1048576 |
-		dc-aggregate | dc-write "$SHARED/job.pfw.gz" &&
+		dc-aggregate | dc-write --chunk-size 64K "$SHARED/job.pfw.gz" &&
 	test $(stat -c %s out/shared.dat) = 8388608 &&
 	dc-report -w 2 --top 0 "$SHARED/job.pfw.gz" -o "$SHARED/job.html" &&
 	dc-write --summary --top 0 "$SHARED/job.pfw.gz" >want &&
@@ -68,6 +68,13 @@ test_expect_success BPF,MPIHDF5,DASK 'trace an MPI-IO + HDF5 job on two ranks (p
 	test "$n" -gt 100 &&
 	$Q "$SHARED/job.html" warning >warn &&
 	! grep "parent call" warn &&
+	test $(wc -l <"$SHARED/job.pfw.gz.idx") -gt 4 &&
+	dc-report -w 1 --part-size 64K --top 0 "$SHARED/job.pfw.gz" -o parts.html &&
+	for t in calltree-table layer-table files-table summary-table; do
+		$Q parts.html table $t >parts.$t &&
+		$Q "$SHARED/job.html" table $t >one.$t &&
+		test_cmp one.$t parts.$t || exit 1
+	done &&
 	grep "	/.*/out/shared.dat$\|  /.*/out/shared.dat$" got.rows &&
 	$Q "$SHARED/job.html" table kernel-table >kernel &&
 	for ev in exceptions:page_fault_user readahead:page_cache_async_ra; do
