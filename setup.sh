@@ -129,14 +129,7 @@ test)
 	# (t/3120, t/3130, t/3200) failed, and they pass alone.
 	cd "$build"
 	timed "the test suite" make check || status=1
-	# The sanitizer suite runs the scripts that feed the tools input of
-	# every kind (streams, traces, specs, configs, ELF files, client
-	# records, faults): all but the kernel-layer (t/3*) and the
-	# report/scheduler (t/7*) scripts, which add much time and no
-	# parser the others miss.
-	san_scripts=$(echo "$top"/t/[0124568]*.t)
-	cd "$top/build-san" && timed "the sanitizer suite" \
-		make check PROVE_TESTS="$san_scripts" || status=1
+	cd "$top/build-san" && timed "the sanitizer suite" make check || status=1
 	# AFL++ on every fuzz target (fuzz/README.md), then the kernel tests
 	# in a Debian 6.1 VM.
 	cd "$top/build-fuzz" && timed "fuzzing" \
