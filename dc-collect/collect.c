@@ -907,6 +907,7 @@ static void plan_probes(struct collector *c)
 
 	c->skip = xcalloc(c->spec->nprobes + 1, sizeof(bool));
 	c->kfuncs.method = dc_features_kfunc_method(&c->feat);
+	c->kfuncs.kprobes = c->feat.kprobes && c->feat.cookie;
 	if (spec_has_kind(c->spec, DC_PROBE_TRACEPOINT) && dc_tracefs_ready() != 0)
 		syswarn("cannot mount tracefs on /sys/kernel/tracing");
 	for (i = 0; i < c->spec->nprobes; i++) {

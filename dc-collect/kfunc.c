@@ -73,7 +73,10 @@ static int module_btf_fd(const char *module)
 void dc_kfuncs_aim(struct dc_kfuncs *k, struct collect_bpf *skel,
 		   const char *first)
 {
-	if (first == NULL || k->method != DC_KFUNC_KPROBE) {
+	/* With fentry, the kprobe programs load too where kprobes work:
+	 * a function whose fentry attach is refused falls back to them. */
+	if (first == NULL ||
+	    (k->method != DC_KFUNC_KPROBE && !k->kprobes)) {
 		bpf_program__set_autoload(skel->progs.dc_kprobe_entry, false);
 		bpf_program__set_autoload(skel->progs.dc_kprobe_exit, false);
 	}
@@ -207,8 +210,14 @@ int dc_kfuncs_attach(struct dc_kfuncs *k, struct collect_bpf *skel, size_t i,
 	if (dc_kbtf_find(k->btf, p->function, &f) != 0)
 		return -ENOENT;
 	fill_ops(skel, i, p, &f);
-	err = k->method == DC_KFUNC_FENTRY ? attach_fentry(k, skel, i, p, &f)
-					   : attach_kprobe(skel, i, p);
+	if (k->method != DC_KFUNC_FENTRY)
+		return attach_kprobe(skel, i, p);
+	err = attach_fentry(k, skel, i, p, &f);
+	if (err != 0 && k->kprobes && attach_kprobe(skel, i, p) == 0) {
+		warn("fentry refused %s (%s): traced with kprobes", p->function,
+		     strerror(-err));
+		return 0;
+	}
 	return err;
 }
 

@@ -18,6 +18,8 @@ struct dc_kfuncs {
 	char first[128];              /* the function the skeleton's fentry
 	                                 programs load for */
 	struct dc_kbtf *btf;
+	bool kprobes;                 /* kprobes with cookies work too: a
+	                                 function fentry refuses falls back */
 };
 
 /* Before the skeleton loads: switch off the programs the method does not
