@@ -11,6 +11,9 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 out="$src/demo-out"
 PATH="$build/dc-gen:$build/dc-sign:$build/dc-collect:$build/dc-aggregate:$build/dc-write:$build/dc-report:$PATH"
 export DC_DATA_DIR="$src/configs"
+# The client library the collector preloads into the demo, from the
+# build tree (nothing is installed).
+export DC_CLIENT_LIB="$build/dc-wrap/.libs/libdcclient.so"
 
 rm -rf "$out"
 mkdir -p "$out"
