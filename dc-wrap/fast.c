@@ -33,6 +33,7 @@
 #include <linux/types.h>
 
 #include "event.h"
+#include "fdpass.h"
 #include "client.h"
 
 /* Client sequence numbers have the top bit set (DC_SEQ_CLIENT). */
@@ -328,27 +329,6 @@ static int socket_address(struct sockaddr_un *a, socklen_t *len)
 	return 0;
 }
 
-static int send_fd(int sock, const void *msg, size_t len, int fd)
-{
-	char control[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { (void *)msg, len };
-	struct msghdr mh;
-	struct cmsghdr *cm;
-
-	memset(&mh, 0, sizeof(mh));
-	memset(control, 0, sizeof(control));
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = control;
-	mh.msg_controllen = sizeof(control);
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
-}
-
 /* The shared mapping, sized as the collector asked and sealed so it can
  * neither shrink under the collector nor grow. */
 static int make_ring(const struct dc_fast_config *cfg, int *fd_out)
@@ -426,7 +406,7 @@ static void handshake(void)
 		goto close_sock;
 	ready.magic = DC_FAST_MAGIC;
 	ready.ok = 1;
-	if (send_fd(sock, &ready, sizeof(ready), ring) != 0)
+	if (dc_send_fd(sock, &ready, sizeof(ready), ring) != 0)
 		goto unmap;
 	memset(&ready, 0, sizeof(ready));
 	if (recv(sock, &ready, sizeof(ready), 0) != (ssize_t)sizeof(ready) ||

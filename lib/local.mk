@@ -7,6 +7,7 @@ lib_libdc_la_SOURCES = \
 	lib/event.h \
 	lib/jobinfo.c lib/jobinfo.h \
 	lib/bytes.h \
+	lib/fdpass.h \
 	lib/messages.c lib/messages.h \
 	lib/outfile.c lib/outfile.h \
 	lib/spec.c lib/spec.h \

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "fdpass.h"
 #include "fastabi.h"
 
 static void fail(const char *what)
@@ -134,26 +135,6 @@ static int forked(long n, long m)
 
 /* ---- a hostile client ---- */
 
-static int send_fd(int sock, const void *msg, size_t len, int fd)
-{
-	char control[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { (void *)msg, len };
-	struct msghdr mh;
-	struct cmsghdr *cm;
-
-	memset(&mh, 0, sizeof(mh));
-	memset(control, 0, sizeof(control));
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = control;
-	mh.msg_controllen = sizeof(control);
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &mh, 0) == (ssize_t)len ? 0 : -1;
-}
 
 /* Append one record to slot s: raw bytes, whatever they say. */
 static void put(struct dc_fast_slot *s, unsigned char *data, __u64 cap,
@@ -198,7 +179,7 @@ static int hostile(long n)
 	map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		fail("mmap");
-	if (send_fd(sock, &r, sizeof(r), fd) != 0 || recv(sock, &r, sizeof(r), 0) <= 0)
+	if (dc_send_fd(sock, &r, sizeof(r), fd) != 0 || recv(sock, &r, sizeof(r), 0) <= 0)
 		fail("ring");
 	s0 = (struct dc_fast_slot *)(map + DC_FAST_HDR_BYTES);
 	s1 = (struct dc_fast_slot *)(map + DC_FAST_HDR_BYTES + DC_FAST_SLOT_HDR_BYTES);
