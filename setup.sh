@@ -15,13 +15,15 @@ top=$(cd "$(dirname "$0")" && pwd)
 build="$top/build"
 
 # Build tools and libraries, the test suite's needs (python3 reads the
-# traces, HDF5/MPI/SDT give real libraries to probe; qemu, busybox and the
+# traces, HDF5/MPI/SDT give real libraries to probe, OpenMPI and MPICH
+# both for their different MPI handles; qemu, busybox and the
 # mkfs tools run the VM of `make check-kernels`), dc-report's (Dask,
 # matplotlib, pandas; chromium renders its reports in the tests), nothing
 # else.
 packages="autoconf automake libtool pkg-config make gcc clang llvm bpftool
 libbpf-dev libelf-dev zlib1g-dev libjansson-dev libyaml-dev libssl-dev
-python3 libhdf5-dev libopenmpi-dev openmpi-bin systemtap-sdt-dev passwd
+python3 libhdf5-dev libopenmpi-dev openmpi-bin libmpich-dev mpich
+systemtap-sdt-dev passwd
 slurm-wlm munge iproute2
 procps libdeflate0 python3-dask python3-distributed python3-matplotlib
 python3-pandas chromium

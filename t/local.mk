@@ -59,8 +59,8 @@ check_PROGRAMS += t/helpers/userbytes
 t_helpers_userbytes_SOURCES = t/helpers/userbytes.c
 t_helpers_userbytes_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
 t_helpers_userbytes_LDFLAGS =
-# Built by t/3210 itself with mpicc and h5cc.
-EXTRA_DIST += t/helpers/mpi-bytes.c t/helpers/h5-ids.c
+# Built by t/3210 and t/3220 themselves with mpicc (OpenMPI, MPICH) and h5cc.
+EXTRA_DIST += t/helpers/mpi-bytes.c t/helpers/h5-ids.c t/helpers/mpi-types.c
 EXTRA_DIST += t/helpers/pfw-query
 EXTRA_DIST += t/helpers/report-query.py t/helpers/mpi-hdf5.c \
 	t/helpers/pfw-parents-first.py
