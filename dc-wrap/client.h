@@ -17,6 +17,7 @@
 #define DC_CLIENT_INTERNAL_H
 
 #include <stddef.h>
+#include <time.h>
 #include <linux/types.h>
 
 #include "fastabi.h"
@@ -26,6 +27,27 @@
 /* 1 for a function this process records (set once, after the handshake). */
 extern DC_HIDDEN unsigned char dc_fast_on[DC_FAST_NFUNCS];
 
+/* Per thread.  `k` comes first: the collector's BPF program reads it at
+ * the thread pointer + its offset, sent in the hello.  Hidden and
+ * initial-exec, so a wrapper reaches it with one %fs-relative access. */
+struct dc_thread {
+	struct dc_client_tls k;
+	unsigned char *data;     /* this thread's slot's data area */
+	struct dc_fast_slot *slot;
+	__u64 head;              /* bytes written, also published in the slot */
+	__u64 room;              /* head may grow to this without reading the
+	                            collector's tail (tail + capacity, as last
+	                            read) */
+	__u64 seq;
+	__u32 tid;
+	unsigned char state;     /* THR_*: no slot yet, a slot, none free */
+	unsigned char busy;      /* writing a record (a signal handler's
+	                            call is then counted lost) */
+};
+
+extern DC_HIDDEN __thread struct dc_thread dc_thr
+	__attribute__((tls_model("initial-exec")));
+
 struct dc_call {
 	__u64 ts;
 	__u64 seq;
@@ -34,14 +56,47 @@ struct dc_call {
 	int file_fd;
 };
 
-/* args: the call's arguments as 64-bit slots (a FILE's descriptor is
- * read from them now, before the call can close it). */
-DC_HIDDEN void dc_call_begin(struct dc_call *c, int fn, const __u64 *args,
-			     int nargs);
+/* clock_gettime: the vDSO's own function once found (fast.c), which
+ * skips libc's wrapper around it. */
+extern DC_HIDDEN int (*dc_gettime)(clockid_t, struct timespec *);
+
+/* CLOCK_MONOTONIC in ns: the clock of bpf_ktime_get_ns. */
+static inline __attribute__((always_inline)) __u64 dc_now(void)
+{
+	struct timespec t;
+
+	dc_gettime(CLOCK_MONOTONIC, &t);
+	return (__u64)t.tv_sec * 1000000000ULL + (__u64)t.tv_nsec;
+}
+
+/* A FILE's descriptor, read before the call can close the FILE. */
+DC_HIDDEN int dc_file_fd(int fn, const __u64 *args, int nargs);
+
+extern DC_HIDDEN unsigned char dc_fast_file_arg[DC_FAST_NFUNCS];
+
+/* Open a call: it becomes the innermost on this thread, which the kernel
+ * reads at the system calls it makes (so k is stored before they run). */
+static inline __attribute__((always_inline)) void
+dc_call_begin(struct dc_call *c, int fn, const __u64 *args, int nargs)
+{
+	struct dc_thread *t = &dc_thr;
+
+	c->fn = fn;
+	c->file_fd = __builtin_expect(dc_fast_file_arg[fn] == 0xff, 1) ?
+		     -1 : dc_file_fd(fn, args, nargs);
+	c->parent = t->k.cur;
+	c->seq = ++t->seq | DC_SEQ_CLIENT;
+	t->k.cur = c->seq;
+	t->k.depth++;
+	__asm__ __volatile__("" ::: "memory");
+	c->ts = dc_now();
+}
+
 /* Finish and record a call: ret as the C function returned it (sign-
- * extended), its arguments as 64-bit values, `str` the argument that is a
- * string (copied only when the spec asks for that argument), failed_efault
- * when the call failed with EFAULT (the string is then not read). */
+ * extended), its arguments as 64-bit values, `str_index` the argument
+ * that is a string (copied only when the spec asks for that argument),
+ * efault when the call failed with EFAULT (the string is then not read).
+ * errno is left as the call set it. */
 DC_HIDDEN void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args,
 			   int nargs, int str_index, int efault);
 

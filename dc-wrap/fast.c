@@ -54,18 +54,12 @@ static struct {
 
 enum { THR_NONE = 0, THR_SLOT = 1, THR_NOSLOT = 2 };
 
-/* Per thread.  `k` comes first: the collector's BPF program reads it at
- * the thread pointer + its offset, sent in the hello. */
-static __thread struct {
-	struct dc_client_tls k;
-	struct dc_fast_slot *slot;
-	unsigned char *data;
-	__u64 head;
-	__u64 seq;
-	__u32 tid;
-	unsigned char state;
-	unsigned char busy;
-} thr __attribute__((tls_model("initial-exec")));
+DC_HIDDEN __thread struct dc_thread dc_thr
+	__attribute__((tls_model("initial-exec")));
+#define thr dc_thr
+
+DC_HIDDEN int (*dc_gettime)(clockid_t, struct timespec *) = clock_gettime;
+DC_HIDDEN unsigned char dc_fast_file_arg[DC_FAST_NFUNCS];
 
 void *dc_real(const char *name)
 {
@@ -80,12 +74,17 @@ void *dc_real(const char *name)
 	return f;
 }
 
-static __u64 now_ns(void)
+/* The vDSO's clock_gettime, called directly: libc's clock_gettime only
+ * adds a call and checks around it.  The vDSO falls back to the system
+ * call itself where the clock source needs one. */
+static void find_vdso_clock(void)
 {
+	void *vdso = dlopen("linux-vdso.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	void *f = vdso ? dlsym(vdso, "__vdso_clock_gettime") : NULL;
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (__u64)t.tv_sec * 1000000000ULL + (__u64)t.tv_nsec;
+	if (f != NULL && ((int (*)(clockid_t, struct timespec *))f)(CLOCK_MONOTONIC, &t) == 0)
+		dc_gettime = (int (*)(clockid_t, struct timespec *))f;
 }
 
 /* ---- slots ---- */
@@ -110,6 +109,7 @@ static void release_slot(void *arg)
 
 static int claim_slot(void)
 {
+	int saved = errno;
 	__u32 i, tid;
 
 	if (thr.state == THR_NOSLOT)
@@ -117,6 +117,7 @@ static int claim_slot(void)
 	if (fast.shm == NULL)
 		return 0;
 	tid = (__u32)syscall(SYS_gettid);
+	errno = saved;
 	for (i = 0; i < fast.nslots; i++) {
 		struct dc_fast_slot *s = slot_at(i);
 		__u32 free_owner = 0;
@@ -133,6 +134,8 @@ static int claim_slot(void)
 			   dc_fast_data_offset(fast.nslots) +
 			   (size_t)i * fast.slot_bytes;
 		thr.head = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
+		thr.room = __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE) +
+			   fast.slot_bytes;
 		thr.state = THR_SLOT;
 		if (fast.key_ok)
 			pthread_setspecific(fast.key, s);
@@ -150,23 +153,15 @@ static void count_lost(void)
 
 /* ---- calls ---- */
 
-void dc_call_begin(struct dc_call *c, int fn, const __u64 *args, int nargs)
+int dc_file_fd(int fn, const __u64 *args, int nargs)
 {
-	const struct dc_fast_func_cfg *cfg = &fast.funcs[fn];
+	int a = dc_fast_file_arg[fn];
 
-	c->fn = fn;
-	c->file_fd = -1;
 	/* The call is about to use this FILE: reading its descriptor now
 	 * is as safe as the call. */
-	if (cfg->file_arg < nargs && args[cfg->file_arg] != 0)
-		c->file_fd = fileno_unlocked((FILE *)(uintptr_t)args[cfg->file_arg]);
-	c->parent = thr.k.cur;
-	c->seq = ++thr.seq | CLIENT_SEQ_BIT;
-	thr.k.cur = c->seq;
-	thr.k.depth++;
-	/* The kernel reads k at the syscall this call makes: stored first. */
-	__asm__ __volatile__("" ::: "memory");
-	c->ts = now_ns();
+	if (a < nargs && args[a] != 0)
+		return fileno_unlocked((FILE *)(uintptr_t)args[a]);
+	return -1;
 }
 
 static __u64 round8(__u64 n)
@@ -186,84 +181,114 @@ static int failed(__u8 ret_kind, __s64 ret)
 	return ret < 0;
 }
 
-/* Reserve `size` contiguous bytes in this thread's slot, or NULL. */
-static unsigned char *reserve(__u64 size)
+/* A record of `size` bytes does not fit before the end of the area:
+ * fill the rest with a pad record, if the collector has read that far. */
+static __attribute__((noinline)) unsigned char *reserve_wrap(__u64 size)
 {
-	__u64 cap = fast.slot_bytes, tail, off, to_end, need;
+	__u64 cap = fast.slot_bytes, to_end = cap - (thr.head & (cap - 1));
+	struct dc_event *pad;
 
-	if (thr.state != THR_SLOT && !claim_slot())
+	if (thr.head + to_end + size > thr.room) {
+		thr.room = __atomic_load_n(&thr.slot->tail, __ATOMIC_ACQUIRE) + cap;
+		if (thr.head + to_end + size > thr.room)
+			return NULL;
+	}
+	pad = (struct dc_event *)(thr.data + (thr.head & (cap - 1)));
+	pad->size = (__u16)to_end;
+	pad->type = 0;
+	thr.head += to_end;
+	return thr.data;
+}
+
+/* `size` contiguous bytes at the head of this thread's slot, or NULL (a
+ * drop, counted).  The collector's tail is read only when the room
+ * known from its last reading runs out: it is on a line the collector
+ * writes. */
+static inline unsigned char *reserve(__u64 size)
+{
+	__u64 cap = fast.slot_bytes, off;
+	unsigned char *p;
+
+	if (__builtin_expect(thr.state != THR_SLOT, 0) && !claim_slot())
 		return NULL;
-	tail = __atomic_load_n(&thr.slot->tail, __ATOMIC_ACQUIRE);
 	off = thr.head & (cap - 1);
-	to_end = cap - off;
-	need = size + (to_end < size ? to_end : 0);
-	if (thr.head + need - tail > cap) {
+	if (__builtin_expect(off + size <= cap, 1)) {
+		if (__builtin_expect(thr.head + size <= thr.room, 1))
+			return thr.data + off;
+		thr.room = __atomic_load_n(&thr.slot->tail, __ATOMIC_ACQUIRE) + cap;
+		if (thr.head + size <= thr.room)
+			return thr.data + off;
+		p = NULL;
+	} else {
+		p = reserve_wrap(size);
+	}
+	if (p == NULL)
 		__atomic_store_n(&thr.slot->drops, thr.slot->drops + 1,
 				 __ATOMIC_RELAXED);
-		return NULL;
-	}
-	if (to_end < size) {
-		struct dc_event *pad = (struct dc_event *)(thr.data + off);
+	return p;
+}
 
-		pad->size = (__u16)to_end;
-		pad->type = 0;
-		thr.head += to_end;
-		off = 0;
+/* A call's strings (those the spec asks for, from pointers the call has
+ * just used without faulting): the record's size with them. */
+static __u64 strings(const struct dc_fast_func_cfg *cfg, const __u64 *args,
+		     int nargs, int str_index, int efault, const char **str,
+		     size_t *len, const char **str2, size_t *len2, int *trunc)
+{
+	if (cfg->str_arg == str_index && str_index < nargs && !efault &&
+	    args[str_index] != 0) {
+		*str = (const char *)(uintptr_t)args[str_index];
+		*len = strnlen(*str, DC_MAX_STR - 1);
+		if (*len == DC_MAX_STR - 1 && (*str)[*len] != '\0')
+			*trunc = 1;
 	}
-	return thr.data + off;
+	if (cfg->str_arg2 < DC_MAX_ARGS && cfg->str_arg2 < nargs && !efault &&
+	    args[cfg->str_arg2] != 0) {
+		*str2 = (const char *)(uintptr_t)args[cfg->str_arg2];
+		*len2 = strnlen(*str2, DC_MAX_STR - 1);
+		if (*len2 == DC_MAX_STR - 1 && (*str2)[*len2] != '\0')
+			*trunc = 1;
+	}
+	/* As the BPF path: all slots, then the string and its NUL, then a
+	 * second string and its NUL. */
+	return round8(DC_EVENT_HDR_SIZE + 8 * DC_MAX_ARGS + *len + 1 +
+		      (cfg->str_arg2 < DC_MAX_ARGS ? *len2 + 1 : 0));
 }
 
 void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 		 int str_index, int efault)
 {
 	const struct dc_fast_func_cfg *cfg = &fast.funcs[c->fn];
-	__u64 end = now_ns(), size;
+	__u64 end = dc_now(), size, *slots;
 	const char *str = NULL, *str2 = NULL;
 	size_t len = 0, len2 = 0;
-	int saved = errno, n, i, trunc = 0;
+	int n, i, trunc = 0;
 	struct dc_event *ev;
 
 	thr.k.depth--;
 	thr.k.cur = c->parent;
-	if (thr.busy) {
+	if (__builtin_expect(thr.busy, 0)) {
 		count_lost();
-		goto out;
+		return;
 	}
 	thr.busy = 1;
 	n = cfg->nargs > DC_MAX_ARGS ? DC_MAX_ARGS : cfg->nargs;
-	/* A string only where the spec asks for the argument that is one,
-	 * and only when the call did not fault on it. */
-	if (cfg->str_arg < DC_MAX_ARGS && cfg->str_arg == str_index &&
-	    str_index < nargs && !efault && args[str_index] != 0) {
-		str = (const char *)(uintptr_t)args[str_index];
-		len = strnlen(str, DC_MAX_STR - 1);
-		if (len == DC_MAX_STR - 1 && str[len] != '\0')
-			trunc = 1;
-	}
-	if (cfg->str_arg2 < DC_MAX_ARGS && cfg->str_arg2 < nargs && !efault &&
-	    args[cfg->str_arg2] != 0) {
-		str2 = (const char *)(uintptr_t)args[cfg->str_arg2];
-		len2 = strnlen(str2, DC_MAX_STR - 1);
-		if (len2 == DC_MAX_STR - 1 && str2[len2] != '\0')
-			trunc = 1;
-	}
 	if (cfg->file_arg < DC_MAX_ARGS)
 		n = DC_MAX_ARGS;
-	if (cfg->str_arg < DC_MAX_ARGS) {
-		/* As the BPF path: all slots, then the string and its NUL,
-		 * then a second string and its NUL. */
+	if (__builtin_expect(cfg->str_arg < DC_MAX_ARGS, 0)) {
 		n = DC_MAX_ARGS;
-		size = round8(DC_EVENT_HDR_SIZE + 8 * n + len + 1 +
-			      (cfg->str_arg2 < DC_MAX_ARGS ? len2 + 1 : 0));
+		size = strings(cfg, args, nargs, str_index, efault, &str, &len,
+			       &str2, &len2, &trunc);
 	} else {
 		size = DC_EVENT_HDR_SIZE + 8 * (__u64)n;
 	}
+
 	ev = (struct dc_event *)reserve(size);
 	if (ev == NULL)
-		goto unbusy;
-	memset(ev, 0, DC_EVENT_HDR_SIZE);
+		goto out;
+	/* Every byte of the header written, without a memset first. */
 	ev->size = (__u16)size;
 	ev->type = DC_EV_CALL;
+	ev->flags = trunc ? DC_EVF_STR_TRUNC : 0;
 	ev->probe_id = cfg->probe_id;
 	ev->pid = 0; /* the collector knows the process */
 	ev->tid = thr.tid;
@@ -271,41 +296,41 @@ void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 	ev->dur = end - c->ts;
 	ev->ret = ret;
 	ev->depth = (__u16)thr.k.depth;
+	ev->str_len = 0;
 	ev->nargs = (__u8)n;
+	ev->reserved0 = 0;
+	ev->reserved1 = 0;
+	ev->file_id = 0;
+	ev->error = 0;
 	if (failed(cfg->ret_kind, ret)) {
 		/* The errno this call failed with: known here exactly. */
 		ev->flags |= DC_EVF_FAILED;
-		ev->error = saved;
+		ev->error = errno;
 	}
-	if (trunc)
-		ev->flags |= DC_EVF_STR_TRUNC;
-#ifdef DC_SEQ_CLIENT
 	ev->seq = c->seq;
 	ev->parent = c->parent;
-#endif
+	slots = DC_EVENT_ARGS(ev);
 	for (i = 0; i < n; i++)
-		DC_EVENT_ARGS(ev)[i] = i < nargs ? args[i] : 0;
+		slots[i] = i < nargs ? args[i] : 0;
 	if (cfg->file_arg < DC_MAX_ARGS)
-		DC_EVENT_ARGS(ev)[DC_MAX_ARGS - 1] = (__u64)(__s64)c->file_fd;
+		slots[DC_MAX_ARGS - 1] = (__u64)(__s64)c->file_fd;
 	if (cfg->str_arg < DC_MAX_ARGS) {
-		char *s = DC_EVENT_STR(ev);
+		char *p = DC_EVENT_STR(ev);
 
-		memset(s, 0, size - (DC_EVENT_HDR_SIZE + 8 * (__u64)n));
+		memset(p, 0, size - (DC_EVENT_HDR_SIZE + 8 * (__u64)n));
 		ev->str_len = (__u16)len;
 		if (len > 0)
-			memcpy(s, str, len);
+			memcpy(p, str, len);
 		if (cfg->str_arg2 < DC_MAX_ARGS) {
 			ev->str_len = (__u16)(len + 1 + len2);
 			if (len2 > 0)
-				memcpy(s + len + 1, str2, len2);
+				memcpy(p + len + 1, str2, len2);
 		}
 	}
 	thr.head += size;
 	__atomic_store_n(&thr.slot->head, thr.head, __ATOMIC_RELEASE);
-unbusy:
-	thr.busy = 0;
 out:
-	errno = saved;
+	thr.busy = 0;
 }
 
 /* ---- handshake ---- */
@@ -414,8 +439,10 @@ static void handshake(void)
 		goto unmap;
 	fast.nslots = cfg.nslots;
 	fast.slot_bytes = cfg.slot_bytes;
-	for (i = 0; i < cfg.nfuncs; i++)
+	for (i = 0; i < cfg.nfuncs; i++) {
 		fast.funcs[i] = cfg.funcs[i];
+		dc_fast_file_arg[i] = cfg.funcs[i].on ? cfg.funcs[i].file_arg : 0xff;
+	}
 	/* Only now, with the collector holding the ring: record. */
 	for (i = 0; i < cfg.nfuncs; i++)
 		dc_fast_on[i] = cfg.funcs[i].on;
@@ -446,6 +473,7 @@ static void after_fork_child(void)
 	thr.slot = NULL;
 	thr.state = THR_NONE;
 	thr.head = 0;
+	thr.room = 0;
 	thr.k.cur = 0;
 	thr.k.depth = 0;
 	thr.seq = 0;
@@ -455,6 +483,8 @@ static void after_fork_child(void)
 
 DC_HIDDEN void dc_fast_init(void)
 {
+	memset(dc_fast_file_arg, 0xff, sizeof(dc_fast_file_arg));
+	find_vdso_clock();
 	handshake();
 	if (fast.shm == NULL)
 		return;
