@@ -8,12 +8,20 @@
  *   iowork w3 N          N x fwrite 64 KiB to /dev/null
  *   iowork w4 N FILE     N x an HDF5 dataset write (4 KiB) into FILE
  *                        (built with -DWITH_HDF5)
+ *   iowork w1pair N      W1 and W2 (w2pair N FILE) in blocks of 1,000
+ *   iowork w2pair N FILE calls, alternating with blocks that call libc's
+ *                        own functions (found with dlopen, past any
+ *                        preloaded wrapper): reports the median over
+ *                        block pairs of the added cost per call
+ *                        (added_ns=), measured in one process, so load
+ *                        changes between runs cancel out
  *   iowork nop N         N x a call to dc_nop_site, a function that
  *                        starts with a 5-byte NOP (design 2: the site a
  *                        collector would probe; 6.x kernels turn a
  *                        uprobe on it into a call, no trap)
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +42,89 @@ __asm__(".globl dc_nop_site\n"
 void dc_nop_site(void);
 
 static struct timespec t0;
+
+static double now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+#define PAIR_BLOCK 1000
+
+struct io_fns {
+	int (*open)(const char *, int, ...);
+	ssize_t (*write)(int, const void *, size_t);
+	ssize_t (*pwrite)(int, const void *, size_t, off_t);
+	int (*close)(int);
+};
+
+/* One block of the workload through fns; 0 on success. */
+static int pair_block(int w2, const struct io_fns *fns, int fd,
+		      const char *path, const char *buf)
+{
+	int i;
+
+	for (i = 0; i < PAIR_BLOCK; i++) {
+		if (!w2) {
+			if (fns->write(fd, buf, 1) != 1)
+				return 1;
+			continue;
+		}
+		fd = fns->open(path, O_WRONLY | O_CREAT, 0644);
+		if (fd < 0 || fns->pwrite(fd, buf, 4096, 0) != 4096)
+			return 1;
+		fns->close(fd);
+	}
+	return 0;
+}
+
+/* Blocks through the program's own symbols (preloaded wrappers, if any)
+ * alternating with blocks through libc's definitions. */
+static int pair(int w2, long n, const char *path, const char *buf)
+{
+	struct io_fns wrapped = { open, write, pwrite, close }, direct;
+	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	long nb = n / PAIR_BLOCK, b;
+	double *d = calloc((size_t)nb + 1, sizeof(double)), sw = 0, sd = 0;
+	int fd = open("/dev/null", O_WRONLY);
+
+	if (libc == NULL || d == NULL || nb < 1 || fd < 0)
+		return 1;
+	direct.open = (int (*)(const char *, int, ...))dlsym(libc, "open");
+	direct.write = (ssize_t (*)(int, const void *, size_t))dlsym(libc, "write");
+	direct.pwrite = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(libc, "pwrite");
+	direct.close = (int (*)(int))dlsym(libc, "close");
+	if (!direct.open || !direct.write || !direct.pwrite || !direct.close)
+		return 1;
+	for (b = 0; b < nb; b++) {
+		double t1, t2, t3;
+
+		t1 = now_ns();
+		if (pair_block(w2, &wrapped, fd, path, buf))
+			return 1;
+		t2 = now_ns();
+		if (pair_block(w2, &direct, fd, path, buf))
+			return 1;
+		t3 = now_ns();
+		d[b] = ((t2 - t1) - (t3 - t2)) / PAIR_BLOCK;
+		sw += t2 - t1;
+		sd += t3 - t2;
+	}
+	qsort(d, (size_t)nb, sizeof(double), cmp_double);
+	fprintf(stderr, "ns_per_iteration=%.1f direct_ns=%.1f added_ns=%.1f\n",
+		sw / (nb * PAIR_BLOCK), sd / (nb * PAIR_BLOCK), d[nb / 2]);
+	free(d);
+	return 0;
+}
 
 static void start(void)
 {
@@ -63,6 +154,10 @@ int main(int argc, char **argv)
 		stop(n);
 		return 0;
 	}
+	if (strcmp(argv[1], "w1pair") == 0)
+		return pair(0, n, NULL, buf);
+	if (strcmp(argv[1], "w2pair") == 0 && argc == 4)
+		return pair(1, n, argv[3], buf);
 	if (strcmp(argv[1], "w1") == 0) {
 		int fd = open("/dev/null", O_WRONLY);
 
