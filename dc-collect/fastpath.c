@@ -61,6 +61,7 @@ struct ring {
 	uint64_t slot_bytes;
 	uint64_t *tail;          /* our read positions, per slot */
 	uint64_t *snap;          /* heads at the last snapshot */
+	uint64_t *populated;     /* data bytes allocated ahead, per slot */
 	bool *bad;               /* slot abandoned */
 	uint64_t invalid;        /* records refused */
 };
@@ -386,6 +387,7 @@ static struct ring *map_ring(struct dc_fast *f, struct conn *cn, int fd)
 	r->slot_bytes = f->cfg.slot_bytes;
 	r->tail = xcalloc(r->nslots, sizeof(uint64_t));
 	r->snap = xcalloc(r->nslots, sizeof(uint64_t));
+	r->populated = xcalloc(r->nslots, sizeof(uint64_t));
 	r->bad = xcalloc(r->nslots, sizeof(bool));
 	return r;
 }
@@ -577,6 +579,33 @@ static void drain_slot(struct dc_fast *f, struct ring *r, uint32_t i,
 	__atomic_store_n(&slot_of(r, i)->tail, tail, __ATOMIC_RELEASE);
 }
 
+/* The pages of a slot's first lap, allocated here ahead of its writer:
+ * each would otherwise be allocated and zeroed in a page fault inside
+ * one of the process's wrapped calls.  The client maps them in chunks
+ * (dc-wrap/fast.c); after the first lap all are allocated.  Best effort:
+ * a kernel without MADV_POPULATE_WRITE leaves it to the faults. */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+#define POPULATE_AHEAD (4ULL << 20)
+
+static void populate_slot(struct ring *r, uint32_t i, uint64_t head)
+{
+	unsigned char *data = r->map + dc_fast_data_offset(r->nslots) +
+			      (size_t)i * r->slot_bytes;
+	uint64_t from = r->populated[i];
+	uint64_t to = (head + POPULATE_AHEAD) & ~(POPULATE_AHEAD / 4 - 1);
+
+	if (head == 0 || from >= r->slot_bytes || to <= from)
+		return;
+	if (to > r->slot_bytes)
+		to = r->slot_bytes;
+	/* from and to are multiples of a page (slot_bytes is, too) */
+	if (madvise(data + from, to - from, MADV_POPULATE_WRITE) != 0)
+		to = r->slot_bytes; /* give up on this slot */
+	r->populated[i] = to;
+}
+
 void dc_fast_drain(struct dc_fast *f)
 {
 	struct ring *r;
@@ -585,8 +614,10 @@ void dc_fast_drain(struct dc_fast *f)
 	if (f == NULL)
 		return;
 	for (r = f->rings; r; r = r->next)
-		for (i = 0; i < r->nslots; i++)
+		for (i = 0; i < r->nslots; i++) {
 			drain_slot(f, r, i, r->snap[i]);
+			populate_slot(r, i, r->snap[i]);
+		}
 }
 
 static void drain_all(struct dc_fast *f, struct ring *r)
@@ -630,6 +661,7 @@ static void ring_free(struct ring *r)
 	munmap(r->map, r->bytes);
 	free(r->tail);
 	free(r->snap);
+	free(r->populated);
 	free(r->bad);
 	free(r);
 }

@@ -38,6 +38,7 @@ struct dc_thread {
 	__u64 room;              /* head may grow to this without reading the
 	                            collector's tail (tail + capacity, as last
 	                            read) */
+	__u64 populated;         /* data bytes mapped in ahead of head */
 	__u64 seq;
 	__u32 tid;
 	unsigned char state;     /* THR_*: no slot yet, a slot, none free */

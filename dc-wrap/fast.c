@@ -50,6 +50,7 @@ static struct {
 	__u32 nslots;
 	pthread_key_t key;
 	int key_ok;
+	int populate_off;        /* MADV_POPULATE_WRITE refused */
 } fast;
 
 enum { THR_NONE = 0, THR_SLOT = 1, THR_NOSLOT = 2 };
@@ -88,6 +89,41 @@ static void find_vdso_clock(void)
 }
 
 /* ---- slots ---- */
+
+/* A slot's first lap would take a page fault every 4 KiB, each zeroing a
+ * page inside a wrapped call (in a VM, also the host's fault).  Instead,
+ * the pages ahead of the head are mapped in a chunk at a time, one
+ * system call per chunk.  After the first lap every page is mapped. */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+#define POPULATE_CHUNK (256 * 1024)
+
+static void populate_ahead(void)
+{
+	int saved = errno;
+
+	while (thr.populated < fast.slot_bytes &&
+	       thr.populated < thr.head + 2 * POPULATE_CHUNK) {
+		__u64 n = fast.slot_bytes - thr.populated;
+
+		if (n > POPULATE_CHUNK)
+			n = POPULATE_CHUNK;
+		if (fast.populate_off ||
+		    madvise(thr.data + thr.populated, n, MADV_POPULATE_WRITE) != 0) {
+			/* Before Linux 5.14, or no memory now: fault as
+			 * usual. */
+			fast.populate_off = 1;
+			thr.populated = ~0ULL;
+			break;
+		}
+		thr.populated += n;
+	}
+	if (thr.populated >= fast.slot_bytes)
+		thr.populated = ~0ULL; /* all of it */
+	errno = saved;
+}
+
 
 static struct dc_fast_slot *slot_at(__u32 i)
 {
@@ -136,7 +172,11 @@ static int claim_slot(void)
 		thr.head = __atomic_load_n(&s->head, __ATOMIC_RELAXED);
 		thr.room = __atomic_load_n(&s->tail, __ATOMIC_ACQUIRE) +
 			   fast.slot_bytes;
+		/* A slot another thread used is mapped as far as it
+		 * wrote. */
+		thr.populated = thr.head & ~(__u64)(POPULATE_CHUNK - 1);
 		thr.state = THR_SLOT;
+		populate_ahead();
 		if (fast.key_ok)
 			pthread_setspecific(fast.key, s);
 		return 1;
@@ -329,6 +369,8 @@ void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 	}
 	thr.head += size;
 	__atomic_store_n(&thr.slot->head, thr.head, __ATOMIC_RELEASE);
+	if (__builtin_expect(thr.head + POPULATE_CHUNK > thr.populated, 0))
+		populate_ahead();
 out:
 	thr.busy = 0;
 }
@@ -474,6 +516,7 @@ static void after_fork_child(void)
 	thr.state = THR_NONE;
 	thr.head = 0;
 	thr.room = 0;
+	thr.populated = 0;
 	thr.k.cur = 0;
 	thr.k.depth = 0;
 	thr.seq = 0;
