@@ -24,12 +24,14 @@
 
 #include "dc-explore/tracefs.h"
 #include "elfsyms.h"
+#include "hash.h"
 #include "kbtf.h"
 #include "gen.h"
 #include "messages.h"
 #include "spec.h"
 #include "stream.h"
 #include "syscalls.h"
+#include "u64map.h"
 
 static const char usage_text[] =
 	"Usage: dc-gen [OPTIONS] [CONFIG.yaml]\n"
@@ -62,53 +64,31 @@ static const struct option long_options[] = {
 
 /* ---- a set of strings, for duplicates ---- */
 
-struct strset {
-	char **slots;
-	size_t cap, n;
-};
-
-static uint64_t hash(const char *s)
+/* The set: FNV-1a of a string -> the string (lib/u64map.h). */
+static int same_str(uint64_t value, const void *key)
 {
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
+	return strcmp((const char *)(uintptr_t)value, key) == 0;
 }
 
-/* Adds s (taking it); returns 0 if it was already there (and frees it). */
-static int strset_add(struct strset *set, char *s)
+/* Adds a copy of s; returns 0 if it was already there. */
+static int strset_add(struct u64map *set, const char *s)
 {
-	size_t i;
+	uint64_t h = dc_fnv1a_str(s);
 
-	if (set->n * 2 >= set->cap) {
-		struct strset bigger = { NULL, set->cap ? set->cap * 2 : 1024, 0 };
-
-		bigger.slots = xcalloc(bigger.cap, sizeof(char *));
-		for (i = 0; i < set->cap; i++)
-			if (set->slots[i])
-				strset_add(&bigger, set->slots[i]);
-		free(set->slots);
-		*set = bigger;
-	}
-	for (i = hash(s) & (set->cap - 1); set->slots[i]; i = (i + 1) & (set->cap - 1)) {
-		if (strcmp(set->slots[i], s) == 0) {
-			free(s);
-			return 0;
-		}
-	}
-	set->slots[i] = s;
-	set->n++;
+	if (u64map_find_hashed(set, &h, same_str, s) != NULL)
+		return 0;
+	u64map_put(set, h, (uint64_t)(uintptr_t)xstrdup(s));
 	return 1;
 }
 
-static void strset_free(struct strset *set)
+static void strset_free(struct u64map *set)
 {
 	size_t i;
 
 	for (i = 0; i < set->cap; i++)
-		free(set->slots[i]);
-	free(set->slots);
+		if (set->used[i])
+			free((void *)(uintptr_t)set->vals[i]);
+	u64map_free(set);
 }
 
 /* ---- generation ---- */
@@ -122,7 +102,7 @@ struct gen {
 	struct config *cfg;
 	struct dc_spec spec;
 	size_t cap;
-	struct strset seen;
+	struct u64map seen;       /* probe keys */
 	struct opened *elfs;
 	size_t nelfs;
 	int tracefs_warned;
@@ -168,7 +148,7 @@ static void add_probe(struct gen *g, const struct layer_cfg *l, const char *key,
 	struct plan from_table;
 	struct dc_probe *p;
 
-	if (!strset_add(&g->seen, xstrdup(key))) {
+	if (!strset_add(&g->seen, key)) {
 		debug("%s: %s: same probe as an earlier one, dropped", l->name, function);
 		return;
 	}

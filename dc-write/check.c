@@ -22,7 +22,7 @@
 #include <zlib.h>
 
 #include "check.h"
-#include "hashset.h"
+#include "u64map.h"
 #include "messages.h"
 #include "stream.h"
 
@@ -41,9 +41,9 @@ struct checker {
 	uint64_t lineno, objects;
 	uint64_t uoffset;          /* uncompressed bytes so far */
 	int seen_open, seen_close;
-	struct hashmap ids;        /* id + 1 */
-	struct hashmap hh_def, fh_def; /* hash + 1 */
-	struct hashmap hh_use, fh_use; /* hash + 1 -> first line */
+	struct u64map ids;        /* ids seen */
+	struct u64map hh_def, fh_def; /* hashes defined */
+	struct u64map hh_use, fh_use; /* hash -> first line */
 	json_t *cats;              /* cat -> count */
 	uint64_t nonmeta, lifecycle;
 	struct member *members;
@@ -88,7 +88,7 @@ static int get_int(json_t *v, long long *out)
 	return errno == 0 && end != s && *end == '\0';
 }
 
-static void note_use(struct checker *c, struct hashmap *m, json_t *args,
+static void note_use(struct checker *c, struct u64map *m, json_t *args,
 		     const char *key)
 {
 	json_t *v = json_object_get(args, key);
@@ -103,7 +103,7 @@ static void note_use(struct checker *c, struct hashmap *m, json_t *args,
 			(unsigned long long)c->lineno, key);
 		return;
 	}
-	slot = hashmap_insert(m, (uint64_t)h + 1, &added);
+	slot = u64map_insert(m, (uint64_t)h, &added);
 	if (added)
 		*slot = c->lineno;
 }
@@ -145,7 +145,7 @@ static void check_object(struct checker *c, json_t *obj)
 	}
 	phs = json_string_value(ph);
 	if (get_int(json_object_get(obj, "id"), &id)) {
-		slot = hashmap_insert(&c->ids, (uint64_t)id + 1, &added);
+		slot = u64map_insert(&c->ids, (uint64_t)id, &added);
 		if (!added)
 			problem(c, "line %llu: id %lld also on line %llu", ln,
 				id, (unsigned long long)*slot);
@@ -164,9 +164,9 @@ static void check_object(struct checker *c, json_t *obj)
 				problem(c, "line %llu: %s without an integer "
 					"args.value", ln, nm);
 			else if (strcmp(nm, "HH") == 0)
-				hashmap_insert(&c->hh_def, (uint64_t)n + 1, &added);
+				u64map_insert(&c->hh_def, (uint64_t)n, &added);
 			else if (strcmp(nm, "FH") == 0)
-				hashmap_insert(&c->fh_def, (uint64_t)n + 1, &added);
+				u64map_insert(&c->fh_def, (uint64_t)n, &added);
 		}
 		c->objects++;
 		return;
@@ -466,11 +466,11 @@ static int check_one(const char *file)
 	memset(&c, 0, sizeof(c));
 	c.file = file;
 	c.cats = json_object();
-	hashmap_init(&c.ids);
-	hashmap_init(&c.hh_def);
-	hashmap_init(&c.fh_def);
-	hashmap_init(&c.hh_use);
-	hashmap_init(&c.fh_use);
+	u64map_init(&c.ids);
+	u64map_init(&c.hh_def);
+	u64map_init(&c.fh_def);
+	u64map_init(&c.hh_use);
+	u64map_init(&c.fh_use);
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		syswarn("cannot open %s", file);
@@ -501,17 +501,17 @@ static int check_one(const char *file)
 		problem(&c, "no events");
 	/* Every hash used needs its metadata line somewhere in the file. */
 	for (i = 0; i < c.hh_use.cap; i++)
-		if (c.hh_use.keys[i] != 0 &&
-		    hashmap_find(&c.hh_def, c.hh_use.keys[i]) == NULL)
+		if (c.hh_use.used[i] &&
+		    u64map_get(&c.hh_def, c.hh_use.keys[i]) == NULL)
 			problem(&c, "line %llu: hhash %llu has no HH line",
-				(unsigned long long)c.hh_use.values[i],
-				(unsigned long long)(c.hh_use.keys[i] - 1));
+				(unsigned long long)c.hh_use.vals[i],
+				(unsigned long long)c.hh_use.keys[i]);
 	for (i = 0; i < c.fh_use.cap; i++)
-		if (c.fh_use.keys[i] != 0 &&
-		    hashmap_find(&c.fh_def, c.fh_use.keys[i]) == NULL)
+		if (c.fh_use.used[i] &&
+		    u64map_get(&c.fh_def, c.fh_use.keys[i]) == NULL)
 			problem(&c, "line %llu: fhash %llu has no FH line",
-				(unsigned long long)c.fh_use.values[i],
-				(unsigned long long)(c.fh_use.keys[i] - 1));
+				(unsigned long long)c.fh_use.vals[i],
+				(unsigned long long)c.fh_use.keys[i]);
 	if (gz && !damaged) {
 		char *idx = xasprintf("%s.idx", file);
 
@@ -551,11 +551,11 @@ static int check_one(const char *file)
 	json_decref(c.cats);
 	free(c.line);
 	free(c.members);
-	hashmap_free(&c.ids);
-	hashmap_free(&c.hh_def);
-	hashmap_free(&c.fh_def);
-	hashmap_free(&c.hh_use);
-	hashmap_free(&c.fh_use);
+	u64map_free(&c.ids);
+	u64map_free(&c.hh_def);
+	u64map_free(&c.fh_def);
+	u64map_free(&c.hh_use);
+	u64map_free(&c.fh_use);
 	return c.problems ? DC_EXIT_BADINPUT
 	       : incomplete ? DC_EXIT_TRUNCATED : DC_EXIT_OK;
 }

@@ -28,6 +28,7 @@
 #include "summary.h"
 #include "gzout.h"
 #include "messages.h"
+#include "numbers.h"
 #include "stream.h"
 #include "trace.h"
 
@@ -144,36 +145,6 @@ static void usage(void)
 	exit(0);
 }
 
-static uint64_t parse_size(const char *s, const char *opt)
-{
-	char *end;
-	unsigned long long v;
-	int shift = 0;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || end == s || *s == '-' || *s == '+')
-		dc_usage_error("bad size '%s' for %s", s, opt);
-	switch (*end) {
-	case 'k': case 'K':
-		shift = 10;
-		end++;
-		break;
-	case 'm': case 'M':
-		shift = 20;
-		end++;
-		break;
-	case 'g': case 'G':
-		shift = 30;
-		end++;
-		break;
-	}
-	/* Never wrapped around to a small number. */
-	if (*end != '\0' || v > (UINT64_MAX >> shift))
-		dc_usage_error("bad size '%s' for %s", s, opt);
-	return (uint64_t)v << shift;
-}
-
 static long parse_int(const char *s, const char *opt, long lo, long hi)
 {
 	char *end;
@@ -258,16 +229,12 @@ int main(int argc, char **argv)
 					       "none, not '%s'", optarg);
 			break;
 		case OPT_MAX_SIZE:
-			opts.max_size = parse_size(optarg, "--max-size");
-			if (opts.max_size == 0)
-				dc_usage_error("--max-size must be positive, "
-					       "not '%s'", optarg);
+			opts.max_size = dc_size_option(optarg, "--max-size", 1,
+						       UINT64_MAX);
 			break;
 		case OPT_CHUNK:
-			opts.chunk_size = (size_t)parse_size(optarg, "--chunk-size");
-			if (opts.chunk_size < 1 || opts.chunk_size > (1u << 30))
-				dc_usage_error("--chunk-size takes 1 to 1G, "
-					       "not '%s'", optarg);
+			opts.chunk_size = (size_t)dc_size_option(
+				optarg, "--chunk-size", 1, 1u << 30);
 			break;
 		case OPT_THREADS:
 			threads = parse_int(optarg, "--threads", 0, 256);

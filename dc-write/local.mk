@@ -7,8 +7,7 @@ dc_write_dc_write_SOURCES = \
 	dc-write/callargs.c dc-write/callargs.h \
 	dc-write/gzout.c dc-write/gzout.h \
 	dc-write/check.c dc-write/check.h \
-	dc-write/summary.c dc-write/summary.h \
-	dc-write/hashset.c dc-write/hashset.h
+	dc-write/summary.c dc-write/summary.h
 dc_write_dc_write_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(JANSSON_CFLAGS) -pthread
 dc_write_dc_write_LDADD = lib/libdc.la $(ZLIB_LIBS) $(JANSSON_LIBS) -lpthread
 EXTRA_DIST += dc-write/README.md

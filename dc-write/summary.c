@@ -21,7 +21,8 @@
 #include <jansson.h>
 #include <zlib.h>
 
-#include "hashset.h"
+#include "hash.h"
+#include "u64map.h"
 #include "messages.h"
 #include "stream.h"
 #include "summary.h"
@@ -34,22 +35,15 @@ struct row {
 struct summary {
 	struct row *rows;
 	size_t nrows, cap;
-	struct hashmap index;      /* hash of (layer, name, file) -> row + 1 */
-	struct hashmap fnames;     /* fhash -> name string + 1 (in names) */
+	struct u64map index;      /* hash of (layer, name, file) -> row + 1 */
+	struct u64map fnames;     /* fhash -> name string + 1 (in names) */
 	char **names;
 	size_t nnames;
 	unsigned long long events, samples, dropped;
 	long long first_ts, last_ts;
 	int truncated, dropped_unknown, have_end;
-	struct hashmap pids;
+	struct u64map pids;
 };
-
-static uint64_t fnv(const char *s, uint64_t h)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (h * 1099511628211ULL) | 1; /* never 0: reserved key */
-}
 
 static long long int_value(json_t *v)
 {
@@ -70,20 +64,43 @@ static const char *file_of(struct summary *s, json_t *args)
 		return fname; /* the 2023 form names files inline */
 	if (fh == NULL)
 		return "-";
-	slot = hashmap_find(&s->fnames, (uint64_t)int_value(fh) + 1);
+	slot = u64map_get(&s->fnames, (uint64_t)int_value(fh));
 	return slot ? s->names[*slot - 1] : "(unnamed)";
+}
+
+/* A row's key: its layer, name and file, each with its NUL. */
+static uint64_t row_hash(const char *layer, const char *name, const char *file)
+{
+	uint64_t h = dc_fnv1a(layer, strlen(layer) + 1);
+
+	h = dc_fnv1a_add(h, name, strlen(name) + 1);
+	return dc_fnv1a_add(h, file, strlen(file) + 1);
+}
+
+struct row_key {
+	const struct summary *s;
+	const char *layer, *name, *file;
+};
+
+static int same_row(uint64_t index, const void *key)
+{
+	const struct row_key *k = key;
+	const struct row *r = &k->s->rows[index - 1];
+
+	return strcmp(r->layer, k->layer) == 0 && strcmp(r->name, k->name) == 0 &&
+	       strcmp(r->file, k->file) == 0;
 }
 
 static struct row *row_for(struct summary *s, const char *layer,
 			   const char *name, const char *file)
 {
-	uint64_t key = fnv(file, fnv(name, fnv(layer, 1469598103934665603ULL)));
+	struct row_key key = { s, layer, name, file };
+	uint64_t h = row_hash(layer, name, file);
 	uint64_t *slot;
-	int added;
 	struct row *r;
 
-	slot = hashmap_insert(&s->index, key, &added);
-	if (!added)
+	slot = u64map_find_hashed(&s->index, &h, same_row, &key);
+	if (slot != NULL)
 		return &s->rows[*slot - 1];
 	if (s->nrows == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 256;
@@ -94,7 +111,7 @@ static struct row *row_for(struct summary *s, const char *layer,
 	r->layer = xstrdup(layer);
 	r->name = xstrdup(name);
 	r->file = xstrdup(file);
-	*hashmap_find(&s->index, key) = s->nrows;
+	u64map_put(&s->index, h, s->nrows);
 	return r;
 }
 
@@ -113,11 +130,13 @@ static void take(struct summary *s, json_t *ev)
 	if (strcmp(ph, "M") == 0) {
 		if (strcmp(name, "FH") == 0) {
 			const char *fname = json_string_value(json_object_get(args, "name"));
-			uint64_t *slot = hashmap_insert(&s->fnames,
-					(uint64_t)int_value(json_object_get(args, "value")) + 1,
-					&added);
+			long long fh = int_value(json_object_get(args, "value"));
+			uint64_t *slot;
 
-			if (fname != NULL && added) {
+			if (fname == NULL || fh < 0)
+				return;
+			slot = u64map_insert(&s->fnames, (uint64_t)fh, &added);
+			if (added) {
 				s->names = xrealloc(s->names, (s->nnames + 1) * sizeof(char *));
 				s->names[s->nnames++] = xstrdup(fname);
 				*slot = s->nnames;
@@ -140,8 +159,9 @@ static void take(struct summary *s, json_t *ev)
 		s->first_ts = ts;
 	if (ts >= 0 && dur >= 0 && ts + dur > s->last_ts)
 		s->last_ts = ts + dur;
-	hashmap_insert(&s->pids, (uint64_t)int_value(json_object_get(ev, "pid")) + 1,
-		       &added);
+	v = int_value(json_object_get(ev, "pid"));
+	if (v >= 0) /* an event without a pid is no process */
+		u64map_insert(&s->pids, (uint64_t)v, NULL);
 	if (strcmp(ph, "C") == 0) {
 
 		s->samples++;
@@ -200,9 +220,9 @@ static int summarize(const char *path, unsigned top)
 	int bad = 0;
 
 	memset(&s, 0, sizeof(s));
-	hashmap_init(&s.index);
-	hashmap_init(&s.fnames);
-	hashmap_init(&s.pids);
+	u64map_init(&s.index);
+	u64map_init(&s.fnames);
+	u64map_init(&s.pids);
 	gz = gzopen(path, "rb");
 	if (gz == NULL) {
 		syswarn("cannot open %s", path);
@@ -255,7 +275,7 @@ static int summarize(const char *path, unsigned top)
 	if (s.nrows > 1) /* qsort(NULL, 0) is undefined */
 		qsort(s.rows, s.nrows, sizeof(*s.rows), by_layer_then_time);
 	printf("%s: %llu events from %zu processes over %.3f s",
-	       path, s.events, s.pids.used,
+	       path, s.events, s.pids.count,
 	       s.last_ts > s.first_ts ? (double)(s.last_ts - s.first_ts) / 1e6 : 0.0);
 	if (s.samples > 0)
 		printf(", %llu counter samples", s.samples);
@@ -292,9 +312,9 @@ static int summarize(const char *path, unsigned top)
 		free(s.names[i]);
 	free(s.names);
 	free(s.rows);
-	hashmap_free(&s.index);
-	hashmap_free(&s.fnames);
-	hashmap_free(&s.pids);
+	u64map_free(&s.index);
+	u64map_free(&s.fnames);
+	u64map_free(&s.pids);
 	return bad ? DC_EXIT_BADINPUT : DC_EXIT_OK;
 }
 

@@ -21,7 +21,8 @@
 
 #include "gzout.h"
 #include "callargs.h"
-#include "hashset.h"
+#include "hash.h"
+#include "u64map.h"
 #include "messages.h"
 #include "outfile.h"
 #include "trace.h"
@@ -36,14 +37,8 @@
 
 uint64_t trace_hash(const void *data, size_t len)
 {
-	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ull;
-	size_t i;
+	uint64_t h = dc_fnv1a(data, len);
 
-	for (i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
 	return (h >> 53) ^ (h & ((1ull << 53) - 1));
 }
 
@@ -236,13 +231,13 @@ struct output {
 	uint64_t start_us;
 	int chunk_closed;        /* a chunk went out since the last check */
 	char *reserved_end;      /* end of the space reserved for a line */
-	struct hashmap described; /* FH/SH hash + 1 */
-	struct hashmap threads;  /* tid + 1 */
-	struct hashmap procs;    /* pid + 1 -> process version described */
+	struct u64map described; /* FH/SH hash << 1 | is FH */
+	struct u64map threads;  /* tids described */
+	struct u64map procs;    /* pid -> process version described */
 	uint32_t cache_pid, cache_tid, cache_gen;
 	int cache_ok;             /* cache_pid/tid were described (any value
 	                            is a pid: no sentinel) */
-	uint64_t cache_hash;
+	uint64_t cache_hash;     /* the last key described + 1; 0: none */
 };
 
 /* The async lanes of one process: when each lane's last event ended. */
@@ -261,17 +256,17 @@ struct trace {
 	struct probe *probes;
 	size_t nprobes;
 	struct probe unknown;    /* for probe ids above PROBE_ID_MAX */
-	struct hashmap string_ids; /* id + 1 -> index + 1 */
+	struct u64map string_ids; /* id -> index + 1 */
 	struct string *strings;
 	size_t nstrings, strings_cap;
-	struct hashmap proc_ids; /* pid + 1 -> index + 1 */
+	struct u64map proc_ids; /* pid -> index + 1 */
 	struct process *procs;
 	size_t nprocs, procs_cap;
 	uint32_t proc_gen;       /* bumped on any process change */
 	struct output **outs;
 	size_t nouts;
-	struct hashmap out_ids;  /* pid + 1 -> index + 1 (split by pid) */
-	struct hashmap lane_ids; /* pid + 1 -> index + 1 into lanes */
+	struct u64map out_ids;  /* pid -> index + 1 (split by pid) */
+	struct u64map lane_ids; /* pid -> index + 1 into lanes */
 	struct lanes *lanes;
 	size_t nlanes, lanes_cap;
 	uint64_t events_in;
@@ -476,9 +471,9 @@ static void open_file(struct trace *t, struct output *o)
 	o->own_lines = 0;
 	o->objects = 0;
 	o->events = 0;
-	hashmap_clear(&o->described);
-	hashmap_clear(&o->threads);
-	hashmap_clear(&o->procs);
+	u64map_clear(&o->described);
+	u64map_clear(&o->threads);
+	u64map_clear(&o->procs);
 	o->cache_gen = 0;
 	o->cache_hash = 0;
 	o->cache_pid = o->cache_tid = UINT32_MAX;
@@ -516,9 +511,9 @@ static struct output *new_output(struct trace *t, uint32_t pid)
 
 	o->pid = pid;
 	o->path = output_name(t, pid, 0);
-	hashmap_init(&o->described);
-	hashmap_init(&o->threads);
-	hashmap_init(&o->procs);
+	u64map_init(&o->described);
+	u64map_init(&o->threads);
+	u64map_init(&o->procs);
 	o->start_us = t->last_us ? t->last_us : to_us(t, t->info.start_mono_ns);
 	open_file(t, o);
 	t->outs = xrealloc(t->outs, (t->nouts + 1) * sizeof(*t->outs));
@@ -622,7 +617,7 @@ static struct output *output_for(struct trace *t, uint32_t pid)
 	if (t->opts.split != SPLIT_PID) {
 		o = t->outs[0];
 	} else {
-		slot = hashmap_insert(&t->out_ids, (uint64_t)pid + 1, &added);
+		slot = u64map_insert(&t->out_ids, (uint64_t)pid, &added);
 		if (added) {
 			*slot = t->nouts + 1;
 			o = new_output(t, pid);
@@ -815,7 +810,7 @@ static int frame_string(struct trace *t, const struct dc_frame *f, char *err,
 		return -1;
 	}
 	memcpy(&id, f->data, 4);
-	slot = hashmap_insert(&t->string_ids, (uint64_t)id + 1, &added);
+	slot = u64map_insert(&t->string_ids, (uint64_t)id, &added);
 	if (added) {
 		if (t->nstrings == t->strings_cap) {
 			t->strings_cap = t->strings_cap ? 2 * t->strings_cap : 64;
@@ -839,10 +834,10 @@ static struct process *process_for(struct trace *t, uint32_t pid, int create)
 	int added;
 
 	if (!create) {
-		slot = hashmap_find(&t->proc_ids, (uint64_t)pid + 1);
+		slot = u64map_get(&t->proc_ids, (uint64_t)pid);
 		return slot ? &t->procs[*slot - 1] : NULL;
 	}
-	slot = hashmap_insert(&t->proc_ids, (uint64_t)pid + 1, &added);
+	slot = u64map_insert(&t->proc_ids, (uint64_t)pid, &added);
 	if (added) {
 		if (t->nprocs == t->procs_cap) {
 			t->procs_cap = t->procs_cap ? 2 * t->procs_cap : 16;
@@ -998,7 +993,7 @@ static void describe_process(struct trace *t, struct output *o, uint32_t pid)
 
 	if (pr == NULL || pr->version == 0)
 		return;
-	seen = hashmap_insert(&o->procs, (uint64_t)pid + 1, &added);
+	seen = u64map_insert(&o->procs, (uint64_t)pid, &added);
 	if (*seen == pr->version)
 		return;
 	*seen = pr->version;
@@ -1055,7 +1050,7 @@ static void describe_thread(struct trace *t, struct output *o, uint32_t pid,
 	int added;
 
 	describe_process(t, o, pid);
-	hashmap_insert(&o->threads, (uint64_t)tid + 1, &added);
+	u64map_insert(&o->threads, (uint64_t)tid, &added);
 	if (added) {
 		p = PUT(args, "\"name\":\"");
 		if (tid >= ASYNC_TID_BASE) {
@@ -1081,12 +1076,12 @@ static void describe_string(struct output *o, const char *kind, uint32_t pid,
 {
 	/* FH and SH of one string are two lines: the key is the hash (53
 	 * bits) and the kind. */
-	uint64_t key = (hash << 1 | (kind[0] == 'F')) + 1;
+	uint64_t key = hash << 1 | (kind[0] == 'F');
 	int added;
 
-	if (key == o->cache_hash)
+	if (key + 1 == o->cache_hash)
 		return;
-	hashmap_insert(&o->described, key, &added);
+	u64map_insert(&o->described, key, &added);
 	if (added) {
 		if (json == NULL) {
 			char *j = jstr_dup(raw, len, &json_len);
@@ -1097,14 +1092,14 @@ static void describe_string(struct output *o, const char *kind, uint32_t pid,
 			put_hash_meta(o, kind, pid, tid, json, json_len, hash);
 		}
 	}
-	o->cache_hash = key;
+	o->cache_hash = key + 1;
 }
 
 /* ---- events ---- */
 
 static const struct string *string_for(struct trace *t, uint32_t id)
 {
-	uint64_t *slot = hashmap_find(&t->string_ids, (uint64_t)id + 1);
+	uint64_t *slot = u64map_get(&t->string_ids, (uint64_t)id);
 
 	if (slot == NULL) {
 		if (!t->warned_unknown_string++)
@@ -1160,7 +1155,7 @@ static uint32_t async_lane(struct trace *t, const struct dc_event *ev)
 	unsigned i;
 	int added;
 
-	slot = hashmap_insert(&t->lane_ids, (uint64_t)ev->pid + 1, &added);
+	slot = u64map_insert(&t->lane_ids, (uint64_t)ev->pid, &added);
 	if (added) {
 		if (t->nlanes == t->lanes_cap) {
 			t->lanes_cap = t->lanes_cap ? 2 * t->lanes_cap : 8;
@@ -1642,10 +1637,10 @@ struct trace *trace_new(const struct trace_opts *opts,
 			break;
 		}
 	}
-	hashmap_init(&t->string_ids);
-	hashmap_init(&t->proc_ids);
-	hashmap_init(&t->out_ids);
-	hashmap_init(&t->lane_ids);
+	u64map_init(&t->string_ids);
+	u64map_init(&t->proc_ids);
+	u64map_init(&t->out_ids);
+	u64map_init(&t->lane_ids);
 	if (opts->split != SPLIT_PID)
 		new_output(t, 0);
 	return t;
@@ -1661,9 +1656,9 @@ int trace_finish(struct trace *t, int how)
 
 		if (close_file(t, o, how) != 0)
 			ret = -1;
-		hashmap_free(&o->described);
-		hashmap_free(&o->threads);
-		hashmap_free(&o->procs);
+		u64map_free(&o->described);
+		u64map_free(&o->threads);
+		u64map_free(&o->procs);
 		free(o->path);
 		free(o);
 	}
@@ -1691,10 +1686,10 @@ int trace_finish(struct trace *t, int how)
 		free(t->procs[i].job);
 	}
 	free(t->procs);
-	hashmap_free(&t->string_ids);
-	hashmap_free(&t->proc_ids);
-	hashmap_free(&t->out_ids);
-	hashmap_free(&t->lane_ids);
+	u64map_free(&t->string_ids);
+	u64map_free(&t->proc_ids);
+	u64map_free(&t->out_ids);
+	u64map_free(&t->lane_ids);
 	free(t->lanes);
 	free(t->host_json);
 	free(t->run_json);

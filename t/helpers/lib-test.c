@@ -1,0 +1,308 @@
+/*
+ * lib-test - unit tests of lib/'s hash table (u64map.c), FNV-1a (hash.h)
+ * and size parser (numbers.c), as TAP.  Run by t/0010-lib.t.
+ *
+ * The table is checked against a plain array of what it should hold
+ * after every operation of a long pseudo-random sequence, with keys
+ * chosen to collide (small ranges) and keys a sentinel would have
+ * broken (0, UINT64_MAX, 2^32 - 1 and 2^32: pid = tid = 4294967295
+ * plus one wrapped to 0 in the old tables).
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "numbers.h"
+#include "u64map.h"
+
+static int test_no, test_failed;
+
+static void ok(int cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", cond ? "" : "not ", ++test_no);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	if (!cond)
+		test_failed++;
+	fflush(stdout);
+}
+
+/* ---- u64map ---- */
+
+static const uint64_t odd_keys[] = {
+	0, 1, UINT64_MAX, UINT64_MAX - 1, 0xffffffffULL, 0x100000000ULL,
+	0xffffffffULL << 32, 1ULL << 63,
+};
+#define NODD (sizeof(odd_keys) / sizeof(odd_keys[0]))
+
+static void test_every_key(void)
+{
+	struct u64map m;
+	size_t i;
+	int good = 1, added;
+
+	u64map_init(&m);
+	for (i = 0; i < NODD; i++) {
+		ok(u64map_get(&m, odd_keys[i]) == NULL,
+		   "key %#llx absent from the start", (unsigned long long)odd_keys[i]);
+		*u64map_insert(&m, odd_keys[i], &added) = i + 100;
+		good &= added;
+	}
+	ok(good && m.count == NODD, "0, 2^64-1, 2^32-1 and 2^32 are all stored");
+	for (i = 0; i < NODD; i++) {
+		uint64_t *v = u64map_get(&m, odd_keys[i]);
+
+		ok(v != NULL && *v == i + 100, "key %#llx has its own value",
+		   (unsigned long long)odd_keys[i]);
+	}
+	u64map_insert(&m, 0, &added);
+	ok(!added && *u64map_get(&m, 0) == 100,
+	   "inserting key 0 again finds it, value kept");
+	ok(u64map_del(&m, 0) == 1 && u64map_get(&m, 0) == NULL &&
+	   u64map_get(&m, UINT64_MAX) != NULL && m.count == NODD - 1,
+	   "deleting key 0 leaves the others");
+	ok(u64map_del(&m, 0) == 0, "deleting an absent key says so");
+	u64map_clear(&m);
+	ok(m.count == 0 && u64map_get(&m, UINT64_MAX) == NULL,
+	   "a cleared table is empty");
+	u64map_put(&m, UINT64_MAX, 7);
+	ok(*u64map_get(&m, UINT64_MAX) == 7, "and usable again");
+	u64map_free(&m);
+	ok(m.cap == 0 && m.count == 0 && u64map_get(&m, 1) == NULL,
+	   "a freed table is an empty one");
+}
+
+static uint64_t rnd_state = 88172645463325252ULL;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* Keys from a small range (many collisions and long clusters) plus the
+ * odd ones; the reference is an array indexed by the key's position. */
+#define RANGE 600
+
+static uint64_t key_at(unsigned k)
+{
+	return k < NODD ? odd_keys[k] : (uint64_t)(k - NODD + 1) * 1024;
+}
+
+static void test_against_reference(void)
+{
+	static uint64_t ref[RANGE + NODD];
+	static unsigned char have[RANGE + NODD];
+	struct u64map m, copy;
+	unsigned step, k, bad = 0, nsteps = 200000;
+	size_t count = 0, seen, i;
+
+	u64map_init(&m);
+	for (step = 0; step < nsteps; step++) {
+		uint64_t r = rnd(), *v;
+
+		k = (unsigned)(r % (RANGE + NODD));
+		switch ((r >> 32) % 3) {
+		case 0:
+			u64map_put(&m, key_at(k), r);
+			count += !have[k];
+			have[k] = 1;
+			ref[k] = r;
+			break;
+		case 1:
+			if (u64map_del(&m, key_at(k)) != have[k])
+				bad++;
+			count -= have[k];
+			have[k] = 0;
+			break;
+		default:
+			v = u64map_get(&m, key_at(k));
+			if ((v != NULL) != have[k] || (v && *v != ref[k]))
+				bad++;
+		}
+		if (m.count != count)
+			bad++;
+	}
+	ok(bad == 0, "%u random puts, deletes and gets agree with an array", nsteps);
+	for (k = 0; k < RANGE + NODD; k++) {
+		uint64_t *v = u64map_get(&m, key_at(k));
+
+		if ((v != NULL) != have[k] || (v && *v != ref[k]))
+			bad++;
+	}
+	ok(bad == 0, "every key present or absent as it should be at the end");
+	seen = 0;
+	for (i = 0; i < m.cap; i++)
+		seen += m.used[i];
+	ok(seen == count && m.count == count, "visiting finds %zu entries", count);
+	u64map_init(&copy);
+	u64map_put(&copy, key_at(NODD + RANGE + 5), 1);
+	u64map_copy(&copy, &m);
+	ok(copy.count == count + 1, "a copy holds every entry and its own");
+	for (k = 0; k < RANGE + NODD; k++) {
+		uint64_t *v = u64map_get(&copy, key_at(k));
+
+		if ((v != NULL) != have[k] || (v && *v != ref[k]))
+			bad++;
+	}
+	ok(bad == 0, "with the same values");
+	u64map_free(&copy);
+	u64map_free(&m);
+}
+
+static void test_many(void)
+{
+	struct u64map m;
+	uint64_t i, bad = 0, n = 1000000;
+
+	u64map_init(&m);
+	for (i = 0; i < n; i++)
+		u64map_put(&m, i << 32 | 0xffffffff, i);
+	for (i = 0; i < n; i++) {
+		uint64_t *v = u64map_get(&m, i << 32 | 0xffffffff);
+
+		bad += v == NULL || *v != i;
+	}
+	ok(bad == 0 && m.count == n, "a million keys of the form pid << 32 | 2^32-1");
+	ok(m.cap <= 4 * n, "in at most 4 slots a key (%zu slots)", m.cap);
+	for (i = 0; i < n; i += 2)
+		u64map_del(&m, i << 32 | 0xffffffff);
+	for (i = 0; i < n; i++)
+		bad += (u64map_get(&m, i << 32 | 0xffffffff) != NULL) != (i & 1);
+	ok(bad == 0 && m.count == n / 2, "half deleted, the other half found");
+	u64map_free(&m);
+}
+
+/* A table keyed by a string's hash: every hash made equal, to chain. */
+static int same_str(uint64_t value, const void *key)
+{
+	return strcmp((const char *)(uintptr_t)value, key) == 0;
+}
+
+static void test_hashed(void)
+{
+	static const char *const words[] = { "a", "b", "c", "d" };
+	struct u64map m;
+	uint64_t h, *v;
+	size_t i;
+	int good = 1;
+
+	u64map_init(&m);
+	for (i = 0; i < 4; i++) {
+		h = 42; /* a collision for every word */
+		if (u64map_find_hashed(&m, &h, same_str, words[i]) != NULL)
+			good = 0;
+		if (h != 42 + i)
+			good = 0;
+		u64map_put(&m, h, (uint64_t)(uintptr_t)words[i]);
+	}
+	ok(good, "equal hashes of different keys chain on at h+1, h+2...");
+	for (i = 0; i < 4; i++) {
+		h = 42;
+		v = u64map_find_hashed(&m, &h, same_str, words[i]);
+		if (v == NULL || strcmp((const char *)(uintptr_t)*v, words[i]) != 0)
+			good = 0;
+	}
+	ok(good, "and each is found by its own key");
+	h = 42;
+	ok(u64map_find_hashed(&m, &h, same_str, "e") == NULL && h == 46,
+	   "an absent key gets the end of the chain");
+	u64map_free(&m);
+}
+
+/* ---- FNV-1a ---- */
+
+static void test_fnv(void)
+{
+	/* The published FNV-1a 64 test vectors. */
+	ok(dc_fnv1a("", 0) == 0xcbf29ce484222325ULL, "FNV-1a of \"\"");
+	ok(dc_fnv1a_str("a") == 0xaf63dc4c8601ec8cULL, "FNV-1a of \"a\"");
+	ok(dc_fnv1a_str("foobar") == 0x85944171f73967e8ULL,
+	   "FNV-1a of \"foobar\"");
+	ok(dc_fnv1a_add(dc_fnv1a("foo", 3), "bar", 3) == dc_fnv1a_str("foobar"),
+	   "FNV-1a continued over a second part is the hash of the whole");
+}
+
+/* ---- sizes ---- */
+
+static void size_is(const char *s, uint64_t lo, uint64_t hi,
+		    enum dc_size_status want, uint64_t want_v)
+{
+	uint64_t v = 12345;
+	enum dc_size_status st = dc_parse_size(s, lo, hi, &v);
+
+	ok(st == want && (want != DC_SIZE_OK ? v == 12345 : v == want_v),
+	   "size '%s' in %llu..%llu: %s", s, (unsigned long long)lo,
+	   (unsigned long long)hi,
+	   want == DC_SIZE_OK ? "accepted" : want == DC_SIZE_RANGE
+	   ? "out of range" : "not a size");
+}
+
+static void test_sizes(void)
+{
+	char buf[32];
+
+	size_is("0", 0, UINT64_MAX, DC_SIZE_OK, 0);
+	size_is("4096", 0, UINT64_MAX, DC_SIZE_OK, 4096);
+	size_is("64K", 0, UINT64_MAX, DC_SIZE_OK, 65536);
+	size_is("64k", 0, UINT64_MAX, DC_SIZE_OK, 65536);
+	size_is("3M", 0, UINT64_MAX, DC_SIZE_OK, 3ULL << 20);
+	size_is("2G", 0, UINT64_MAX, DC_SIZE_OK, 2ULL << 30);
+	size_is("1T", 0, UINT64_MAX, DC_SIZE_OK, 1ULL << 40);
+	size_is("15E", 0, UINT64_MAX, DC_SIZE_OK, 15ULL << 60);
+	size_is("18446744073709551615", 0, UINT64_MAX, DC_SIZE_OK, UINT64_MAX);
+	/* Overflow, in the digits or by the suffix: never wrapped. */
+	size_is("18446744073709551616", 0, UINT64_MAX, DC_SIZE_RANGE, 0);
+	size_is("99999999999999999999999", 0, UINT64_MAX, DC_SIZE_RANGE, 0);
+	size_is("16E", 0, UINT64_MAX, DC_SIZE_RANGE, 0);
+	size_is("18446744073709551615K", 0, UINT64_MAX, DC_SIZE_RANGE, 0);
+	size_is("17179869184G", 0, UINT64_MAX, DC_SIZE_RANGE, 0);
+	/* Ranges: issue 13 item 8's 4G ring, which once became 0. */
+	size_is("4G", 4096, 1ULL << 31, DC_SIZE_RANGE, 0);
+	size_is("2G", 4096, 1ULL << 31, DC_SIZE_OK, 1ULL << 31);
+	size_is("4095", 4096, 1ULL << 31, DC_SIZE_RANGE, 0);
+	size_is("4K", 4096, 1ULL << 31, DC_SIZE_OK, 4096);
+	/* Not sizes. */
+	size_is("", 0, UINT64_MAX, DC_SIZE_INVALID, 0);
+	size_is("-4096", 0, UINT64_MAX, DC_SIZE_INVALID, 0);
+	size_is("+4096", 0, UINT64_MAX, DC_SIZE_INVALID, 0);
+	size_is(" 4096", 0, UINT64_MAX, DC_SIZE_INVALID, 0);
+	size_is("4096 ", 0, UINT64_MAX, DC_SIZE_INVALID, 0);
+	size_is("K", 0, UINT64_MAX, DC_SIZE_INVALID, 0);
+	size_is("4KB", 0, UINT64_MAX, DC_SIZE_INVALID, 0);
+	size_is("4X", 0, UINT64_MAX, DC_SIZE_INVALID, 0);
+	size_is("0x10", 0, UINT64_MAX, DC_SIZE_INVALID, 0);
+	size_is("1.5G", 0, UINT64_MAX, DC_SIZE_INVALID, 0);
+	ok(strcmp(dc_format_size(4096, buf, sizeof(buf)), "4K") == 0 &&
+	   strcmp(dc_format_size(1ULL << 31, buf, sizeof(buf)), "2G") == 0 &&
+	   strcmp(dc_format_size(4097, buf, sizeof(buf)), "4097") == 0 &&
+	   strcmp(dc_format_size(0, buf, sizeof(buf)), "0") == 0 &&
+	   strcmp(dc_format_size(UINT64_MAX, buf, sizeof(buf)),
+		  "18446744073709551615") == 0,
+	   "sizes are written back in their shortest exact form");
+}
+
+int main(void)
+{
+	test_every_key();
+	test_against_reference();
+	test_many();
+	test_hashed();
+	test_fnv();
+	test_sizes();
+	printf("1..%d\n", test_no);
+	return test_failed != 0;
+}
