@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "calltree.h"
+#include "messages.h"
 
 #define SPACES 2                  /* kernel, client numbering */
 

@@ -22,7 +22,7 @@
 #include <linux/types.h>
 
 #include "event.h"
-#include "map.h"
+#include "u64map.h"
 
 #define CALLTREE_WINDOW 16384    /* returned calls remembered, in all */
 

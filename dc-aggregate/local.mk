@@ -1,8 +1,10 @@
 # dc-aggregate/local.mk: dc-aggregate, and the stream codec's unit tests.
 bin_PROGRAMS += dc-aggregate/dc-aggregate
 dc_aggregate_dc_aggregate_SOURCES = dc-aggregate/aggregate.c \
+	dc-aggregate/aggregate.h dc-aggregate/files.c dc-aggregate/profile.c \
+	dc-aggregate/read.c \
 	dc-aggregate/calltree.c dc-aggregate/calltree.h \
-	dc-aggregate/map.h dc-aggregate/text.c dc-aggregate/text.h \
+	dc-aggregate/text.c dc-aggregate/text.h \
 	dc-aggregate/hosts.c dc-aggregate/hosts.h
 dc_aggregate_dc_aggregate_LDADD = lib/libdc.la -lpthread
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "map.h"
+#include "u64map.h"
 #include "messages.h"
 #include "spec.h"
 #include "text.h"

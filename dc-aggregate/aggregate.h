@@ -1,0 +1,183 @@
+/*
+ * aggregate.h - dc-aggregate's state, shared by its files:
+ *
+ *   aggregate.c  the tool: options, inputs and headers, output, strings,
+ *                probes, events, the END frame
+ *   files.c      what calls do to the file tables: processes, fds,
+ *                handles, working directories, paths
+ *   profile.c    --profile: calls summed into COUNTERS per interval
+ *   read.c       reading the inputs: in time order, or a thread each
+ *   calltree.c   ids and parents (calltree.h)
+ *
+ * All of the state is in one struct aggregator, made by main.
+ */
+#ifndef DC_AGG_AGGREGATE_H
+#define DC_AGG_AGGREGATE_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "calltree.h"
+#include "hosts.h"
+#include "stream.h"
+#include "u64map.h"
+
+#define REC_MAX 65536             /* struct dc_event.size is a u16 */
+
+/* ---- what a probe does to the file tables ---- */
+
+enum file_op {
+	OP_NONE,
+	OP_OPEN,         /* path in, fd out: open, openat, creat */
+	OP_OPEN_HANDLE,  /* path in, handle out: fopen, H5Fopen */
+	OP_NEW_FD,       /* fd out, no path: socket, pipe, epoll... */
+	OP_DUP,          /* fd in, fd out: dup, dup2, dup3 */
+	OP_FCNTL,        /* F_DUPFD and F_DUPFD_CLOEXEC duplicate */
+	OP_FDOPEN,       /* fd in, handle out */
+	OP_CLOSE,        /* fd in, gone after the call */
+	OP_CLOSE_HANDLE, /* handle in, gone after the call */
+	OP_CLOSE_RANGE,  /* fds args[0]..args[1] gone */
+	OP_CHDIR,
+	OP_FCHDIR,
+	OP_NEW_HANDLE,   /* handle in, handle out, same file: H5Dopen... */
+};
+
+struct probe {
+	uint32_t id;              /* in the output */
+	unsigned char *frame;     /* its PROBE payload, with the output id */
+	uint32_t len;
+	uint8_t nargs, ret_kind;
+	uint8_t arg_kinds[8];
+	enum file_op op;
+	int path_arg, dirfd_arg, fd_arg, handle_arg; /* -1: none */
+	int handle_out_arg;       /* a handle stored through a pointer */
+	int path2_arg, dirfd2_arg; /* rename's new path and its dirfd */
+	int file_arg;             /* a FILE *: its fd in the last slot */
+};
+
+/* ---- per input ---- */
+
+struct input {
+	const char *name;
+	int fd;
+	struct dc_reader *r;
+	struct dc_stream_info info;
+	int64_t delta;            /* add to its times to get output times */
+	int header_ok;
+	struct u64map probes;     /* input probe id -> struct probe * */
+	struct u64map strings;    /* input string id -> output string id */
+	int status;               /* final dc_read_status */
+	char err[512];
+	int saw_end;
+	uint64_t end_dropped, drops_max, end_ts;
+	int damaged;              /* a frame's payload made no sense */
+	int has_ids;              /* its events carry stream ids already */
+	struct calltree tree;     /* else: its call tree */
+};
+
+/* ---- per process and thread ---- */
+
+struct proc {
+	char *cwd;                /* NULL: unknown */
+	/* The cwd came from the stream itself (inherited at a fork, set
+	 * by chdir/fchdir): a PROCESS frame's, read from /proc later,
+	 * must not replace it (dc-aggregate(1)). */
+	int cwd_from_stream;
+	struct u64map fds;        /* fd -> output string id */
+	struct u64map handles;    /* handle -> output string id */
+	/* The fd the last close removed, its file, and the id of the call
+	 * that close was made in: a library close() arrives after the
+	 * close syscall it made (children come first) and names the same
+	 * file; no other close of that fd does, it is not open any more. */
+	int64_t closed_fd;
+	uint32_t closed_file;
+	uint64_t closed_in;
+};
+
+/* ---- all of it ---- */
+
+struct item;
+
+struct aggregator {
+	struct input *inputs;
+	unsigned n_inputs;
+	struct host_view *host_views; /* per input: hosts kept apart */
+	struct u64map procs;      /* input << 32 | pid -> struct proc * */
+
+	/* output */
+	int opt_text;
+	uint64_t opt_profile;     /* --profile interval in ns; 0: off */
+	struct dc_writer *writer;
+	unsigned char *batch;     /* events not yet in a frame */
+	size_t batch_len;
+	uint64_t *rec;            /* the event being rewritten (REC_MAX) */
+	uint64_t events_out;
+	uint64_t last_ts;         /* latest event end written */
+	uint64_t counters_out;    /* counter entries written */
+	uint32_t end_flags;       /* the inputs' END flags, or-ed */
+
+	/* probes and strings of the output */
+	struct u64map out_probes; /* output probe id -> struct probe * */
+	struct u64map probe_index; /* hash of a PROBE payload -> probe */
+	uint32_t next_probe_id;
+	struct u64map string_vals; /* id -> value */
+	struct u64map string_index; /* hash of a value -> id */
+	uint32_t next_string_id;
+
+	/* --profile */
+	uint64_t profile_base;    /* where interval 0 starts */
+	struct u64map intervals;  /* (uint64_t)k -> struct interval * */
+
+	/* frames from the reader threads (read.c) */
+	pthread_mutex_t queue_lock;
+	pthread_cond_t queue_filled, queue_drained;
+	struct item *queue_head, *queue_tail;
+	size_t queue_bytes;
+};
+
+/* Output strings: ids an input chose are kept when free, up to
+ * ID_KEEP_MAX, so a hostile id cannot make the next one wrap. */
+#define ID_KEEP_MAX 0x7fffffffu
+
+#define KEY(in, id) (((uint64_t)(in) << 32) | (uint32_t)(id))
+#define PTR(v) ((void *)(uintptr_t)(v))
+#define VAL(p) ((uint64_t)(uintptr_t)(p))
+
+/* aggregate.c */
+void out_frame(struct aggregator *ag, uint16_t type, const void *data,
+	       uint32_t len);
+void flush_events(struct aggregator *ag);
+void out_flush(struct aggregator *ag);
+const char *string_value(struct aggregator *ag, uint32_t id);
+/* The output id of a string, written as a STRING frame the first time;
+ * `prefer` is an id to keep if it is still free (an input's own id). */
+uint32_t intern(struct aggregator *ag, const char *s, size_t len,
+		uint32_t prefer);
+void damaged(struct input *in, const char *what, uint64_t offset);
+struct probe *probe_of(struct aggregator *ag, uint32_t out_id);
+void handle_frame(struct aggregator *ag, unsigned idx,
+		  const struct dc_frame *f);
+
+/* files.c */
+void classify(struct probe *p, const char *name);
+struct proc *get_proc(struct aggregator *ag, unsigned in, uint32_t pid,
+		      int create);
+void drop_proc(struct aggregator *ag, unsigned in, uint32_t pid);
+void handle_process(struct aggregator *ag, unsigned idx,
+		    const struct dc_frame *f);
+void handle_fds(struct aggregator *ag, unsigned idx, const struct dc_frame *f);
+/* Set ev->file_id and, for a finished call, update the tables. */
+void track_files(struct aggregator *ag, unsigned in, const struct probe *pr,
+		 struct dc_event *ev, int finished);
+
+/* profile.c */
+void profile_event(struct aggregator *ag, const struct dc_event *ev);
+void profile_write(struct aggregator *ag);
+uint64_t parse_interval(const char *s);
+
+/* read.c */
+void read_threaded(struct aggregator *ag);
+void read_in_turn(struct aggregator *ag);
+
+#endif /* DC_AGG_AGGREGATE_H */

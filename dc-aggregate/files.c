@@ -1,0 +1,503 @@
+/*
+ * files.c - what calls do to dc-aggregate's file tables (aggregate.h).
+ *
+ * Per process: its fds and handles (each naming an output string id, a
+ * path) and its working directory.  A call's probe says what it does to
+ * them (classify); track_files names the file an event works on and,
+ * once the call returned, applies it: open, dup, fcntl, close,
+ * close_range, fopen, fdopen, chdir...  FORK copies the tables, EXEC
+ * drops the handles, EXIT drops the process (aggregate.c).
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
+#include "messages.h"
+
+#define PAD8(n) (((n) + 7u) & ~7u)
+#define PATH_BUF (2 * PATH_MAX + 2)
+
+#ifndef F_DUPFD_CLOEXEC
+#define F_DUPFD_CLOEXEC 1030
+#endif
+
+/* ---- probes ---- */
+
+static int name_is(const char *name, const char *const *list)
+{
+	for (; *list != NULL; list++)
+		if (strcmp(name, *list) == 0)
+			return 1;
+	return 0;
+}
+
+void classify(struct probe *p, const char *name)
+{
+	static const char *const close_names[] = {
+		"close", "__close", "__close_nocancel", "fclose", "_IO_fclose",
+		"MPI_File_close", "PMPI_File_close", "H5Fclose", "H5Dclose",
+		"H5Gclose", "H5Aclose", "H5Oclose", "H5Pclose", NULL,
+	};
+	static const char *const dup_names[] = { "dup", "dup2", "dup3", NULL };
+	static const char *const fcntl_names[] = { "fcntl", "fcntl64",
+						   "__fcntl", NULL };
+	int i;
+
+	p->path_arg = p->dirfd_arg = p->fd_arg = p->handle_arg = -1;
+	p->handle_out_arg = p->path2_arg = p->dirfd2_arg = p->file_arg = -1;
+	for (i = 0; i < p->nargs && i < DC_MAX_ARGS; i++) {
+		switch (p->arg_kinds[i]) {
+		case DC_ARG_PATH:
+			if (p->path_arg < 0) {
+				p->path_arg = i;
+				if (p->fd_arg >= 0)
+					p->dirfd_arg = p->fd_arg;
+			} else if (p->path2_arg < 0) {
+				/* renameat: fd,path,fd,path */
+				p->path2_arg = i;
+				if (i > 0 && p->arg_kinds[i - 1] == DC_ARG_FD)
+					p->dirfd2_arg = i - 1;
+			}
+			break;
+		case DC_ARG_FD:
+			if (p->fd_arg < 0)
+				p->fd_arg = i;
+			break;
+		case DC_ARG_FILE:
+			if (p->file_arg < 0)
+				p->file_arg = i;
+			/* fall through */
+		case DC_ARG_HANDLE:
+		case DC_ARG_HANDLE_IN:
+			if (p->handle_arg < 0)
+				p->handle_arg = i;
+			break;
+		case DC_ARG_HANDLE_OUT:
+			if (p->handle_out_arg < 0)
+				p->handle_out_arg = i;
+			break;
+		}
+	}
+
+	p->op = OP_NONE;
+	if (name_is(name, close_names))
+		p->op = p->fd_arg >= 0 ? OP_CLOSE
+		      : p->handle_arg >= 0 ? OP_CLOSE_HANDLE : OP_NONE;
+	else if (strcmp(name, "close_range") == 0 && p->nargs >= 2)
+		p->op = OP_CLOSE_RANGE;
+	else if (name_is(name, dup_names) && p->fd_arg >= 0)
+		p->op = OP_DUP;
+	else if (name_is(name, fcntl_names) && p->fd_arg >= 0 && p->nargs >= 2)
+		p->op = OP_FCNTL;
+	else if (strcmp(name, "fdopen") == 0 && p->fd_arg >= 0)
+		p->op = OP_FDOPEN;
+	else if (strcmp(name, "chdir") == 0 && p->path_arg >= 0)
+		p->op = OP_CHDIR;
+	else if (strcmp(name, "fchdir") == 0 && p->fd_arg >= 0)
+		p->op = OP_FCHDIR;
+	else if (p->ret_kind == DC_RET_FD)
+		p->op = p->path_arg >= 0 ? OP_OPEN : OP_NEW_FD;
+	else if ((p->ret_kind == DC_RET_HANDLE || p->handle_out_arg >= 0) &&
+		 p->path_arg >= 0)
+		p->op = OP_OPEN_HANDLE;
+	else if (p->ret_kind == DC_RET_HANDLE && p->handle_arg >= 0)
+		p->op = OP_NEW_HANDLE;
+}
+
+/* Same probe, ignoring the id? */
+/* ---- processes ---- */
+
+struct proc *get_proc(struct aggregator *ag,
+		      unsigned in, uint32_t pid, int create)
+{
+	uint64_t *slot = u64map_get(&ag->procs, KEY(in, pid));
+	struct proc *p;
+
+	if (slot != NULL)
+		return PTR(*slot);
+	if (!create)
+		return NULL;
+	p = xcalloc(1, sizeof(*p));
+	u64map_put(&ag->procs, KEY(in, pid), VAL(p));
+	return p;
+}
+
+void drop_proc(struct aggregator *ag, unsigned in, uint32_t pid)
+{
+	struct proc *p = get_proc(ag, in, pid, 0);
+
+	if (p == NULL)
+		return;
+	free(p->cwd);
+	u64map_free(&p->fds);
+	u64map_free(&p->handles);
+	free(p);
+	u64map_del(&ag->procs, KEY(in, pid));
+}
+
+void handle_process(struct aggregator *ag,
+		    unsigned idx, const struct dc_frame *f)
+{
+	struct input *in = &ag->inputs[idx];
+	struct dc_process_rec rec;
+	const char *s[3];
+	size_t l[3], pos = sizeof(rec);
+	unsigned char *copy;
+	struct proc *p;
+	int k;
+
+	if (f->len < sizeof(rec)) {
+		damaged(in, "process", f->offset);
+		return;
+	}
+	memcpy(&rec, f->data, sizeof(rec));
+	for (k = 0; k < 3; k++) {
+		pos = dc_get_str(f->data, f->len, pos, &s[k], &l[k]);
+		if (pos == 0) {
+			damaged(in, "process", f->offset);
+			return;
+		}
+	}
+	p = get_proc(ag, idx, rec.pid, 1);
+	/* A record without a cwd (the process was already gone) leaves the
+	 * one known from before, or inherited at fork, in place. */
+	if (l[2] > 0 && s[2][0] == '/' && !p->cwd_from_stream) {
+		free(p->cwd);
+		p->cwd = xmalloc(l[2] + 1);
+		memcpy(p->cwd, s[2], l[2]);
+		p->cwd[l[2]] = '\0';
+	}
+	copy = xmalloc(f->len);
+	memcpy(copy, f->data, f->len);
+	rec.start_mono_ns += (uint64_t)in->delta;
+	memcpy(copy, &rec, sizeof(rec));
+	flush_events(ag);
+	out_frame(ag, DC_FRAME_PROCESS, copy, f->len);
+	free(copy);
+}
+
+/* A snapshot of a process's open files (taken from /proc by the
+ * collector when it starts following the process): it replaces the fd
+ * table, since every event before it in the stream happened before it.
+ * Descriptors that are not files keep the kernel's name for them
+ * ("pipe:[1234]", "socket:[5678]"). */
+void handle_fds(struct aggregator *ag, unsigned idx, const struct dc_frame *f)
+{
+	struct input *in = &ag->inputs[idx];
+	struct dc_fds_rec rec;
+	struct u64map fds = { 0 };
+	size_t pos = sizeof(rec);
+	struct proc *p;
+	uint32_t i;
+
+	if (f->len < sizeof(rec)) {
+		damaged(in, "fds", f->offset);
+		return;
+	}
+	memcpy(&rec, f->data, sizeof(rec));
+	for (i = 0; i < rec.count; i++) {
+		const char *path;
+		size_t len;
+		int32_t fd;
+
+		if (pos + 4 <= f->len) {
+			memcpy(&fd, f->data + pos, 4);
+			pos = dc_get_str(f->data, f->len, pos + 4, &path, &len);
+		} else {
+			pos = 0;
+		}
+		if (pos == 0) {
+			u64map_free(&fds);
+			damaged(in, "fds", f->offset);
+			return;
+		}
+		if (len > 0 && fd >= 0)
+			u64map_put(&fds, (uint64_t)(int64_t)fd, intern(ag, path, len, 0));
+	}
+	p = get_proc(ag, idx, rec.pid, 1);
+	u64map_free(&p->fds);
+	p->fds = fds;
+	flush_events(ag);
+	out_frame(ag, f->type, f->data, f->len);
+}
+
+/* ---- paths ---- */
+
+/* Join dir and rel (rel may be absolute: dir is then ignored) and
+ * normalise lexically: no ".", "..", or repeated slashes.  Symbolic links
+ * are not followed: the trace names what the program named. */
+static size_t join_path(char *out, const char *dir, const char *rel,
+			size_t rel_len)
+{
+	char tmp[PATH_BUF];
+	size_t n = 0, o = 1, i = 0;
+
+	if (rel_len > 0 && rel[0] == '/')
+		dir = "";
+	n = (size_t)snprintf(tmp, sizeof(tmp), "%s/%.*s", dir, (int)rel_len, rel);
+	if (n >= sizeof(tmp))
+		n = sizeof(tmp) - 1;
+	out[0] = '/';
+	while (i < n) {
+		size_t start, len;
+
+		while (i < n && tmp[i] == '/')
+			i++;
+		start = i;
+		while (i < n && tmp[i] != '/')
+			i++;
+		len = i - start;
+		if (len == 0 || (len == 1 && tmp[start] == '.'))
+			continue;
+		if (len == 2 && tmp[start] == '.' && tmp[start + 1] == '.') {
+			/* Back to the previous slash; "/.." stays "/". */
+			while (o > 1 && out[o - 1] != '/')
+				o--;
+			if (o > 1)
+				o--;
+			continue;
+		}
+		if (o > 1)
+			out[o++] = '/';
+		memcpy(out + o, tmp + start, len);
+		o += len;
+	}
+	out[o] = '\0';
+	return o;
+}
+
+static uint32_t fd_file(struct proc *p, int64_t fd)
+{
+	uint64_t *slot = p ? u64map_get(&p->fds, (uint64_t)fd) : NULL;
+
+	return slot ? (uint32_t)*slot : 0;
+}
+
+static uint32_t handle_file(struct proc *p, uint64_t h)
+{
+	uint64_t *slot = p ? u64map_get(&p->handles, h) : NULL;
+
+	return slot ? (uint32_t)*slot : 0;
+}
+
+static void set_fd(struct proc *p, int64_t fd, uint32_t file)
+{
+	if (file != 0)
+		u64map_put(&p->fds, (uint64_t)fd, file);
+	else
+		u64map_del(&p->fds, (uint64_t)fd);
+}
+
+static uint32_t resolve_path(struct aggregator *ag,
+			     struct proc *p, const struct dc_event *ev,
+			     const char *path, size_t len, int dirfd_arg);
+
+/* The output string id of the path an event names inline, resolved
+ * against its dirfd or the process's working directory when relative.
+ * A relative path that cannot be resolved is kept as written. */
+static uint32_t event_path(struct aggregator *ag,
+			   struct proc *p, const struct probe *pr,
+			   const struct dc_event *ev)
+{
+	const char *path = DC_EVENT_STR(ev);
+	/* A second string may follow the first's NUL. */
+	size_t len = strnlen(path, ev->str_len);
+
+	return resolve_path(ag, p, ev, path, len, pr->dirfd_arg);
+}
+
+/* The output string id of path (len bytes) as the call saw it: against
+ * the directory of the fd in slot dirfd_arg (-1: none) or the working
+ * directory when relative. */
+static uint32_t resolve_path(struct aggregator *ag,
+			     struct proc *p, const struct dc_event *ev,
+			     const char *path, size_t len, int dirfd_arg)
+{
+	const char *base = NULL;
+	char out[PATH_BUF];
+
+	if (len == 0)
+		return 0;
+	if (path[0] != '/') {
+		int dirfd = AT_FDCWD;
+
+		if (dirfd_arg >= 0 && dirfd_arg < ev->nargs)
+			dirfd = (int32_t)DC_EVENT_ARGS(ev)[dirfd_arg];
+		if (dirfd != AT_FDCWD)
+			base = string_value(ag, fd_file(p, dirfd));
+		else if (p != NULL)
+			base = p->cwd;
+		if (base == NULL || base[0] != '/')
+			return intern(ag, path, len, 0);
+	}
+	len = join_path(out, base ? base : "", path, len);
+	return intern(ag, out, len, 0);
+}
+
+/* A second path (rename's new name) is rewritten in place as the
+ * absolute path the call meant; ev sits in a REC_MAX buffer. */
+static void absolute_path2(struct aggregator *ag,
+			   struct proc *p, const struct probe *pr,
+			   struct dc_event *ev)
+{
+	char *str = DC_EVENT_STR(ev);
+	size_t len1 = strnlen(str, ev->str_len), len2, size;
+	const char *abs;
+	uint32_t id;
+
+	if (len1 + 1 >= ev->str_len)
+		return;
+	len2 = ev->str_len - len1 - 1;
+	if (str[len1 + 1] == '/')
+		return;
+	id = resolve_path(ag, p, ev, str + len1 + 1, len2, pr->dirfd2_arg);
+	abs = string_value(ag, id);
+	if (abs == NULL || abs[0] != '/')
+		return;
+	len2 = strlen(abs);
+	size = PAD8(DC_EVENT_HDR_SIZE + 8u * ev->nargs + len1 + 1 + len2 + 1);
+	if (size > REC_MAX - 8)
+		return;
+	memcpy(str + len1 + 1, abs, len2);
+	memset(str + len1 + 1 + len2, 0,
+	       size - (DC_EVENT_HDR_SIZE + 8u * ev->nargs + len1 + 1 + len2));
+	ev->str_len = (uint16_t)(len1 + 1 + len2);
+	ev->size = (uint16_t)size;
+}
+
+/* Set ev->file_id and, for a finished call (ret known), update the
+ * process's tables as the call did. */
+void track_files(struct aggregator *ag, unsigned in, const struct probe *pr,
+			struct dc_event *ev, int finished)
+{
+	struct proc *p = get_proc(ag, in, ev->pid, 1);
+	const __u64 *args = DC_EVENT_ARGS(ev);
+	uint32_t file = 0;
+	int failed = ev->ret < 0 || (ev->flags & DC_EVF_FAILED);
+
+	/* Counters name no files: --profile needs no file tables. */
+	if (pr == NULL || ag->opt_profile != 0)
+		return;
+	if (pr->path_arg >= 0 && ev->str_len > 0)
+		file = event_path(ag, p, pr, ev);
+	else if (pr->fd_arg >= 0 && pr->fd_arg < ev->nargs) {
+		int32_t fd = (int32_t)args[pr->fd_arg];
+
+		file = fd_file(p, fd);
+		if (file == 0 && pr->op == OP_CLOSE && p->closed_file != 0 &&
+		    p->closed_fd == fd && p->closed_in != 0 &&
+		    p->closed_in == ev->seq)
+			file = p->closed_file;
+	}
+	else if (pr->handle_arg >= 0 && pr->handle_arg < ev->nargs) {
+		file = handle_file(p, args[pr->handle_arg]);
+		/* A FILE * opened before tracing (stdin, stdout, stderr)
+		 * is named by its descriptor, read at entry. */
+		if (file == 0 && pr->file_arg >= 0 && pr->nargs < DC_MAX_ARGS &&
+		    ev->nargs == DC_MAX_ARGS)
+			file = fd_file(p, (int32_t)args[DC_MAX_ARGS - 1]);
+	}
+	if (file != 0)
+		ev->file_id = file;
+	if (pr->path2_arg >= 0)
+		absolute_path2(ag, p, pr, ev);
+	if (!finished)
+		return;
+
+	switch (pr->op) {
+	case OP_OPEN:
+		if (!failed)
+			set_fd(p, ev->ret, ev->file_id);
+		break;
+	case OP_OPEN_HANDLE: {
+		/* Returned, or stored through a pointer (MPI_File_open). */
+		uint64_t h = pr->handle_out_arg < 0 ? (uint64_t)ev->ret
+			   : pr->handle_out_arg < ev->nargs
+			   ? args[pr->handle_out_arg] : 0;
+
+		if (!failed && h != 0) {
+			if (ev->file_id != 0)
+				u64map_put(&p->handles, h, ev->file_id);
+			else
+				u64map_del(&p->handles, h);
+		}
+		break;
+	}
+	case OP_NEW_HANDLE:
+		/* A dataset, group or attribute id is in its file. */
+		if (!failed && ev->ret > 0) {
+			if (ev->file_id != 0)
+				u64map_put(&p->handles, (uint64_t)ev->ret, ev->file_id);
+			else
+				u64map_del(&p->handles, (uint64_t)ev->ret);
+		}
+		break;
+	case OP_NEW_FD:
+		if (!failed)
+			set_fd(p, ev->ret, 0);
+		break;
+	case OP_FCNTL:
+		if (pr->fd_arg + 1 >= ev->nargs ||
+		    ((int32_t)args[pr->fd_arg + 1] != F_DUPFD &&
+		     (int32_t)args[pr->fd_arg + 1] != F_DUPFD_CLOEXEC))
+			break;
+		/* fall through */
+	case OP_DUP:
+		if (!failed && pr->fd_arg < ev->nargs)
+			set_fd(p, ev->ret, fd_file(p, (int32_t)args[pr->fd_arg]));
+		break;
+	case OP_FDOPEN:
+		if (!failed && ev->ret != 0 && ev->file_id != 0)
+			u64map_put(&p->handles, (uint64_t)ev->ret, ev->file_id);
+		break;
+	case OP_CLOSE:
+		/* Gone whatever close returned: Linux frees the fd even when
+		 * close reports EINTR or EIO. */
+		if (pr->fd_arg < ev->nargs) {
+			int32_t fd = (int32_t)args[pr->fd_arg];
+
+			if (ev->file_id != 0) {
+				p->closed_fd = fd;
+				p->closed_file = ev->file_id;
+				p->closed_in = ev->parent;
+			}
+			u64map_del(&p->fds, (uint64_t)(int64_t)fd);
+		}
+		break;
+	case OP_CLOSE_HANDLE:
+		if (pr->handle_arg < ev->nargs)
+			u64map_del(&p->handles, args[pr->handle_arg]);
+		break;
+	case OP_CLOSE_RANGE:
+		if (!failed && ev->nargs >= 2) {
+			uint32_t lo = (uint32_t)args[0], hi = (uint32_t)args[1];
+			uint64_t *gone = xmalloc((p->fds.count + 1) * sizeof(uint64_t));
+			size_t i, n = 0;
+
+			for (i = 0; i < p->fds.cap; i++)
+				if (p->fds.used[i] && p->fds.keys[i] >= lo &&
+				    p->fds.keys[i] <= hi)
+					gone[n++] = p->fds.keys[i];
+			for (i = 0; i < n; i++)
+				u64map_del(&p->fds, gone[i]);
+			free(gone);
+		}
+		break;
+	case OP_CHDIR:
+	case OP_FCHDIR:
+		if (!failed && ev->ret == 0 && ev->file_id != 0) {
+			free(p->cwd);
+			p->cwd = xstrdup(string_value(ag, ev->file_id));
+			p->cwd_from_stream = 1;
+		}
+		break;
+	case OP_NONE:
+		break;
+	}
+}
+
