@@ -69,7 +69,7 @@ uint64_t dc_size_option(const char *s, const char *opt, uint64_t lo,
 
 	if (dc_parse_size(s, lo, hi, &v) == DC_SIZE_OK)
 		return v;
-	dc_usage_error("%s takes a size from %s to %s (suffixes K, M, G...), "
-		       "not '%s'", opt, dc_format_size(lo, a, sizeof(a)),
+	dc_usage_error("%s takes %s to %s, not '%s'", opt,
+		       dc_format_size(lo, a, sizeof(a)),
 		       dc_format_size(hi, b, sizeof(b)), s);
 }

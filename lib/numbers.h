@@ -22,8 +22,9 @@ enum dc_size_status {
 enum dc_size_status dc_parse_size(const char *s, uint64_t lo, uint64_t hi,
 				  uint64_t *out);
 
-/* The size s given to option opt (for messages: "--ring-size") from lo
- * to hi, or a one-line usage error naming opt, the range and s (exit 2). */
+/* The size s given to option opt (for messages: "--chunk-size") from lo
+ * to hi, or a one-line usage error naming opt, the range and s (exit 2):
+ * "--chunk-size takes 1 to 1G, not '2G'". */
 uint64_t dc_size_option(const char *s, const char *opt, uint64_t lo,
 			uint64_t hi);
 
