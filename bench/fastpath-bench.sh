@@ -9,12 +9,23 @@
 #   W3  fwrite 64 KiB to /dev/null
 #   W4  an HDF5 dataset write (create, write 4 KiB, close, flush)
 #
-# Figures are per call of the workload's loop, medians of 3 runs; the
-# "added" columns are differences from the untraced run of the same loop
-# in this run.  Untraced, floor and fast-path runs use a private copy of
-# libc (see below); the uprobe path's "added" is against the system libc's
-# untraced run.  FAST_N and FAST_NU set the loop sizes (the uprobe path is
-# about 100 times slower, so it runs fewer iterations).
+# Figures are the workload process's CPU time per iteration of its loop
+# (user + system: a uprobe's or a tracepoint's programs run on it; time
+# spent waiting for a CPU on a loaded machine does not count), medians of
+# FAST_REPS runs, the configurations interleaved run by run.  "added" is
+# the median of the per-run differences from the untraced run of the
+# same repetition.  Untraced, floor and fast-path runs use a private copy
+# of libc (see below); the uprobe path's runs use the system libc, which
+# its spec names, with their own untraced base.  The collector's own CPU
+# time is not in these figures.
+#
+# The "in one process" table runs W1 and W2 in blocks of 1,000 calls
+# through the preloaded wrappers alternating with blocks through libc's
+# own functions (bench/iowork.c w1pair, w2pair): the difference is the
+# wrapper's cost alone, with any load change cancelled out.
+#
+# FAST_N, FAST_NU (uprobe path loops, about 100 times slower) and
+# FAST_REPS set the sizes.
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,6 +35,7 @@ export DC_DATA_DIR="$src/configs"
 export DC_CLIENT_LIB="$build/dc-wrap/.libs/libdcclient.so"
 N=${FAST_N:-1000000}
 NU=${FAST_NU:-20000}
+REPS=${FAST_REPS:-5}
 work=$(mktemp -d /tmp/dc-fastbench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -55,14 +67,29 @@ spec user posix stdio
 spec usersys posix stdio syscalls
 spec sys syscalls
 
-ns() { sed -n 's/.*ns_per_iteration=\([0-9.]*\).*/\1/p' | tail -n 1; }
-med3() { for i in 1 2 3; do "$@"; done | sort -n | sed -n 2p; }
+cpu() { sed -n 's/.*cpu_ns_per_iteration=\([0-9.]*\).*/\1/p' | tail -n 1; }
+added() { sed -n 's/.*added_ns=\([-0-9.]*\).*/\1/p' | tail -n 1; }
+# median FILE KEY: the median of the values recorded under KEY
+median() {
+	awk -v k="$2" '$1 == k { print $2 }' "$1" | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR == 0) print "nan";
+			else if (NR % 2) print v[(NR + 1) / 2];
+			else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# diffmed FILE KEY BASE: median over repetitions of KEY - BASE
+diffmed() {
+	awk -v k="$2" -v b="$3" '$1 == k { x[$3] = $2 } $1 == b { y[$3] = $2 }
+		END { for (r in x) if (r in y) print x[r] - y[r] }' "$1" | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR == 0) print "nan";
+			else if (NR % 2) print v[(NR + 1) / 2];
+			else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
-plain() { env $PRIV ./iowork "$@" 2>&1 >/dev/null | ns; }
-sysplain() { ./iowork "$@" 2>&1 >/dev/null | ns; }
-floor() { env $PRIV LD_PRELOAD="$work/floor.so" ./iowork "$@" 2>&1 >/dev/null | ns; }
-# traced SPEC [dc-collect options] -- ARGS: the stream is kept (and
-# checked for drops), not aggregated: the collector's cost is the subject.
+plain() { env $PRIV ./iowork "$@" 2>&1 >/dev/null; }
+sysplain() { ./iowork "$@" 2>&1 >/dev/null; }
+floor() { env $PRIV LD_PRELOAD="$work/floor.so" ./iowork "$@" 2>&1 >/dev/null; }
+# traced SPEC [--no-preload] ARGS: the stream is kept (and checked for
+# drops), not aggregated: the collector's cost is the subject.
 traced() {
 	_s=$1; shift
 	_o="" _e="$PRIV"
@@ -73,33 +100,34 @@ traced() {
 	if grep -q "dropped" c.err && ! grep -q " 0 dropped" c.err; then
 		echo "fastpath-bench: drops: $(grep dropped c.err)" >&2
 	fi
-	ns <c.err
+	cat c.err
 }
 
-row() { # row NAME N UNTRACED FLOOR FAST UPROBE SYS FASTSYS UPSYS
-	awk -v name="$1" -v n="$2" -v b="$3" -v fl="$4" -v f="$5" -v u="$6" \
-	    -v s="$7" -v fs="$8" -v us="$9" 'BEGIN {
-		printf "| %s | %.0f | %+.0f | %+.0f (%.2fx floor) | %+.0f | %+.0f | %+.0f (sum %+.0f) | %+.0f |\n",
-			name, b, fl - b, f - b, (f - b) / (fl - b), u - b, s - b,
-			fs - b, (f - b) + (s - b), us - b }'
-}
-
-echo "| workload | untraced ns/call | floor added | fast path added | uprobe path added | syscalls layer alone added | fast path + syscalls added | uprobe path + syscalls added |"
-echo "|---|---|---|---|---|---|---|---|"
-one() { # one NAME ARGS-FAST ARGS-UPROBE
+echo "load before: $(uptime)"
+echo
+echo "| workload (CPU ns per iteration) | untraced | floor added | fast path added | fast / floor | uprobe path added | syscalls layer alone added | fast path + syscalls added (sum of the two alone) | uprobe path + syscalls added |"
+echo "|---|---|---|---|---|---|---|---|---|"
+one() { # one NAME N-FAST N-UPROBE [FILE]
 	_name=$1 _nf=$2 _nu=$3; shift 3
-	b=$(med3 plain "$_name" "$_nf" "$@")
-	bu=$(med3 sysplain "$_name" "$_nu" "$@")
-	fl=$(med3 floor "$_name" "$_nf" "$@")
-	f=$(med3 traced user "$_name" "$_nf" "$@")
-	s=$(med3 traced sys "$_name" "$_nf" "$@")
-	fs=$(med3 traced usersys "$_name" "$_nf" "$@")
-	u=$(med3 traced user --no-preload "$_name" "$_nu" "$@")
-	us=$(med3 traced usersys --no-preload "$_name" "$_nu" "$@")
-	# The uprobe rows ran fewer iterations: their own untraced base.
-	u=$(awk -v u="$u" -v bu="$bu" -v b="$b" 'BEGIN { print u - bu + b }')
-	us=$(awk -v u="$us" -v bu="$bu" -v b="$b" 'BEGIN { print u - bu + b }')
-	row "$_name x $_nf" "$_nf" "$b" "$fl" "$f" "$u" "$s" "$fs" "$us"
+	_t=$work/$_name.txt
+	: >"$_t"
+	for _r in $(seq "$REPS"); do
+		echo "b $(plain "$_name" "$_nf" "$@" | cpu) $_r" >>"$_t"
+		echo "fl $(floor "$_name" "$_nf" "$@" | cpu) $_r" >>"$_t"
+		echo "f $(traced user "$_name" "$_nf" "$@" | cpu) $_r" >>"$_t"
+		echo "s $(traced sys "$_name" "$_nf" "$@" | cpu) $_r" >>"$_t"
+		echo "fs $(traced usersys "$_name" "$_nf" "$@" | cpu) $_r" >>"$_t"
+		echo "bu $(sysplain "$_name" "$_nu" "$@" | cpu) $_r" >>"$_t"
+		echo "u $(traced user --no-preload "$_name" "$_nu" "$@" | cpu) $_r" >>"$_t"
+		echo "us $(traced usersys --no-preload "$_name" "$_nu" "$@" | cpu) $_r" >>"$_t"
+	done
+	awk -v name="$_name x $_nf" -v b="$(median "$_t" b)" \
+	    -v fl="$(diffmed "$_t" fl b)" -v f="$(diffmed "$_t" f b)" \
+	    -v u="$(diffmed "$_t" u bu)" -v s="$(diffmed "$_t" s b)" \
+	    -v fs="$(diffmed "$_t" fs b)" -v us="$(diffmed "$_t" us bu)" 'BEGIN {
+		r = fl > 0 ? sprintf("%.2fx", f / fl) : "-"
+		printf "| %s | %.0f | %+.0f | %+.0f | %s | %+.0f | %+.0f | %+.0f (%+.0f) | %+.0f |\n",
+			name, b, fl, f, r, u, s, fs, f + s, us }'
 }
 one w1 "$N" "$NU"
 one w2 $((N / 10)) "$((NU / 2))" "$work/f2"
@@ -108,26 +136,67 @@ if [ -n "$h5" ]; then
 	one w4 1000 200 "$work/f4.h5"
 fi
 
+# The wrapper's cost alone, in one process.
+echo
+echo "| in one process: added CPU ns per call of the loop (median over 1,000-call block pairs, median of $REPS runs) | floor | fast path | fast / floor |"
+echo "|---|---|---|---|"
+pair() { # pair NAME N [FILE]
+	_t=$work/$1.pair
+	: >"$_t"
+	for _r in $(seq "$REPS"); do
+		echo "fl $(floor "$@" | added) $_r" >>"$_t"
+		echo "f $(traced user "$@" | added) $_r" >>"$_t"
+	done
+	awk -v name="$1 x $2" -v fl="$(median "$_t" fl)" -v f="$(median "$_t" f)" 'BEGIN {
+		printf "| %s | %+.1f | %+.1f | %.2fx |\n", name, fl, f, (fl > 0 ? f / fl : 0) }'
+}
+pair w1pair "$N"
+pair w2pair $((N / 10)) "$work/f2"
+
 # Design 2: a 5-byte NOP probe site (the wrapper would carry one and the
-# collector attach its uprobe programs to it).  Kernels from 6.x with
-# uprobe optimization turn the probe into a call to a trampoline plus the
-# uprobe syscall; an int3 probe on an ordinary first instruction traps.
-cat >nop.yaml <<EOC
+# collector attach its uprobe programs to it).  From 6.18 (x86-64) the
+# kernel turns a uprobe on a 5-byte NOP into a call to a trampoline that
+# makes the uprobe system call, after the first hit (which traps); a
+# uprobe on an ordinary instruction traps on every hit.
+site_spec() { # site_spec NAME FUNCTION
+	cat >"$1.yaml" <<EOC
 layers:
-  - name: NOP
+  - name: SITE
     kind: uprobe
     target: $work/iowork
-    functions: [dc_nop_site]
+    functions: [$2]
 EOC
-dc-gen nop.yaml >nop.json 2>/dev/null
-dc-sign -k key -o nop.sig nop.json
-nb=$(med3 plain nop "$NU")
-rm -f s.dcs
-nt=$(med3 traced nop nop "$NU")
+	dc-gen "$1.yaml" >"$1.json" 2>/dev/null
+	dc-sign -k key -o "$1.sig" "$1.json"
+}
+site_spec nop dc_nop_site
+site_spec trap dc_trap_site
+_t=$work/sites.txt
+: >"$_t"
+bt=$(command -v bpftrace || :)
+for _r in $(seq "$REPS"); do
+	for _k in nop trap; do
+		echo "b$_k $(plain "$_k" "$NU" | cpu) $_r" >>"$_t"
+		echo "d$_k $(traced "$_k" "$_k" "$NU" | cpu) $_r" >>"$_t"
+		if [ -n "$bt" ]; then
+			for _p in uprobe uretprobe; do
+				_c=$("$bt" -e "$_p:$work/iowork:dc_${_k}_site { @n = count(); }" \
+					-c "$work/iowork $_k $NU" 2>&1 | cpu)
+				echo "$_p$_k $_c $_r" >>"$_t"
+			done
+		fi
+	done
+done
 echo
-echo "| design 2: uprobe on a 5-byte NOP site, x $NU | untraced ns/call | traced ns/call | added per hit |"
-echo "|---|---|---|---|"
-awk -v b="$nb" -v t="$nt" 'BEGIN { printf "| dc_nop_site (entry + return probe) | %.0f | %.0f | %+.0f |\n", b, t, t - b }'
+echo "| design 2, x $NU calls: added CPU ns per hit | 5-byte NOP site (optimized: call + uprobe syscall) | ordinary first instruction (int3 trap) |"
+echo "|---|---|---|"
+row2() { # row2 LABEL KEY
+	awk -v l="$1" -v n="$(diffmed "$_t" "${2}nop" bnop)" -v t="$(diffmed "$_t" "${2}trap" btrap)" \
+		'BEGIN { if (n != "nan") printf "| %s | %+.0f | %+.0f |\n", l, n, t }'
+}
+row2 "dc-collect: entry + return programs, a full record" d
+row2 "bpftrace: entry probe only, a count" uprobe
+row2 "bpftrace: return probe only, a count" uretprobe
 
 # An unrelated process while a collector traces a command with the posix
 # layer: the fast path sets no uprobe on the functions it records.
@@ -137,18 +206,25 @@ unrelated() { # unrelated [--no-preload]
 		sh -c 'while [ ! -e stop ]; do sleep 0.1; done' 2>/dev/null &
 	_c=$!
 	while [ ! -e ready ]; do sleep 0.1; done
-	_r=$(med3 sysplain w1 "$NU")
+	_r=$(sysplain w1 "$NU" | cpu)
 	touch stop
 	wait "$_c" 2>/dev/null || :
 	echo "$_r"
 }
-b=$(med3 sysplain w1 "$NU")
-f=$(unrelated)
-u=$(unrelated --no-preload)
+_t=$work/unrelated.txt
+: >"$_t"
+for _r in $(seq "$REPS"); do
+	echo "b $(sysplain w1 "$NU" | cpu) $_r" >>"$_t"
+	echo "f $(unrelated) $_r" >>"$_t"
+	echo "u $(unrelated --no-preload) $_r" >>"$_t"
+done
 echo
-echo "| unrelated process, W1 x $NU, while a -- COMMAND collector with posix+stdio runs | ns/call | vs untraced |"
+echo "| unrelated process, W1 x $NU (system libc), while a -- COMMAND collector with posix+stdio runs | CPU ns/call | added |"
 echo "|---|---|---|"
-awk -v b="$b" -v f="$f" -v u="$u" 'BEGIN {
-	printf "| no collector | %.0f | 1.00x |\n", b
-	printf "| collector, fast path (default) | %.0f | %.2fx |\n", f, f / b
-	printf "| collector, --no-preload (uprobes) | %.0f | %.2fx |\n", u, u / b }'
+awk -v b="$(median "$_t" b)" -v f="$(median "$_t" f)" -v u="$(median "$_t" u)" \
+    -v df="$(diffmed "$_t" f b)" -v du="$(diffmed "$_t" u b)" 'BEGIN {
+	printf "| no collector | %.0f | - |\n", b
+	printf "| collector, fast path (default) | %.0f | %+.0f |\n", f, df
+	printf "| collector, --no-preload (uprobes) | %.0f | %+.0f |\n", u, du }'
+echo
+echo "load after: $(uptime)"

@@ -20,6 +20,8 @@
  *                        starts with a 5-byte NOP (design 2: the site a
  *                        collector would probe; 6.x kernels turn a
  *                        uprobe on it into a call, no trap)
+ *   iowork trap N        N x a call to dc_trap_site, an ordinary first
+ *                        instruction (a uprobe on it traps)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -41,6 +43,17 @@ __asm__(".globl dc_nop_site\n"
 	"  ret\n"
 	".size dc_nop_site, .-dc_nop_site\n");
 void dc_nop_site(void);
+
+/* push %rbp; pop %rbp; ret: an ordinary first instruction, where a
+ * uprobe traps (int3) and the kernel emulates or single-steps it. */
+__asm__(".globl dc_trap_site\n"
+	".type dc_trap_site, @function\n"
+	"dc_trap_site:\n"
+	"  push %rbp\n"
+	"  pop %rbp\n"
+	"  ret\n"
+	".size dc_trap_site, .-dc_trap_site\n");
+void dc_trap_site(void);
 
 static struct timespec t0, c0;
 
@@ -156,10 +169,12 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || n <= 0)
 		return 2;
-	if (strcmp(argv[1], "nop") == 0) {
+	if (strcmp(argv[1], "nop") == 0 || strcmp(argv[1], "trap") == 0) {
+		void (*site)(void) = argv[1][0] == 'n' ? dc_nop_site : dc_trap_site;
+
 		start();
 		for (i = 0; i < n; i++)
-			dc_nop_site();
+			site();
 		stop(n);
 		return 0;
 	}
