@@ -578,7 +578,8 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 	 * register undefined: -1 must read as -1, not 4294967295. */
 	if (!f->is_syscall && (cfg->ret_kind == DC_RET_FD ||
 			       cfg->ret_kind == DC_RET_STATUS ||
-			       cfg->ret_kind == DC_RET_INT))
+			       cfg->ret_kind == DC_RET_INT ||
+			       cfg->ret_kind == DC_RET_ALL))
 		ret = (__s32)ret;
 	if (!f->is_syscall && cfg->ret_kind == DC_RET_CODE)
 		ret = (__s32)ret;

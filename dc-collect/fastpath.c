@@ -114,13 +114,13 @@ static bool is_libc(const char *target)
 	return base != NULL && strncmp(base, "libc.so", 7) == 0;
 }
 
-/* Arguments the kernel programs derive at return (lib/bytes.h: iovec
- * totals, string lengths) or read through MPI handles are not emulated
- * by the client yet: such a function stays a uprobe, so the trace is the
- * same.  A FILE's descriptor and a second string are. */
+/* Arguments read through MPI handles are not emulated by the client:
+ * such a function stays a uprobe, so the trace is the same.  A FILE's
+ * descriptor, a second string and one slot derived at return (an iovec
+ * total, a string's length: lib/bytes.h) are. */
 static bool client_can_record(const struct dc_probe *p)
 {
-	int a, strings = 0;
+	int a, strings = 0, derived = 0;
 
 	for (a = 0; a < p->nargs && a < DC_MAX_ARGS; a++) {
 		switch (p->arg_kinds[a]) {
@@ -131,6 +131,8 @@ static bool client_can_record(const struct dc_probe *p)
 		case DC_ARG_IOV:
 		case DC_ARG_STRLEN:
 		case DC_ARG_STROUT:
+			derived++;
+			break;
 		case DC_ARG_DATATYPE:
 		case DC_ARG_MPISTATUS:
 		case DC_ARG_HANDLE_OUT:
@@ -138,8 +140,9 @@ static bool client_can_record(const struct dc_probe *p)
 			return false;
 		}
 	}
-	return strings <= 2 && (p->ret_kind <= DC_RET_INT ||
-				p->ret_kind == DC_RET_ITEMS);
+	return strings <= 2 && derived <= 1 &&
+	       (p->ret_kind <= DC_RET_INT || p->ret_kind == DC_RET_ITEMS ||
+		p->ret_kind == DC_RET_ALL);
 }
 
 /* The wrapped functions the spec names, each with its probe's plan. */
@@ -174,7 +177,7 @@ static void plan(struct dc_fast *f, const struct dc_spec *spec, const bool *skip
 		fc->probe_id = (__u32)i;
 		fc->nargs = (__u8)(p->nargs > DC_MAX_ARGS ? DC_MAX_ARGS : p->nargs);
 		fc->ret_kind = p->ret_kind;
-		fc->str_arg = fc->str_arg2 = fc->file_arg = 0xff;
+		fc->str_arg = fc->str_arg2 = fc->file_arg = fc->derive_arg = 0xff;
 		for (a = 0; a < fc->nargs; a++) {
 			if (p->arg_kinds[a] == DC_ARG_PATH ||
 			    p->arg_kinds[a] == DC_ARG_STR) {
@@ -185,6 +188,12 @@ static void plan(struct dc_fast *f, const struct dc_spec *spec, const bool *skip
 			}
 			if (p->arg_kinds[a] == DC_ARG_FILE && fc->file_arg == 0xff)
 				fc->file_arg = (__u8)a;
+			if (p->arg_kinds[a] == DC_ARG_IOV ||
+			    p->arg_kinds[a] == DC_ARG_STRLEN ||
+			    p->arg_kinds[a] == DC_ARG_STROUT) {
+				fc->derive_arg = (__u8)a;
+				fc->derive_kind = p->arg_kinds[a];
+			}
 		}
 		/* As the kernel's records: all slots when a string follows
 		 * or a FILE's descriptor takes the last one. */

@@ -44,6 +44,8 @@ static const struct builtin_func posix_funcs[] = {
 	F("pwritev", "fd,iov,int,offset", "size"),
 	Q("preadv64", "fd,iov,int,offset", "size"),
 	Q("pwritev64", "fd,iov,int,offset", "size"),
+	Q("preadv2", "fd,iov,int,offset,flags", "size"),
+	Q("pwritev2", "fd,iov,int,offset,flags", "size"),
 	F("lseek", "fd,offset,whence", "offset"),
 	F("lseek64", "fd,offset,whence", "offset"),
 	F("fsync", "fd", "status"),

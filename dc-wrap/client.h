@@ -16,6 +16,7 @@
 #ifndef DC_CLIENT_INTERNAL_H
 #define DC_CLIENT_INTERNAL_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <time.h>
 #include <linux/types.h>
@@ -39,6 +40,7 @@ struct dc_thread {
 	                            collector's tail (tail + capacity, as last
 	                            read) */
 	__u64 populated;         /* data bytes mapped in ahead of head */
+	int *errp;               /* this thread's errno */
 	__u64 seq;
 	__u32 tid;
 	unsigned char state;     /* THR_*: no slot yet, a slot, none free */
@@ -55,6 +57,7 @@ struct dc_call {
 	__u64 parent;
 	int fn;
 	int file_fd;
+	int errno0;              /* errno before the call */
 };
 
 /* clock_gettime: the vDSO's own function once found (fast.c), which
@@ -85,6 +88,14 @@ dc_call_begin(struct dc_call *c, int fn, const __u64 *args, int nargs)
 	c->fn = fn;
 	c->file_fd = __builtin_expect(dc_fast_file_arg[fn] == 0xff, 1) ?
 		     -1 : dc_file_fd(fn, args, nargs);
+	/* errno is cleared for the call and put back if the call does not
+	 * set it: a call that fails without setting errno (fgets at the
+	 * end of a file) has no errno in the trace, as on the uprobe path,
+	 * and the program sees errno as the call left it. */
+	if (__builtin_expect(t->errp == NULL, 0))
+		t->errp = &errno;
+	c->errno0 = *t->errp;
+	*t->errp = 0;
 	c->parent = t->k.cur;
 	c->seq = ++t->seq | DC_SEQ_CLIENT;
 	t->k.cur = c->seq;

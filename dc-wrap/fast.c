@@ -26,6 +26,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -221,6 +222,80 @@ static int failed(__u8 ret_kind, __s64 ret)
 	return ret < 0;
 }
 
+/* ---- slots derived at return, as collect.bpf.c's derive_exit ---- */
+
+/* Copy n bytes of this process's memory that may not be readable: -1
+ * if they are not (the system call reads them, not us). */
+static int safe_read(void *dst, __u64 src, size_t n)
+{
+	struct iovec local = { dst, n }, remote = { (void *)(uintptr_t)src, n };
+	int saved = errno;
+	ssize_t r = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+
+	errno = saved;
+	return r == (ssize_t)n ? 0 : -1;
+}
+
+/* Total of iov_len over cnt entries, -1 if unreadable.  After a call
+ * that succeeded, the kernel has just read the array; after one that
+ * failed it may not have, and it is read the safe way. */
+static __s64 iov_total(__u64 iov, __s64 cnt, int call_failed)
+{
+	struct iovec chunk[32];
+	__s64 total = 0, i = 0, k, m;
+
+	if (cnt < 0 || cnt > 1024)
+		return -1;
+	if (!call_failed) {
+		const struct iovec *v = (const struct iovec *)(uintptr_t)iov;
+
+		for (i = 0; i < cnt; i++)
+			total += (__s64)v[i].iov_len;
+		return total;
+	}
+	while (i < cnt) {
+		m = cnt - i < 32 ? cnt - i : 32;
+		if (safe_read(chunk, iov + (__u64)i * sizeof(struct iovec),
+			      (size_t)m * sizeof(struct iovec)) != 0)
+			return -1;
+		for (k = 0; k < m; k++)
+			total += (__s64)chunk[k].iov_len;
+		i += m;
+	}
+	return total;
+}
+
+/* strlen of a string the call has just read or written (so readable),
+ * as the kernel programs measure it: -1 from 16 x 255 characters on. */
+static __s64 str_length(__u64 p)
+{
+	size_t limit = 16 * (DC_MAX_STR - 1), n;
+
+	if (p == 0)
+		return -1;
+	n = strnlen((const char *)(uintptr_t)p, limit);
+	return n == limit ? -1 : (__s64)n;
+}
+
+static __u64 derive(const struct dc_fast_func_cfg *cfg, const __u64 *args,
+		    int nargs, int call_failed)
+{
+	int a = cfg->derive_arg;
+	__s64 n;
+
+	switch (cfg->derive_kind) {
+	case DC_ARG_IOV:
+		return (__u64)iov_total(args[a], a + 1 < nargs ?
+					(__s32)args[a + 1] : -1, call_failed);
+	case DC_ARG_STRLEN:
+		return (__u64)str_length(args[a]);
+	case DC_ARG_STROUT:
+		n = call_failed ? 0 : str_length(args[a]);
+		return (__u64)(n < 0 ? 0 : n);
+	}
+	return args[a];
+}
+
 /* A record of `size` bytes does not fit before the end of the area:
  * fill the rest with a pad record, if the collector has read that far. */
 static __attribute__((noinline)) unsigned char *reserve_wrap(__u64 size)
@@ -301,9 +376,11 @@ void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 	__u64 end = dc_now(), size, *slots;
 	const char *str = NULL, *str2 = NULL;
 	size_t len = 0, len2 = 0;
-	int n, i, trunc = 0;
+	int n, i, trunc = 0, fail, err = *thr.errp;
 	struct dc_event *ev;
 
+	if (err == 0)
+		*thr.errp = c->errno0;
 	thr.k.depth--;
 	thr.k.cur = c->parent;
 	if (__builtin_expect(thr.busy, 0)) {
@@ -342,10 +419,11 @@ void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 	ev->reserved1 = 0;
 	ev->file_id = 0;
 	ev->error = 0;
-	if (failed(cfg->ret_kind, ret)) {
+	fail = failed(cfg->ret_kind, ret);
+	if (fail) {
 		/* The errno this call failed with: known here exactly. */
 		ev->flags |= DC_EVF_FAILED;
-		ev->error = errno;
+		ev->error = err;
 	}
 	ev->seq = c->seq;
 	ev->parent = c->parent;
@@ -354,6 +432,8 @@ void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 		slots[i] = i < nargs ? args[i] : 0;
 	if (cfg->file_arg < DC_MAX_ARGS)
 		slots[DC_MAX_ARGS - 1] = (__u64)(__s64)c->file_fd;
+	if (__builtin_expect(cfg->derive_arg < nargs, 0))
+		slots[cfg->derive_arg] = derive(cfg, args, nargs, fail);
 	if (cfg->str_arg < DC_MAX_ARGS) {
 		char *p = DC_EVENT_STR(ev);
 

@@ -246,6 +246,20 @@ WRAP(char *, fgets, r == NULL, -1, 3,
 WRAP(int, fputs, r < 0, 0, 2,
      (const char *s, FILE *f),
      (s, f), (P(s), P(f)))
+WRAP(int, fputc, r < 0, -1, 2,
+     (int ch, FILE *f),
+     (ch, f), (I(ch), P(f)))
+/* <stdio.h> may define putc as a macro. */
+#undef putc
+WRAP(int, putc, r < 0, -1, 2,
+     (int ch, FILE *f),
+     (ch, f), (I(ch), P(f)))
+WRAP(ssize_t, preadv2, r < 0, -1, 5,
+     (int fd, const struct iovec *iov, int cnt, off_t off, int flags),
+     (fd, iov, cnt, off, flags), (I(fd), P(iov), I(cnt), L(off), I(flags)))
+WRAP(ssize_t, pwritev2, r < 0, -1, 5,
+     (int fd, const struct iovec *iov, int cnt, off_t off, int flags),
+     (fd, iov, cnt, off, flags), (I(fd), P(iov), I(cnt), L(off), I(flags)))
 
 /* ---- variadic functions ---- */
 

@@ -46,7 +46,7 @@
 #define DC_FAST_DEFAULT_SOCKET "@datacrumbs-clients"
 #define DC_FAST_MAGIC 0x64636661u        /* "dcfa" */
 #define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
-#define DC_FAST_VERSION 2u
+#define DC_FAST_VERSION 3u
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 
 /* The functions the client wraps, in table order: X(name, layer).  The
@@ -70,7 +70,8 @@
 	X(freopen, stdio) X(fread, stdio) X(fwrite, stdio) X(fseek, stdio) \
 	X(fseeko, stdio) X(ftell, stdio) X(ftello, stdio) X(fflush, stdio) \
 	X(fclose, stdio) X(fgets, stdio) X(fputs, stdio) X(fprintf, stdio) \
-	X(fscanf, stdio)
+	X(fscanf, stdio) X(fputc, stdio) X(putc, stdio) X(preadv2, posix) \
+	X(pwritev2, posix)
 
 enum dc_fast_func {
 #define DC_FAST_ENUM(name, layer) DC_FN_##name,
@@ -99,7 +100,11 @@ struct dc_fast_func_cfg {
 	__u8 str_arg2;           /* a second string after the first's NUL */
 	__u8 file_arg;           /* a FILE *: its descriptor, read at entry,
 	                            goes in the last slot (DC_ARG_FILE) */
-	__u8 reserved[2];
+	__u8 derive_arg;         /* a slot the client fills at return as the
+	                            kernel programs do, 0xff: none */
+	__u8 derive_kind;        /* ... as this kind: DC_ARG_IOV (total of
+	                            iov_len, count in the next slot),
+	                            DC_ARG_STRLEN or DC_ARG_STROUT */
 };
 
 /* Collector -> client, the answer to the hello. */

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,6 +51,52 @@ static void writes(long n)
 		if (write(fd, "x", 1) != 1)
 			fail("write");
 	close(fd);
+}
+
+/* The vectored calls, whose size slot is the total of iov_len: read
+ * after a call that succeeded, and the safe way after one that failed
+ * (EBADF with a readable array: its total; EFAULT: -1). */
+static int vectored(const char *path, char *buf)
+{
+	struct iovec iov[3] = { { buf, 10 }, { buf + 10, 20 }, { buf + 30, 30 } };
+	volatile uintptr_t bad_iov = 8;
+	int fd = open(path, O_RDWR);
+
+	if (fd < 0)
+		fail("open");
+	if (writev(fd, iov, 3) != 60 || pwritev(fd, iov, 3, 100) != 60 ||
+	    pwritev2(fd, iov, 2, 200, 0) != 30)
+		fail("writev");
+	lseek(fd, 0, SEEK_SET);
+	if (readv(fd, iov, 3) != 60 || preadv(fd, iov, 3, 100) != 60 ||
+	    preadv2(fd, iov, 2, 200, 0) != 30)
+		fail("readv");
+	if (writev(-1, iov, 3) != -1 || readv(fd, (struct iovec *)bad_iov, 2) != -1)
+		return 1;
+	close(fd);
+	return 0;
+}
+
+/* The stdio calls whose bytes come from string lengths (fputs, fgets)
+ * or are one character (fputc, putc); fgets at the end of the file
+ * fails. */
+static int strings(const char *path, char *buf)
+{
+	FILE *f = fopen(path, "w+");
+
+	if (f == NULL)
+		fail("fopen");
+	if (fputs("hello\n", f) < 0 || fputc('x', f) != 'x' ||
+	    putc('y', f) != 'y' || fprintf(f, "\n%d\n", 42) != 4)
+		fail("fputs");
+	fflush(f);
+	fseek(f, 0, SEEK_SET);
+	if (fgets(buf, 100, f) == NULL || fgets(buf, 3, f) == NULL)
+		fail("fgets");
+	while (fgets(buf, 100, f) != NULL)
+		;
+	fclose(f);
+	return 0;
 }
 
 static int mix(const char *dir)
@@ -86,6 +134,8 @@ static int mix(const char *dir)
 		fail("fread");
 	ftell(f);
 	fclose(f);
+	if (vectored(path, buf) != 0 || strings(path, buf) != 0)
+		return 1;
 	snprintf(mark, sizeof(mark), "%s/g", dir);
 	if (rename(path, mark) != 0)
 		fail("rename");
