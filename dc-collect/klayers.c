@@ -11,7 +11,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +20,7 @@
 #include "collect.h"
 #include "collect.skel.h"
 #include "klayers.h"
+#include "tracefs.h"
 
 static const struct dc_klayer klayers[] = {
 	/* The three block tracepoints work as one: any of them in a spec
@@ -123,33 +123,19 @@ struct bpf_program *dc_klayer_prog(struct collect_bpf *skel, int tp)
 	return NULL;
 }
 
-static const char *tracefs_dir(void)
-{
-	if (access("/sys/kernel/tracing/events", F_OK) == 0)
-		return "/sys/kernel/tracing";
-	if (access("/sys/kernel/debug/tracing/events", F_OK) == 0)
-		return "/sys/kernel/debug/tracing";
-	return NULL;
-}
-
 int dc_tracefs_ready(void)
 {
-	if (tracefs_dir() != NULL)
-		return 0;
-	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) != 0)
-		return -1;
-	return tracefs_dir() != NULL ? 0 : -1;
+	return dc_tracefs_mount();
 }
 
 bool dc_tracepoint_exists(const char *name)
 {
-	const char *dir = tracefs_dir();
 	const char *colon = strchr(name, ':');
-	char path[512];
+	char category[256];
 
-	if (dir == NULL || colon == NULL)
+	if (colon == NULL || (size_t)(colon - name) >= sizeof(category))
 		return false;
-	snprintf(path, sizeof(path), "%s/events/%.*s/%s", dir,
-		 (int)(colon - name), name, colon + 1);
-	return access(path, F_OK) == 0;
+	snprintf(category, sizeof(category), "%.*s", (int)(colon - name), name);
+	/* The kernel's own tracefs: the collector attaches there. */
+	return dc_tracefs_has(dc_tracefs_kernel(), category, colon + 1) == 1;
 }

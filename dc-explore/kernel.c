@@ -20,7 +20,7 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
-#include "dc-gen/syscalls.h"
+#include "syscalls.h"
 #include "explore.h"
 #include "messages.h"
 #include "stream.h"

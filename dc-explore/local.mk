@@ -3,10 +3,7 @@
 bin_PROGRAMS += dc-explore/dc-explore
 dc_explore_dc_explore_SOURCES = \
 	dc-explore/dc-explore.c dc-explore/explore.h \
-	dc-explore/kernel.c \
-	dc-explore/tracefs.c dc-explore/tracefs.h \
-	dc-gen/syscalls.c dc-gen/syscalls.h
-nodist_dc_explore_dc_explore_SOURCES = dc-gen/syscall-names.h
+	dc-explore/kernel.c
 dc_explore_dc_explore_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) \
 	$(JANSSON_CFLAGS) $(LIBBPF_CFLAGS)
 dc_explore_dc_explore_LDADD = lib/libdc.la $(LIBELF_LIBS) $(JANSSON_LIBS) \

@@ -22,7 +22,7 @@
 #include <bpf/libbpf.h>
 #include <jansson.h>
 
-#include "dc-explore/tracefs.h"
+#include "tracefs.h"
 #include "elfsyms.h"
 #include "hash.h"
 #include "kbtf.h"
@@ -478,7 +478,7 @@ static void gen_tracepoints(struct gen *g, const struct layer_cfg *l)
 				   "layer %s: tracepoint \"%s\" is not \"category:name\"",
 				   l->name, w.names[i]);
 		*colon = '\0';
-		exists = dc_tracepoint_exists(w.names[i], colon + 1);
+		exists = dc_tracefs_has(dc_tracefs(), w.names[i], colon + 1);
 		if (exists == 0) {
 			if (!w.quiet[i])
 				config_warn(g->cfg, l->line, l->col,

@@ -3,26 +3,12 @@ bin_PROGRAMS += dc-gen/dc-gen
 dc_gen_dc_gen_SOURCES = \
 	dc-gen/dc-gen.c dc-gen/gen.h \
 	dc-gen/config.c dc-gen/layers.c \
-	dc-gen/syscalls.c dc-gen/syscalls.h \
-	dc-explore/tracefs.c dc-explore/tracefs.h \
 	lib/kbtf.c lib/kbtf.h
-nodist_dc_gen_dc_gen_SOURCES = dc-gen/syscall-names.h
 dc_gen_dc_gen_CFLAGS = $(AM_CFLAGS) $(LIBELF_CFLAGS) $(JANSSON_CFLAGS) \
 	$(YAML_CFLAGS) $(LIBBPF_CFLAGS)
 dc_gen_dc_gen_LDADD = lib/libdc.la $(LIBELF_LIBS) $(JANSSON_LIBS) \
 	$(YAML_LIBS) $(LIBBPF_LIBS)
 EXTRA_DIST += dc-gen/README.md
-
-# Every SYS_ name of <sys/syscall.h> for this build's architecture, as
-# DC_SYSCALL(name) lines sorted by name (dc-gen/syscalls.c).
-dc-gen/syscall-names.h: Makefile
-	$(AM_V_GEN)$(MKDIR_P) dc-gen && \
-	echo '#include <sys/syscall.h>' | $(CPP) -dM - | \
-	  sed -n 's/^#define SYS_\([a-z0-9_]*\) .*/DC_SYSCALL(\1)/p' | \
-	  LC_ALL=C sort -u >$@.tmp && \
-	test -s $@.tmp && mv $@.tmp $@
-BUILT_SOURCES += dc-gen/syscall-names.h
-CLEANFILES += dc-gen/syscall-names.h
 
 # The shipped site configs (dc-config(5)).
 dist_pkgdata_DATA += configs/default.yaml configs/hpc.yaml configs/kernel.yaml

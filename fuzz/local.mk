@@ -20,8 +20,7 @@ fuzz_fuzz_verify_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(LIBCRYPTO_CFLAGS)
 fuzz_fuzz_verify_LDADD = lib/libdc.la $(JANSSON_LIBS) $(LIBCRYPTO_LIBS)
 
 fuzz_fuzz_config_SOURCES = fuzz/fuzz-config.c dc-gen/config.c \
-	dc-gen/layers.c dc-gen/syscalls.c dc-explore/tracefs.c
-nodist_fuzz_fuzz_config_SOURCES = dc-gen/syscall-names.h
+	dc-gen/layers.c
 fuzz_fuzz_config_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/dc-gen \
 	-I$(top_builddir)/dc-gen $(LIBELF_CFLAGS) $(JANSSON_CFLAGS) \
 	$(YAML_CFLAGS) $(LIBBPF_CFLAGS)

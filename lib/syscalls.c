@@ -1,6 +1,6 @@
 /*
  * syscalls.c - the syscall table: syscall-names.h lists every SYS_ macro
- * of <sys/syscall.h> (made by dc-gen/local.mk), sorted by name.
+ * of <sys/syscall.h> (made by lib/local.mk), sorted by name.
  */
 #include "config.h"
 
@@ -11,7 +11,7 @@
 
 #define DC_SYSCALL(name) { #name, SYS_##name },
 const struct dc_syscall dc_syscalls[] = {
-#include "dc-gen/syscall-names.h"
+#include "lib/syscall-names.h"
 };
 #undef DC_SYSCALL
 

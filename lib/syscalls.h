@@ -1,6 +1,7 @@
 /*
  * syscalls.h - system call numbers of this build's architecture, by name,
- * from <sys/syscall.h> (the table is generated at build time).
+ * from <sys/syscall.h> (the table is generated at build time).  Used by
+ * dc-gen (syscall layers) and dc-explore (--kind syscalls).
  */
 #ifndef DC_SYSCALLS_H
 #define DC_SYSCALLS_H

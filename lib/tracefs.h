@@ -1,16 +1,26 @@
 /*
- * tracefs.h - where the kernel's tracing file system is, and what it
- * offers.  Shared by dc-explore and dc-gen.
+ * tracefs.h - where the kernel's tracing file system is, and which
+ * tracepoints it offers.  The one owner of that question for dc-explore,
+ * dc-gen and dc-collect.
  */
 #ifndef DC_TRACEFS_H
 #define DC_TRACEFS_H
 
-/* The tracefs directory: $DC_TRACEFS if set (tests point it at a fake
- * tree), else /sys/kernel/tracing or /sys/kernel/debug/tracing, whichever
- * has an "events" directory.  NULL when none is mounted. */
+/* The mounted tracefs: /sys/kernel/tracing or /sys/kernel/debug/tracing,
+ * whichever has an "events" directory; NULL when none is. */
+const char *dc_tracefs_kernel(void);
+
+/* $DC_TRACEFS if set (the tests of dc-explore and dc-gen point it at a
+ * fake tree; NULL if it has no "events"), else dc_tracefs_kernel().
+ * The collector, which attaches to the real kernel, uses the latter. */
 const char *dc_tracefs(void);
 
-/* Does tracepoint CATEGORY:NAME exist?  1 yes, 0 no, -1 no tracefs. */
-int dc_tracepoint_exists(const char *category, const char *name);
+/* Mount tracefs at /sys/kernel/tracing unless one is mounted already:
+ * 0 when one is there afterwards, -1 (errno set) if not. */
+int dc_tracefs_mount(void);
+
+/* Does tracepoint CATEGORY:NAME exist under tracefs root?  1 yes, 0 no,
+ * -1 when root is NULL (no tracefs). */
+int dc_tracefs_has(const char *root, const char *category, const char *name);
 
 #endif /* DC_TRACEFS_H */
