@@ -25,7 +25,7 @@
 # wrapper's cost alone, with any load change cancelled out.
 #
 # FAST_N, FAST_NU (uprobe path loops, about 100 times slower) and
-# FAST_REPS set the sizes.
+# FAST_REPS set the sizes; FAST_RAW=FILE keeps every run's figure.
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -107,19 +107,37 @@ echo "load before: $(uptime)"
 echo
 echo "| workload (CPU ns per iteration) | untraced | floor added | fast path added | fast / floor | uprobe path added | syscalls layer alone added | fast path + syscalls added (sum of the two alone) | uprobe path + syscalls added |"
 echo "|---|---|---|---|---|---|---|---|---|"
+# A collector's exit leaves the kernel work to finish (programs freed
+# after an RCU grace period, uprobes removed): the next run would pay for
+# it.  So every traced run is followed by a pause, and each repetition
+# starts its configurations at a different one.
+settle() { sleep "${FAST_SETTLE:-1}"; }
+# cfg KEY NAME N-FAST N-UPROBE [FILE]: one run of one configuration
+cfg() {
+	_k=$1 _name=$2 _nf=$3 _nu=$4; shift 4
+	case $_k in
+	b) plain "$_name" "$_nf" "$@" ;;
+	fl) floor "$_name" "$_nf" "$@" ;;
+	f) traced user "$_name" "$_nf" "$@"; settle ;;
+	s) traced sys "$_name" "$_nf" "$@"; settle ;;
+	fs) traced usersys "$_name" "$_nf" "$@"; settle ;;
+	bu) sysplain "$_name" "$_nu" "$@" ;;
+	u) traced user --no-preload "$_name" "$_nu" "$@"; settle ;;
+	us) traced usersys --no-preload "$_name" "$_nu" "$@"; settle ;;
+	esac
+}
+CFGS="b fl f s fs bu u us"
 one() { # one NAME N-FAST N-UPROBE [FILE]
 	_name=$1 _nf=$2 _nu=$3; shift 3
 	_t=$work/$_name.txt
 	: >"$_t"
 	for _r in $(seq "$REPS"); do
-		echo "b $(plain "$_name" "$_nf" "$@" | cpu) $_r" >>"$_t"
-		echo "fl $(floor "$_name" "$_nf" "$@" | cpu) $_r" >>"$_t"
-		echo "f $(traced user "$_name" "$_nf" "$@" | cpu) $_r" >>"$_t"
-		echo "s $(traced sys "$_name" "$_nf" "$@" | cpu) $_r" >>"$_t"
-		echo "fs $(traced usersys "$_name" "$_nf" "$@" | cpu) $_r" >>"$_t"
-		echo "bu $(sysplain "$_name" "$_nu" "$@" | cpu) $_r" >>"$_t"
-		echo "u $(traced user --no-preload "$_name" "$_nu" "$@" | cpu) $_r" >>"$_t"
-		echo "us $(traced usersys --no-preload "$_name" "$_nu" "$@" | cpu) $_r" >>"$_t"
+		# this repetition's order: CFGS rotated by _r
+		_order=$(echo $CFGS | awk -v r="$_r" '{ for (i = 0; i < NF; i++)
+			printf "%s ", $((i + r) % NF + 1) }')
+		for _c in $_order; do
+			echo "$_c $(cfg "$_c" "$_name" "$_nf" "$_nu" "$@" | cpu) $_r" >>"$_t"
+		done
 	done
 	awk -v name="$_name x $_nf" -v b="$(median "$_t" b)" \
 	    -v fl="$(diffmed "$_t" fl b)" -v f="$(diffmed "$_t" f b)" \
@@ -128,6 +146,7 @@ one() { # one NAME N-FAST N-UPROBE [FILE]
 		r = fl > 0 ? sprintf("%.2fx", f / fl) : "-"
 		printf "| %s | %.0f | %+.0f | %+.0f | %s | %+.0f | %+.0f | %+.0f (%+.0f) | %+.0f |\n",
 			name, b, fl, f, r, u, s, fs, f + s, us }'
+	[ -z "${FAST_RAW:-}" ] || cat "$_t" >>"$FAST_RAW"
 }
 one w1 "$N" "$NU"
 one w2 $((N / 10)) "$((NU / 2))" "$work/f2"
@@ -146,6 +165,7 @@ pair() { # pair NAME N [FILE]
 	for _r in $(seq "$REPS"); do
 		echo "fl $(floor "$@" | added) $_r" >>"$_t"
 		echo "f $(traced user "$@" | added) $_r" >>"$_t"
+		settle
 	done
 	awk -v name="$1 x $2" -v fl="$(median "$_t" fl)" -v f="$(median "$_t" f)" 'BEGIN {
 		printf "| %s | %+.1f | %+.1f | %.2fx |\n", name, fl, f, (fl > 0 ? f / fl : 0) }'
@@ -178,6 +198,7 @@ for _r in $(seq "$REPS"); do
 	for _k in nop trap; do
 		echo "b$_k $(plain "$_k" "$NU" | cpu) $_r" >>"$_t"
 		echo "d$_k $(traced "$_k" "$_k" "$NU" | cpu) $_r" >>"$_t"
+		settle
 		if [ -n "$bt" ]; then
 			for _p in uprobe uretprobe; do
 				_c=$("$bt" -e "$_p:$work/iowork:dc_${_k}_site { @n = count(); }" \
@@ -209,6 +230,7 @@ unrelated() { # unrelated [--no-preload]
 	_r=$(sysplain w1 "$NU" | cpu)
 	touch stop
 	wait "$_c" 2>/dev/null || :
+	settle
 	echo "$_r"
 }
 _t=$work/unrelated.txt
