@@ -3,7 +3,9 @@
 # through a bpftool skeleton, so nothing is compiled at run time.
 sbin_PROGRAMS += dc-collect/dc-collect
 dc_collect_dc_collect_SOURCES = \
-	dc-collect/collect.c dc-collect/collect.h \
+	dc-collect/collect.c dc-collect/collect.h dc-collect/collector.h \
+	dc-collect/options.c dc-collect/load.c dc-collect/attach.c \
+	dc-collect/output.c \
 	dc-collect/kfeatures.c dc-collect/kfeatures.h \
 	dc-collect/kfunc.c dc-collect/kfuncs.h dc-collect/kfunc.h \
 	lib/kbtf.c lib/kbtf.h \

@@ -1,0 +1,324 @@
+/*
+ * attach.c - attach what load.c loaded: the process-tracking and system
+ * call programs, every probe of the spec by its kind (uprobes in
+ * multi-uprobe links per library where the kernel has them, tracepoints,
+ * USDT sites, kernel functions), and the decoded tracepoints once each.
+ * Every link is kept and destroyed at the end (drop_links).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "collector.h"
+#include "klayers.h"
+#include "messages.h"
+#include "umulti.h"
+
+static bool syscalls_loaded(struct collect_bpf *skel)
+{
+	return bpf_program__autoload(skel->progs.dc_sys_exit);
+}
+
+/* Keep a link (NULL passes through) so that it is detached and freed
+ * at the end rather than dropped. */
+static struct bpf_link *keep(struct collector *c, struct bpf_link *link)
+{
+	if (link != NULL) {
+		c->links = xrealloc(c->links, (c->nlinks + 1) * sizeof(*c->links));
+		c->links[c->nlinks++] = link;
+	}
+	return link;
+}
+
+void drop_links(struct collector *c)
+{
+	while (c->nlinks > 0)
+		bpf_link__destroy(c->links[--c->nlinks]);
+	free(c->links);
+	c->links = NULL;
+}
+
+static void attach_uprobe(struct collector *c, size_t i)
+{
+	const struct dc_probe *p = &c->spec->probes[i];
+	LIBBPF_OPTS(bpf_uprobe_opts, opts);
+	struct bpf_link *entry, *exit_link;
+
+	opts.bpf_cookie = (__u64)i;
+	opts.retprobe = false;
+	entry = bpf_program__attach_uprobe_opts(c->skel->progs.dc_uprobe_entry,
+						-1, p->target, p->offset, &opts);
+	if (entry == NULL) {
+		int err = errno;
+		/* 524 is the kernel's ENOTSUPP: an instruction uprobes cannot
+		 * replace (some atomics), which strerror does not know. */
+		const char *why = err == 524 ? "the kernel cannot probe its first instruction"
+					     : strerror(err);
+
+		c->failed++;
+		if (p->optional)
+			debug("%s:%s not attached: %s", p->target, p->function, why);
+		else
+			warn("cannot attach %s in %s: %s", p->function, p->target,
+			     why);
+		return;
+	}
+	opts.retprobe = true;
+	exit_link = bpf_program__attach_uprobe_opts(c->skel->progs.dc_uprobe_exit,
+						    -1, p->target, p->offset, &opts);
+	if (exit_link == NULL) {
+		warn("cannot attach the return of %s in %s: %s", p->function,
+		     p->target, strerror(errno));
+		bpf_link__destroy(entry);
+		c->failed++;
+		return;
+	}
+	keep(c, entry);
+	keep(c, exit_link);
+	c->attached++;
+}
+
+static const struct dc_spec *sort_spec;
+
+static int by_target(const void *a, const void *b)
+{
+	const struct dc_probe *pa = &sort_spec->probes[*(const size_t *)a];
+	const struct dc_probe *pb = &sort_spec->probes[*(const size_t *)b];
+	int r = strcmp(pa->target, pb->target);
+
+	if (r != 0)
+		return r;
+	return pa->offset < pb->offset ? -1 : pa->offset > pb->offset;
+}
+
+/* All uprobes of one library with two multi-uprobe links (entry and
+ * return).  The kernel refuses a whole link for one bad offset, so a
+ * refused group is split in halves until the bad probes are alone, and
+ * those are tried one by one (which names them): a few bad functions cost
+ * a few links, not the whole library's speed. */
+static void attach_uprobe_group(struct collector *c, const size_t *idx,
+				size_t n)
+{
+	const char *target = c->spec->probes[idx[0]].target;
+	__u64 *offsets = xcalloc(n, sizeof(__u64));
+	__u64 *cookies = xcalloc(n, sizeof(__u64));
+	int entry, ret;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		offsets[i] = c->spec->probes[idx[i]].offset;
+		cookies[i] = idx[i];
+	}
+	entry = dc_umulti_attach(bpf_program__fd(c->skel->progs.dc_umulti_entry),
+				 target, offsets, cookies, (__u32)n, false);
+	ret = entry < 0 ? entry :
+		dc_umulti_attach(bpf_program__fd(c->skel->progs.dc_umulti_exit),
+				 target, offsets, cookies, (__u32)n, true);
+	free(offsets);
+	free(cookies);
+	if (entry >= 0 && ret >= 0) {
+		/* The link fds stay open until exit. */
+		c->attached += (unsigned)n;
+		return;
+	}
+	if (entry >= 0)
+		close(entry);
+	debug("multi-uprobe link on %zu functions of %s refused (%s)", n, target,
+	      strerror(-(entry < 0 ? entry : ret)));
+	if (n == 1) {
+		attach_uprobe(c, idx[0]);
+		return;
+	}
+	attach_uprobe_group(c, idx, n / 2);
+	attach_uprobe_group(c, idx + n / 2, n - n / 2);
+}
+
+static void attach_uprobes(struct collector *c)
+{
+	size_t *idx = xcalloc(c->spec->nprobes + 1, sizeof(size_t));
+	size_t n = 0, i, start;
+
+	for (i = 0; i < c->spec->nprobes; i++) {
+		if (c->spec->probes[i].kind != DC_PROBE_UPROBE || c->skip[i])
+			continue;
+		/* Recorded by the clients themselves: no trap for them. */
+		if (dc_fast_covers(c->fast, i)) {
+			c->attached++;
+			continue;
+		}
+		idx[n++] = i;
+	}
+	if (!c->feat.umulti) {
+		for (i = 0; i < n; i++)
+			attach_uprobe(c, idx[i]);
+		free(idx);
+		return;
+	}
+	sort_spec = c->spec;
+	qsort(idx, n, sizeof(size_t), by_target);
+	for (start = 0; start < n; start = i) {
+		for (i = start + 1; i < n; i++)
+			if (strcmp(c->spec->probes[idx[i]].target,
+				   c->spec->probes[idx[start]].target) != 0)
+				break;
+		attach_uprobe_group(c, idx + start, i - start);
+	}
+	free(idx);
+}
+
+static void attach_tracepoint(struct collector *c, size_t i)
+{
+	const struct dc_probe *p = &c->spec->probes[i];
+	LIBBPF_OPTS(bpf_tracepoint_opts, opts);
+	char category[256];
+	const char *colon = strchr(p->function, ':');
+
+	if (dc_klayer_find(p->function) != NULL) {
+		c->attached++; /* its program is attached once, below */
+		return;
+	}
+	if (colon == NULL || (size_t)(colon - p->function) >= sizeof(category)) {
+		warn("tracepoint %s: expected CATEGORY:NAME, skipped", p->function);
+		c->failed++;
+		return;
+	}
+	memcpy(category, p->function, (size_t)(colon - p->function));
+	category[colon - p->function] = '\0';
+	opts.bpf_cookie = (__u64)i;
+	if (!keep(c, bpf_program__attach_tracepoint_opts(c->skel->progs.dc_tp_generic,
+							 category, colon + 1, &opts))) {
+		warn("cannot attach tracepoint %s: %s", p->function, strerror(errno));
+		c->failed++;
+		return;
+	}
+	c->attached++;
+}
+
+/* A USDT site is a uprobe at the note's address; attaching with the
+ * semaphore's offset makes the kernel raise it, so gated sites fire. */
+static void attach_usdt(struct collector *c, size_t i)
+{
+	const struct dc_probe *p = &c->spec->probes[i];
+	LIBBPF_OPTS(bpf_uprobe_opts, opts);
+
+	opts.bpf_cookie = (__u64)i;
+	opts.ref_ctr_offset = (size_t)p->semaphore;
+	if (!keep(c, bpf_program__attach_uprobe_opts(c->skel->progs.dc_usdt, -1,
+						     p->target, p->offset, &opts))) {
+		warn("cannot attach USDT probe %s in %s: %s", p->function,
+		     p->target, strerror(errno));
+		c->failed++;
+		return;
+	}
+	c->attached++;
+}
+
+/* Kernel functions: fentry or kprobes, as kfeatures.c decided. */
+static void attach_kfunc(struct collector *c, size_t i)
+{
+	const struct dc_probe *p = &c->spec->probes[i];
+	int err = dc_kfuncs_attach(&c->kfuncs, c->skel, i, p);
+
+	if (err != 0) {
+		warn("cannot attach kernel function %s (%s): %s", p->function,
+		     dc_kfunc_method_name(c->kfuncs.method), strerror(-err));
+		c->failed++;
+		return;
+	}
+	c->attached++;
+}
+
+/* The collector's own programs: processes, system calls, clients. */
+static void attach_internal(struct collector *c)
+{
+	struct collect_bpf *skel = c->skel;
+
+	/* Process tracking first, so no fork escapes while probes attach. */
+	if (!keep(c, bpf_program__attach(skel->progs.dc_fork)) ||
+	    !keep(c, bpf_program__attach(skel->progs.dc_exec)) ||
+	    !keep(c, bpf_program__attach(skel->progs.dc_exit)))
+		sysdie("cannot attach the process-tracking tracepoints");
+	if (syscalls_loaded(skel)) {
+		struct bpf_program *enter = c->feat.tp_btf ?
+			skel->progs.dc_sys_enter_btf : skel->progs.dc_sys_enter;
+
+		if (!keep(c, bpf_program__attach(enter)) ||
+		    !keep(c, bpf_program__attach(skel->progs.dc_sys_exit)))
+			sysdie("cannot attach the syscall tracepoints");
+	}
+	if (c->opt.mode == SEL_CLIENTS) {
+		LIBBPF_OPTS(bpf_uprobe_opts, opts);
+		const char *lib = client_lib_path(&c->opt);
+
+		opts.func_name = "dc_client_register";
+		if (access(lib, R_OK) != 0)
+			sysdie("client library %s", lib);
+		if (!keep(c, bpf_program__attach_uprobe_opts(
+				skel->progs.dc_client_register, -1, lib, 0, &opts)))
+			sysdie("cannot watch dc_client_register in %s", lib);
+	}
+}
+
+void attach_all(struct collector *c)
+{
+	struct collect_bpf *skel = c->skel;
+	struct timespec t0, t1;
+	size_t i;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	attach_internal(c);
+	for (i = 0; i < c->spec->nprobes; i++) {
+		const struct dc_probe *p = &c->spec->probes[i];
+
+		if (c->skip[i]) {
+			c->failed++;
+			continue;
+		}
+		switch (p->kind) {
+		case DC_PROBE_UPROBE:
+			break; /* all together, below */
+		case DC_PROBE_SYSCALL:
+			c->attached++;
+			break;
+		case DC_PROBE_TRACEPOINT:
+			attach_tracepoint(c, i);
+			break;
+		case DC_PROBE_KFUNC:
+			attach_kfunc(c, i);
+			break;
+		case DC_PROBE_USDT:
+			attach_usdt(c, i);
+			break;
+		default:
+			warn("probe %s (%s): kind not supported by this collector, skipped",
+			     p->function, dc_probe_kind_name(p->kind));
+			c->failed++;
+			break;
+		}
+	}
+	attach_uprobes(c);
+	/* Decoded tracepoints: each program once, whatever probes share it. */
+	for (int tp = 0; tp < DC_TP_COUNT; tp++) {
+		if (!c->tp_needed[tp])
+			continue;
+		if (!keep(c, bpf_program__attach(dc_klayer_prog(skel, tp))))
+			sysdie("cannot attach tracepoint %s",
+			       dc_klayer_by_tp(tp)->name);
+	}
+	if (c->attached == 0 && c->spec->nprobes > 0)
+		die("no probe could be attached");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	notice("attached %u of %zu probes in %.1f ms%s", c->attached,
+	       c->spec->nprobes,
+	       (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e6,
+	       c->failed ? " (see warnings above)" : "");
+}

@@ -1,0 +1,152 @@
+/*
+ * collector.h - the user-space half of dc-collect: the options, the state
+ * of one collection run (struct collector), and what its files call of
+ * each other.  collect.h is the part shared with the BPF programs.
+ *
+ *   collect.c  main, process selection, the command, the run loop
+ *   options.c  the command line
+ *   load.c     spec verification, the plan, open/load, probe tables,
+ *              --check-kernel
+ *   attach.c   attaching every program and probe, the links
+ *   output.c   the stream: frames, process and file descriptions,
+ *              ring-buffer records, drop counts
+ */
+#ifndef DC_COLLECTOR_H
+#define DC_COLLECTOR_H
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <bpf/libbpf.h>
+
+#include "event.h"
+#include "collect.h"
+#include "collect.skel.h"
+#include "fastpath.h"
+#include "kfeatures.h"
+#include "kfuncs.h"
+#include "merge.h"
+#include "profile.h"
+#include "spec.h"
+#include "stream.h"
+
+#define BATCH_BYTES (256u << 10)  /* EVENTS frame payload limit */
+#define MAX_PIDS 4096
+#define MAX_SNAPSHOTS 64
+#define FAST_TICK_MS 5          /* drain client rings at least this often */
+
+enum select_mode { SEL_NONE, SEL_COMMAND, SEL_PIDS, SEL_CLIENTS, SEL_CGROUP,
+		   SEL_ALL };
+
+struct options {
+	const char *spec_path;
+	const char *key_path;
+	const char *output;
+	const char *run_id;
+	const char *ready_file;
+	const char *client_lib;
+	const char *cgroup;     /* --cgroup PATH */
+	unsigned long long ring_size;
+	unsigned long long wakeup;
+	int poll_ms;
+	bool check_kernel;
+	bool single_attach;    /* --attach single: no multi-uprobe links */
+	bool kfunc_kprobes;    /* --kfunc kprobes: no fentry */
+	enum select_mode mode;
+	pid_t pids[MAX_PIDS];
+	int npids;
+	char **command;
+	const char *snapshots[MAX_SNAPSHOTS]; /* --snapshot PATH */
+	int nsnapshots;
+	unsigned long snapshot_max;
+	unsigned proc_interval;  /* --proc-interval SEC, 0: never */
+	bool no_preload;         /* --no-preload: no fast path for COMMAND */
+	bool fast;               /* --fast: the fast path for --clients */
+	unsigned long long fast_ring; /* --fast-ring */
+	unsigned fast_slots;     /* --fast-slots */
+	const char *fast_socket; /* --fast-socket */
+};
+
+/* State of one collection run. */
+struct collector {
+	struct options opt;
+	struct dc_spec *spec;
+	struct collect_bpf *skel;
+	struct ring_buffer *rb;
+	struct dc_writer *out;
+	struct dc_stream_info info;
+	unsigned char *batch;
+	size_t batch_used;
+	unsigned long long events;
+	unsigned int internal_base;
+	pid_t child;
+	int child_status;
+	bool child_done;
+	int out_errno;        /* set when the reader went away */
+	unsigned attached, failed;
+	struct dc_features feat;
+	/* The plan: what each probe needs from the kernel, decided once. */
+	bool tp_needed[DC_TP_COUNT];
+	bool generic_tp;      /* some tracepoint uses the generic program */
+	struct dc_kfuncs kfuncs; /* how kernel functions are probed */
+	bool usdt;            /* some probe is a USDT site */
+	bool *skip;           /* per probe: not attachable here */
+	struct dc_profiler *profiler; /* profile mode */
+	struct bpf_link **links;      /* every link attached, destroyed at end */
+	size_t nlinks;
+	uint64_t interval_start;      /* monotonic ns */
+	struct dc_fast *fast;         /* the fast path, NULL if off */
+	struct dc_merge merge;        /* kernel and client records, ordered */
+	bool want_fast;               /* decided before loading */
+	char client_real[PATH_MAX];   /* the client library to preload */
+	int epoll_fd;                 /* kernel ring + fast path */
+};
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/* options.c */
+void parse_options(int argc, char **argv, struct options *o);
+const char *client_lib_path(const struct options *o);
+
+/* load.c */
+struct dc_spec *load_spec(const struct options *o, uid_t *owner);
+int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap);
+void plan_probes(struct collector *c);
+void open_and_load(struct collector *c);
+void fill_tables(struct collector *c);
+int check_kernel(void);
+
+/* attach.c */
+void attach_all(struct collector *c);
+void drop_links(struct collector *c);
+
+/* output.c */
+bool out_ok(struct collector *c);
+void out_frame(struct collector *c, uint16_t type, const void *data,
+	       uint32_t len);
+void flush_batch(struct collector *c);
+void flush_out(struct collector *c);
+void emit_process(struct collector *c, pid_t pid);
+void emit_probes(struct collector *c);
+void emit_sysinfo(struct collector *c);
+void snapshot_paths(struct collector *c);
+void snapshot_processes(struct collector *c);
+void fast_sink(void *ctx, const struct dc_event *ev);
+int on_record(void *ctx, void *data, size_t size);
+void drain_ordered(struct collector *c, bool final);
+void drain(struct collector *c);
+void take_counters(struct collector *c);
+unsigned long long report_drops(struct collector *c);
+
+#endif /* DC_COLLECTOR_H */

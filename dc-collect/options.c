@@ -1,0 +1,324 @@
+/*
+ * options.c - dc-collect's command line (getopt_long, as remctl): every
+ * option checked here, with a one-line usage error (exit 2) for anything
+ * out of range; dc-collect(8) is the manual.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector.h"
+#include "fastabi.h"
+#include "messages.h"
+
+#define DEFAULT_RING (64u << 20)
+#define DEFAULT_POLL_MS 100
+#define DEFAULT_SNAPSHOT_MAX 100000
+#define DEFAULT_FAST_RING (16u << 20)
+#define DEFAULT_FAST_SLOTS 64
+
+static const char usage_text[] =
+	"Usage: dc-collect [OPTIONS] PROBES.sig [-- COMMAND [ARGS...]]\n"
+	"       dc-collect --check-kernel\n"
+	"Trace the processes selected by the options with the probes of a\n"
+	"signed spec, and write the raw event stream to standard output.\n"
+	"\n"
+	"Selection (one of):\n"
+	"  -- COMMAND ARGS     run COMMAND and trace it and its children\n"
+	"  -p, --pid PID       trace a running process (repeatable)\n"
+	"  -c, --clients       trace processes registered by the client\n"
+	"                      library (see dc-wrap(1))\n"
+	"  -g, --cgroup PATH   trace every process in a cgroup (v2) and below\n"
+	"  -a, --all           trace every process on the host\n"
+	"\n"
+	"User-level calls (see dc-wrap(1)): with -- COMMAND the client library\n"
+	"is preloaded into COMMAND, which then records the posix and stdio\n"
+	"calls the spec names itself (the fast path), with no uprobe on those\n"
+	"functions; other functions go through uprobes.  Uprobes are set in the\n"
+	"library's file: while they are attached every process on the host\n"
+	"that calls a probed function pays the trap, traced or not.\n"
+	"      --no-preload    -- COMMAND: no fast path, every call by uprobe\n"
+	"      --fast          --clients: offer the fast path to the clients\n"
+	"      --fast-ring N   client ring bytes per thread (default 16M)\n"
+	"      --fast-slots N  client threads with a ring per process (64)\n"
+	"      --fast-socket S socket the clients connect to in --clients mode\n"
+	"                      (default " DC_FAST_DEFAULT_SOCKET ")\n"
+	"\n"
+	"Options:\n"
+	"  -k, --key FILE      key to verify the spec (default $DC_KEY or\n"
+	"                      " SYSCONFDIR "/datacrumbs/signing.key)\n"
+	"  -o, --output FILE   write the stream to FILE (created, never\n"
+	"                      overwritten) instead of standard output\n"
+	"  -r, --run-id ID     run id recorded in the stream\n"
+	"  -R, --ready-file F  create F once every probe is attached\n"
+	"      --client-lib P  client library to watch (default $DC_CLIENT_LIB\n"
+	"                      or " LIBDIR "/libdcclient.so)\n"
+	"  -b, --ring-size N   ring buffer bytes, a power of two (default 64M)\n"
+	"      --wakeup N      wake the reader when N bytes wait (default\n"
+	"                      ring size / 16)\n"
+	"      --poll-ms MS    drain at least this often (default 100)\n"
+	"      --snapshot PATH record path, size, mtime and inode of every\n"
+	"                      file under PATH at start (repeatable)\n"
+	"      --snapshot-max N  at most N files per snapshot (default 100000)\n"
+	"      --proc-interval S describe the traced processes again every S\n"
+	"                      seconds (open files, cwd)\n"
+	"      --attach MODE   auto (multi-uprobe links where the kernel has\n"
+	"                      them) or single (one uprobe at a time)\n"
+	"      --kfunc MODE    auto (fentry where the kernel allows it, else\n"
+	"                      kprobes) or kprobes, for kernel functions\n"
+	"      --check-kernel  load and attach a test program, report the\n"
+	"                      kernel's features, and exit\n"
+	"  -v, --verbose       say more on standard error\n"
+	"  -h, --help          show this help and exit\n"
+	"  -V, --version       show the version and exit\n";
+
+enum fast_option {
+	OPT_NO_PRELOAD = 0x100, OPT_FAST, OPT_FAST_RING, OPT_FAST_SLOTS,
+	OPT_FAST_SOCKET
+};
+
+static unsigned long long parse_size(const char *s, const char *what)
+{
+	char *end;
+	unsigned long long v;
+
+	int shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || end == s || *s == '-' || *s == '+')
+		dc_usage_error("bad %s '%s'", what, s);
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end != '\0' || v > (ULLONG_MAX >> shift))
+		dc_usage_error("bad %s '%s'", what, s);
+	return v << shift;
+}
+
+/* A number of the option opt from lo to hi: never truncated to fit. */
+static unsigned long long parse_range(const char *s, const char *opt,
+				      unsigned long long lo,
+				      unsigned long long hi)
+{
+	unsigned long long v = parse_size(s, opt);
+
+	if (v < lo || v > hi)
+		dc_usage_error("%s takes %llu to %llu, not '%s'", opt, lo, hi, s);
+	return v;
+}
+
+static const struct option longopts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "clients", no_argument, NULL, 'c' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "cgroup", required_argument, NULL, 'g' },
+	{ "key", required_argument, NULL, 'k' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "run-id", required_argument, NULL, 'r' },
+	{ "ready-file", required_argument, NULL, 'R' },
+	{ "client-lib", required_argument, NULL, 'L' },
+	{ "ring-size", required_argument, NULL, 'b' },
+	{ "wakeup", required_argument, NULL, 'W' },
+	{ "poll-ms", required_argument, NULL, 'P' },
+	{ "check-kernel", no_argument, NULL, 'K' },
+	{ "attach", required_argument, NULL, 'A' },
+	{ "kfunc", required_argument, NULL, 'F' },
+	{ "snapshot", required_argument, NULL, 'S' },
+	{ "snapshot-max", required_argument, NULL, 'M' },
+	{ "proc-interval", required_argument, NULL, 'I' },
+	/* Long-only options past the char range: no letter clashes. */
+	{ "no-preload", no_argument, NULL, OPT_NO_PRELOAD },
+	{ "fast", no_argument, NULL, OPT_FAST },
+	{ "fast-ring", required_argument, NULL, OPT_FAST_RING },
+	{ "fast-slots", required_argument, NULL, OPT_FAST_SLOTS },
+	{ "fast-socket", required_argument, NULL, OPT_FAST_SOCKET },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void add_pid(struct options *o, const char *arg)
+{
+	char *end;
+	long pid = strtol(arg, &end, 10);
+
+	if (*end != '\0' || pid <= 0 || pid > INT_MAX)
+		dc_usage_error("bad process id '%s'", arg);
+	if (o->npids == MAX_PIDS)
+		dc_usage_error("too many --pid options (at most %d)", MAX_PIDS);
+	o->pids[o->npids++] = (pid_t)pid;
+}
+
+/* The options that size buffers and time the loop. */
+static void parse_sizes(int c, const char *arg, struct options *o)
+{
+	switch (c) {
+	case 'b':
+		/* The kernel takes up to 2^31 (a u32, a power of 2). */
+		o->ring_size = parse_size(arg, "--ring-size");
+		if (o->ring_size < 4096 || o->ring_size > (1ULL << 31) ||
+		    (o->ring_size & (o->ring_size - 1)) != 0)
+			dc_usage_error("--ring-size takes a power of two "
+				       "from 4096 to 2147483648, not '%s'",
+				       arg);
+		break;
+	case 'W':
+		o->wakeup = parse_range(arg, "--wakeup", 1, 1ULL << 31);
+		break;
+	case 'P':
+		o->poll_ms = (int)parse_range(arg, "--poll-ms", 1, 60000);
+		break;
+	case 'M':
+		o->snapshot_max = (unsigned long)parse_range(
+			arg, "--snapshot-max", 1, 100000000);
+		break;
+	case 'I':
+		o->proc_interval = (unsigned)parse_range(
+			arg, "--proc-interval", 0, 86400);
+		break;
+	case OPT_FAST_RING:
+		o->fast_ring = parse_size(arg, "fast-path ring size");
+		if (o->fast_ring < 4096 || o->fast_ring > (1ULL << 30) ||
+		    (o->fast_ring & (o->fast_ring - 1)) != 0)
+			dc_usage_error("--fast-ring must be a power of two from 4096 to 1G");
+		break;
+	case OPT_FAST_SLOTS:
+		o->fast_slots = (unsigned)parse_size(arg, "fast-path slots");
+		if (o->fast_slots < 1 || o->fast_slots > 1024)
+			dc_usage_error("--fast-slots must be 1..1024");
+		break;
+	}
+}
+
+static void parse_option(int c, const char *arg, struct options *o)
+{
+	switch (c) {
+	case 'p': add_pid(o, arg); break;
+	case 'c': o->mode = SEL_CLIENTS; break;
+	case 'a': o->mode = SEL_ALL; break;
+	case 'g':
+		o->mode = SEL_CGROUP;
+		o->cgroup = arg;
+		break;
+	case 'k': o->key_path = arg; break;
+	case 'o': o->output = arg; break;
+	case 'r': o->run_id = arg; break;
+	case 'R': o->ready_file = arg; break;
+	case 'L': o->client_lib = arg; break;
+	case 'b': case 'W': case 'P': case 'M': case 'I':
+	case OPT_FAST_RING: case OPT_FAST_SLOTS:
+		parse_sizes(c, arg, o);
+		break;
+	case 'K': o->check_kernel = true; break;
+	case 'S':
+		if (o->nsnapshots == MAX_SNAPSHOTS)
+			dc_usage_error("too many --snapshot options (at most %d)",
+				       MAX_SNAPSHOTS);
+		o->snapshots[o->nsnapshots++] = arg;
+		break;
+	case OPT_NO_PRELOAD: o->no_preload = true; break;
+	case OPT_FAST: o->fast = true; break;
+	case OPT_FAST_SOCKET: o->fast_socket = arg; break;
+	case 'A':
+		if (strcmp(arg, "single") == 0)
+			o->single_attach = true;
+		else if (strcmp(arg, "auto") != 0)
+			dc_usage_error("--attach must be auto or single");
+		break;
+	case 'F':
+		if (strcmp(arg, "kprobes") == 0)
+			o->kfunc_kprobes = true;
+		else if (strcmp(arg, "auto") != 0)
+			dc_usage_error("--kfunc must be auto or kprobes");
+		break;
+	case 'v': dc_verbose++; break;
+	case 'h':
+		fputs(usage_text, stdout);
+		xfclose_stdout();
+		exit(0);
+	case 'V': dc_print_version();
+	default:
+		fprintf(stderr, "Try 'dc-collect --help' for more information.\n");
+		exit(DC_EXIT_USAGE);
+	}
+}
+
+/* One way to select processes, and a run id that is safe in file names. */
+static void check_options(struct options *o)
+{
+	if (o->npids > 0) {
+		if (o->mode != SEL_NONE)
+			dc_usage_error("--pid cannot be combined with --clients, --cgroup or --all");
+		o->mode = SEL_PIDS;
+	}
+	if (o->command != NULL) {
+		if (o->mode != SEL_NONE)
+			dc_usage_error("a COMMAND cannot be combined with --pid, --clients, --cgroup or --all");
+		o->mode = SEL_COMMAND;
+	}
+	if (o->mode == SEL_NONE)
+		dc_usage_error("say what to trace: -- COMMAND, --pid, --clients, --cgroup or --all");
+	if (o->wakeup > o->ring_size)
+		dc_usage_error("--wakeup must not exceed --ring-size");
+	if (o->run_id != NULL) {
+		const char *s;
+
+		/* The run id ends up in file names downstream. */
+		if (*o->run_id == '\0' || strlen(o->run_id) > DC_NAME_MAX ||
+		    strcmp(o->run_id, ".") == 0 || strcmp(o->run_id, "..") == 0)
+			dc_usage_error("bad run id '%s'", o->run_id);
+		for (s = o->run_id; *s; s++)
+			if (!(*s == '-' || *s == '_' || *s == '.' ||
+			      (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') ||
+			      (*s >= 'A' && *s <= 'Z')))
+				dc_usage_error("bad run id '%s': use letters, digits, '.', '-' and '_'",
+					       o->run_id);
+	}
+}
+
+void parse_options(int argc, char **argv, struct options *o)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->ring_size = DEFAULT_RING;
+	o->poll_ms = DEFAULT_POLL_MS;
+	o->snapshot_max = DEFAULT_SNAPSHOT_MAX;
+	o->fast_ring = DEFAULT_FAST_RING;
+	o->fast_slots = DEFAULT_FAST_SLOTS;
+	/* '+': stop at the first non-option, so COMMAND's options stay its. */
+	while ((c = getopt_long(argc, argv, "+p:cag:k:o:r:R:b:vhV", longopts,
+				NULL)) != -1)
+		parse_option(c, optarg, o);
+	if (o->check_kernel)
+		return;
+	if (optind >= argc)
+		dc_usage_error("missing the signed probe spec");
+	o->spec_path = argv[optind++];
+	/* With '+', getopt stops at PROBES.sig and leaves any "--" after it. */
+	if (optind < argc && strcmp(argv[optind], "--") == 0)
+		optind++;
+	if (optind < argc)
+		o->command = argv + optind;
+	check_options(o);
+}
+
+const char *client_lib_path(const struct options *o)
+{
+	const char *env = getenv("DC_CLIENT_LIB");
+
+	if (o->client_lib)
+		return o->client_lib;
+	if (env && *env)
+		return env;
+	return LIBDIR "/libdcclient.so";
+}

@@ -1,0 +1,480 @@
+/*
+ * output.c - what dc-collect writes into the stream (dc-stream(5)): the
+ * frames, the description of processes, files and probes, the kernel's
+ * ring-buffer records batched into EVENTS frames (merged with the clients'
+ * on the fast path), the profile's COUNTERS and the DROPS frames.  A
+ * reader that goes away stops the writing, not the collector: out_errno.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "collector.h"
+#include "messages.h"
+#include "proc.h"
+
+/* ---- output ---- */
+
+bool out_ok(struct collector *c)
+{
+	return c->out_errno == 0;
+}
+
+void out_frame(struct collector *c, uint16_t type, const void *data,
+	       uint32_t len)
+{
+	if (!out_ok(c))
+		return;
+	if (dc_writer_frame(c->out, type, data, len) != 0)
+		c->out_errno = errno;
+}
+
+void flush_batch(struct collector *c)
+{
+	if (c->batch_used == 0)
+		return;
+	out_frame(c, DC_FRAME_EVENTS, c->batch, (uint32_t)c->batch_used);
+	c->batch_used = 0;
+}
+
+void flush_out(struct collector *c)
+{
+	flush_batch(c);
+	if (out_ok(c) && dc_writer_flush(c->out) != 0)
+		c->out_errno = errno;
+}
+
+void emit_process(struct collector *c, pid_t pid)
+{
+	unsigned char buf[80000];
+	size_t n = dc_proc_record(pid, 0, buf, sizeof(buf));
+
+	if (n == 0) {
+		debug("process %d is gone before it could be described", (int)pid);
+		return;
+	}
+	flush_batch(c);
+	out_frame(c, DC_FRAME_PROCESS, buf, (uint32_t)n);
+	/* Its open files, so descriptors opened before tracing have names. */
+	n = dc_fds_record(pid, buf, sizeof(buf));
+	if (n > 0)
+		out_frame(c, DC_FRAME_FDS, buf, (uint32_t)n);
+}
+
+/* ---- snapshots ---- */
+
+static struct collector *walk_collector;
+static unsigned long walk_count;
+
+static int snapshot_one(const char *path, const struct stat *st, int type,
+			struct FTW *ftw)
+{
+	unsigned char buf[4096 + 256];
+	size_t n;
+
+	(void)st; (void)type; (void)ftw;
+	if (walk_count >= walk_collector->opt.snapshot_max)
+		return 1;
+	n = dc_file_record(path, buf, sizeof(buf));
+	if (n > 0) {
+		out_frame(walk_collector, DC_FRAME_FILE, buf, (uint32_t)n);
+		walk_count++;
+	}
+	return 0;
+}
+
+void snapshot_paths(struct collector *c)
+{
+	int i;
+
+	walk_collector = c;
+	for (i = 0; i < c->opt.nsnapshots; i++) {
+		walk_count = 0;
+		if (nftw(c->opt.snapshots[i], snapshot_one, 32, FTW_PHYS) < 0)
+			syswarn("cannot snapshot %s", c->opt.snapshots[i]);
+		else if (walk_count >= c->opt.snapshot_max)
+			warn("snapshot of %s stopped at %lu files (--snapshot-max)",
+			     c->opt.snapshots[i], walk_count);
+	}
+}
+
+/* Describe every selected process again (--proc-interval). */
+void snapshot_processes(struct collector *c)
+{
+	int fd = bpf_map__fd(c->skel->maps.selected);
+	__u32 key, next;
+	int more;
+
+	for (more = bpf_map_get_next_key(fd, NULL, &next) == 0; more;
+	     more = bpf_map_get_next_key(fd, &key, &next) == 0) {
+		key = next;
+		emit_process(c, (pid_t)key);
+	}
+}
+
+static void emit_probe(struct collector *c, uint32_t id, int kind,
+		       const char *layer, const char *name, const char *target,
+		       const struct dc_probe *p)
+{
+	unsigned char buf[8192];
+	struct dc_probe_rec rec;
+	size_t pos;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.id = id;
+	rec.kind = (uint16_t)kind;
+	if (p != NULL) {
+		rec.nargs = (uint8_t)p->nargs;
+		rec.ret_kind = p->ret_kind;
+		memcpy(rec.arg_kinds, p->arg_kinds, (size_t)p->nargs);
+		rec.offset = p->kind == DC_PROBE_SYSCALL ? (uint64_t)p->nr : p->offset;
+	}
+	memcpy(buf, &rec, sizeof(rec));
+	pos = dc_put_str(buf, sizeof(buf), sizeof(rec), layer, strlen(layer));
+	if (pos)
+		pos = dc_put_str(buf, sizeof(buf), pos, name, strlen(name));
+	if (pos)
+		pos = dc_put_str(buf, sizeof(buf), pos, target ? target : "",
+				 target ? strlen(target) : 0);
+	if (pos == 0)
+		die("probe %u: names too long for a PROBE frame", id);
+	out_frame(c, DC_FRAME_PROBE, buf, (uint32_t)pos);
+}
+
+void emit_probes(struct collector *c)
+{
+	static const char *const internal[DC_IPROBE_COUNT] = {
+		[DC_IPROBE_FORK] = "fork", [DC_IPROBE_EXEC] = "exec",
+		[DC_IPROBE_EXIT] = "exit", [DC_IPROBE_REGISTER] = "register",
+	};
+	size_t i;
+
+	for (i = 0; i < c->spec->nprobes; i++) {
+		const struct dc_probe *p = &c->spec->probes[i];
+
+		emit_probe(c, (uint32_t)i, p->kind, p->layer, p->function,
+			   p->target, p);
+	}
+	for (i = 0; i < DC_IPROBE_COUNT; i++)
+		emit_probe(c, c->internal_base + (uint32_t)i, DC_PROBE_INTERNAL,
+			   "datacrumbs", internal[i], NULL, NULL);
+}
+
+/* ---- ring buffer ---- */
+
+static void append_record(struct collector *c, const struct dc_event *ev)
+{
+	if (c->batch_used + ev->size > BATCH_BYTES)
+		flush_batch(c);
+	memcpy(c->batch + c->batch_used, ev, ev->size);
+	c->batch_used += ev->size;
+	c->events++;
+}
+
+/* A validated client record (fastpath.c): merged with the kernel's,
+ * or straight out when a process's last records are taken while the
+ * merge runs (its exit or exec). */
+void fast_sink(void *ctx, const struct dc_event *ev)
+{
+	struct collector *c = ctx;
+
+	if (c->merge.running)
+		append_record(c, ev);
+	else
+		dc_merge_client(&c->merge, ev);
+}
+
+static void process_record(struct collector *c, const struct dc_event *ev);
+
+int on_record(void *ctx, void *data, size_t size)
+{
+	struct collector *c = ctx;
+	const struct dc_event *ev = data;
+
+	if (size < DC_EVENT_HDR_SIZE || ev->size < DC_EVENT_HDR_SIZE ||
+	    ev->size > size) {
+		warn("ignoring a malformed ring-buffer record (%zu bytes)", size);
+		return 0;
+	}
+	/* With clients, the kernel's records wait to be merged with theirs. */
+	if (c->fast != NULL) {
+		dc_merge_kernel(&c->merge, ev);
+		return 0;
+	}
+	process_record(c, ev);
+	return 0;
+}
+
+/* One record of the kernel's, in stream order. */
+static void process_record(struct collector *c, const struct dc_event *ev)
+{
+	/* A process that exits or execs writes nothing more into the rings
+	 * its client had: they go into the stream before this record. */
+	if (ev->type == DC_EV_EXIT_PROC || ev->type == DC_EV_EXEC)
+		dc_fast_finish(c->fast, (pid_t)ev->pid, ev->ts);
+	/* Every process of the command should load the client: a fork
+	 * inherits it, an exec loads it again, unless something stops it. */
+	if (ev->type == DC_EV_FORK)
+		dc_fast_expect(c->fast, (pid_t)DC_EVENT_ARGS(ev)[0], true, ev->ts);
+	else if (ev->type == DC_EV_EXEC)
+		dc_fast_expect(c->fast, (pid_t)ev->pid, true, ev->ts);
+	else if (ev->type == DC_EV_EXIT_PROC)
+		dc_fast_exited(c->fast, (pid_t)ev->pid);
+	append_record(c, ev);
+
+	/* Describe processes as they appear, right after the record that
+	 * introduced them and before anything they do. */
+	switch (ev->type) {
+	case DC_EV_FORK:
+		emit_process(c, (pid_t)DC_EVENT_ARGS(ev)[0]);
+		break;
+	case DC_EV_EXEC:
+		emit_process(c, (pid_t)ev->pid);
+		break;
+	case DC_EV_INSTANT:
+		if (ev->probe_id == c->internal_base + DC_IPROBE_REGISTER)
+			emit_process(c, (pid_t)ev->pid);
+		break;
+	case DC_EV_EXIT_PROC:
+		if (c->profiler)
+			dc_profiler_exited(c->profiler, ev->pid);
+		break;
+	}
+}
+
+static void merged_record(void *ctx, const struct dc_event *ev, bool kernel)
+{
+	if (kernel)
+		process_record(ctx, ev);
+	else
+		append_record(ctx, ev);
+}
+
+/* Client rings: their heads first (at `upto`), then the kernel's ring,
+ * then the client records up to those heads, merged by end time with the
+ * kernel's (merge.c).  final: nothing waits for a next drain. */
+void drain_ordered(struct collector *c, bool final)
+{
+	uint64_t upto = 0;
+	int n;
+
+	if (c->fast != NULL) {
+		dc_fast_service(c->fast);
+		upto = now_ns();
+		dc_fast_snapshot(c->fast);
+	}
+	/* consume, not poll: records submitted without a wakeup are only
+	 * found by looking. */
+	n = ring_buffer__consume(c->rb);
+	if (n < 0 && n != -EINTR)
+		warn("reading the ring buffer failed: %s", strerror(-n));
+	if (c->fast != NULL) {
+		dc_fast_drain(c->fast);
+		dc_merge_run(&c->merge, upto, final, merged_record, c);
+	}
+	flush_out(c);
+}
+
+void drain(struct collector *c)
+{
+	drain_ordered(c, false);
+}
+
+/* ---- counters ---- */
+
+/* Profile mode: one COUNTERS frame for the interval that just ended. */
+void take_counters(struct collector *c)
+{
+	uint64_t now = now_ns();
+	const unsigned char *buf;
+	size_t len;
+
+	buf = dc_profiler_take(c->profiler, c->interval_start,
+			       now - c->interval_start, &len);
+	c->interval_start = now;
+	if (len == 0)
+		return;
+	flush_batch(c);
+	out_frame(c, DC_FRAME_COUNTERS, buf, (uint32_t)len);
+}
+
+
+static void sum_percpu(int map_fd, __u32 key, int ncpu, __u64 *per_cpu,
+		       __u64 *total)
+{
+	int i;
+
+	*total = 0;
+	memset(per_cpu, 0, sizeof(__u64) * (size_t)ncpu);
+	if (bpf_map_lookup_elem(map_fd, &key, per_cpu) != 0)
+		return;
+	for (i = 0; i < ncpu; i++)
+		*total += per_cpu[i];
+}
+
+/* The kernel's counters, summed over the CPUs. */
+struct drop_counts {
+	__u64 total, depth, nostack, unpaired, unwound, unknown;
+};
+
+/* Client records lost (fast path): per process, in the same total. */
+static uint64_t report_client_drops(struct collector *c, __u64 total)
+{
+	struct dc_drops_rec rec;
+	struct dc_drops_entry e;
+	uint64_t fast_total = 0;
+	size_t np = dc_fast_drops(c->fast, NULL, NULL, 0, &fast_total), k;
+	uint32_t *pids = xcalloc(np + 1, sizeof(uint32_t));
+	uint64_t *counts = xcalloc(np + 1, sizeof(uint64_t));
+
+	dc_fast_drops(c->fast, pids, counts, np, &fast_total);
+	if (c->fast != NULL) {
+		unsigned char *pbuf = xmalloc(sizeof(rec) + sizeof(e) * (np + 1));
+
+		memset(&rec, 0, sizeof(rec));
+		rec.kind = DC_DROPS_PER_PROCESS;
+		rec.total = total + fast_total;
+		rec.count = (uint32_t)np;
+		memcpy(pbuf, &rec, sizeof(rec));
+		for (k = 0; k < np; k++) {
+			memset(&e, 0, sizeof(e));
+			e.key = pids[k];
+			e.dropped = counts[k];
+			memcpy(pbuf + sizeof(rec) + k * sizeof(e), &e, sizeof(e));
+			warn("process %u: %llu user-level records lost (client ring full; raise --fast-ring)",
+			     (unsigned)pids[k], (unsigned long long)counts[k]);
+		}
+		out_frame(c, DC_FRAME_DROPS, pbuf,
+			  (uint32_t)(sizeof(rec) + sizeof(e) * np));
+		free(pbuf);
+	}
+	free(pids);
+	free(counts);
+	return fast_total;
+}
+
+/* The DROPS frame per CPU (per_cpu: records lost on each) and per probe
+ * (read from the probe_drops map, reusing per_cpu), into buf. */
+static void report_kernel_drops(struct collector *c, uint64_t total,
+				__u64 *per_cpu, int ncpu, unsigned char *buf)
+{
+	int pfd = bpf_map__fd(c->skel->maps.probe_drops);
+	struct dc_drops_rec rec;
+	struct dc_drops_entry e;
+	size_t pos;
+	__u32 i;
+	int cpu;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = DC_DROPS_PER_CPU;
+	rec.total = total;
+	pos = sizeof(rec);
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		if (per_cpu[cpu] == 0)
+			continue;
+		memset(&e, 0, sizeof(e));
+		e.key = (uint32_t)cpu;
+		e.dropped = per_cpu[cpu];
+		memcpy(buf + pos, &e, sizeof(e));
+		pos += sizeof(e);
+		rec.count++;
+	}
+	memcpy(buf, &rec, sizeof(rec));
+	out_frame(c, DC_FRAME_DROPS, buf, (uint32_t)pos);
+
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = DC_DROPS_PER_PROBE;
+	rec.total = total;
+	pos = sizeof(rec);
+	for (i = 0; i < c->internal_base + DC_IPROBE_COUNT && i < DC_MAX_PROBES; i++) {
+		__u64 t;
+
+		sum_percpu(pfd, i, ncpu, per_cpu, &t);
+		if (t == 0)
+			continue;
+		memset(&e, 0, sizeof(e));
+		e.key = i;
+		e.dropped = t;
+		memcpy(buf + pos, &e, sizeof(e));
+		pos += sizeof(e);
+		rec.count++;
+	}
+	memcpy(buf, &rec, sizeof(rec));
+	out_frame(c, DC_FRAME_DROPS, buf, (uint32_t)pos);
+}
+
+static void warn_drops(const struct drop_counts *n)
+{
+	if (n->total > n->depth + n->nostack)
+		warn("%llu events dropped: the ring buffer was full; raise --ring-size",
+		     (unsigned long long)(n->total - n->depth - n->nostack));
+	if (n->depth > 0)
+		warn("%llu calls dropped: nested deeper than %d on one thread",
+		     (unsigned long long)n->depth, DC_MAX_DEPTH);
+	if (n->nostack > 0)
+		warn("%llu calls dropped: no memory for a thread's call stack",
+		     (unsigned long long)n->nostack);
+	if (n->unknown > 0)
+		notice("%llu block requests completed that were never seen queued "
+		       "(in flight when tracing began): kept with pid 0",
+		       (unsigned long long)n->unknown);
+	if (n->unpaired || n->unwound)
+		debug("%llu exits without entry, %llu abandoned calls",
+		      (unsigned long long)n->unpaired,
+		      (unsigned long long)n->unwound);
+}
+
+/* Write DROPS frames (per process, per CPU and per probe) and return the
+ * total. */
+unsigned long long report_drops(struct collector *c)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	int cfd = bpf_map__fd(c->skel->maps.counters);
+	struct drop_counts n;
+	__u64 *per_cpu;
+	uint64_t fast_total;
+	unsigned char *buf;
+	size_t cap;
+
+	if (ncpu <= 0)
+		ncpu = 1;
+	per_cpu = xcalloc((size_t)ncpu, sizeof(__u64));
+	cap = sizeof(struct dc_drops_rec) + sizeof(struct dc_drops_entry) *
+		(size_t)(ncpu > DC_MAX_PROBES ? ncpu : DC_MAX_PROBES);
+	buf = xmalloc(cap);
+
+	/* Lost records: ring buffer full, stack too deep, no stack slot.
+	 * All records lost, per CPU, are read last: per_cpu keeps them. */
+	sum_percpu(cfd, DC_CNT_DEPTH, ncpu, per_cpu, &n.depth);
+	sum_percpu(cfd, DC_CNT_NOSTACK, ncpu, per_cpu, &n.nostack);
+	sum_percpu(cfd, DC_CNT_UNPAIRED, ncpu, per_cpu, &n.unpaired);
+	sum_percpu(cfd, DC_CNT_UNWOUND, ncpu, per_cpu, &n.unwound);
+	sum_percpu(cfd, DC_CNT_BLOCK_UNKNOWN, ncpu, per_cpu, &n.unknown);
+	sum_percpu(cfd, DC_CNT_DROPPED, ncpu, per_cpu, &n.total);
+
+	fast_total = report_client_drops(c, n.total);
+	report_kernel_drops(c, n.total + fast_total, per_cpu, ncpu, buf);
+	warn_drops(&n);
+	free(per_cpu);
+	free(buf);
+	return n.total + fast_total;
+}
+
+/* The host's description (SYSINFO), once at the start. */
+void emit_sysinfo(struct collector *c)
+{
+	unsigned char *buf = xmalloc(1 << 20);
+	size_t n = dc_sysinfo_record(buf, 1 << 20);
+
+	if (n > 0)
+		out_frame(c, DC_FRAME_SYSINFO, buf, (uint32_t)n);
+	free(buf);
+}
