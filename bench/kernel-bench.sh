@@ -27,6 +27,8 @@ build=${DC_BUILD_DIR:?DC_BUILD_DIR names the build directory}
 src=$(cd "$(dirname "$0")/.." && pwd)
 PATH="$build/dc-gen:$build/dc-sign:$build/dc-collect:$build/dc-aggregate:$build/dc-write:$build/bench:$PATH"
 export DC_DATA_DIR="$src/configs"
+# The client library the collector preloads by default (the fast path).
+export DC_CLIENT_LIB="${DC_CLIENT_LIB:-$build/dc-wrap/.libs/libdcclient.so}"
 W="$build/t/helpers/workload"
 N=${BENCH_CALLS:-1000000}
 RUNS=${BENCH_RUNS:-5}

@@ -139,7 +139,7 @@ static __always_inline void count_drop(__u32 probe_id)
 	count(DC_CNT_DROPPED);
 }
 
-/* The answer to "is this thread selected?" last given on each CPU, so a
+/* The answers to "is this thread selected?" last given on each CPU, so a
  * thread making system calls in a row (selected or not: the syscall
  * tracepoints fire for every thread on the host) asks the hash map once:
  * tid << 32 | generation << 1 | selected, one 64-bit word so a program
@@ -149,11 +149,19 @@ static __always_inline void count_drop(__u32 probe_id)
  * before. */
 __u32 sel_gen;
 
+/* A few answers per CPU, by tid: a traced thread and a bystander taking
+ * turns on one CPU keep their answers. */
+#define DC_SEL_WAYS 4
+
+struct sel_answers {
+	__u64 tag[DC_SEL_WAYS];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct sel_answers);
 } sel_cache SEC(".maps");
 
 static __always_inline void sel_gen_bump(void)
@@ -178,16 +186,20 @@ static __always_inline bool is_selected(__u32 tgid)
 static __always_inline bool current_selected(__u64 pid_tgid)
 {
 	__u32 zero = 0, tid = (__u32)pid_tgid;
-	__u64 *c, tag;
+	struct sel_answers *a;
+	__u64 *c = NULL, tag;
 	bool sel;
 
 	/* Cgroup membership can change under a thread: always asked. */
 	if (trace_all || cgroup_id != 0)
 		return is_selected(pid_tgid >> 32);
 	tag = ((__u64)tid << 32) | ((__u64)(sel_gen & 0x7fffffff) << 1);
-	c = bpf_map_lookup_elem(&sel_cache, &zero);
-	if (c && (*c & ~1ULL) == tag)
-		return *c & 1;
+	a = bpf_map_lookup_elem(&sel_cache, &zero);
+	if (a) {
+		c = &a->tag[tid & (DC_SEL_WAYS - 1)];
+		if ((*c & ~1ULL) == tag)
+			return *c & 1;
+	}
 	sel = is_selected(pid_tgid >> 32);
 	if (c)
 		*c = tag | sel;
@@ -214,20 +226,15 @@ static __always_inline __u64 rb_flags(void)
 	return BPF_RB_NO_WAKEUP;
 }
 
-/* How many wrapped calls the client library has open on this thread (0
- * off the fast path): the kernel's records nest that much deeper.  The
- * client's word, read from its memory: bounded, and harmless if wrong. */
-static __always_inline __u32 client_state(__u64 *cur)
+/* Where the client library keeps this thread's struct dc_client_tls (0
+ * off the fast path): the process's offset from the thread pointer. */
+static __always_inline __u64 client_tls_addr(void)
 {
-	struct dc_client_tls tls;
 	struct task_struct *task;
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	__s64 *off;
 	__u64 tp;
 
-	*cur = 0;
-	if (!fast_path)
-		return 0;
 	off = bpf_map_lookup_elem(&fast_procs, &tgid);
 	if (!off)
 		return 0;
@@ -239,13 +246,43 @@ static __always_inline __u32 client_state(__u64 *cur)
 #else
 	return 0;
 #endif
-	if (bpf_probe_read_user(&tls, sizeof(tls), (void *)(tp + *off)) != 0)
+	return tp + *off;
+}
+
+/* How many wrapped calls the client library has open on this thread (0
+ * off the fast path): the kernel's records nest that much deeper.  The
+ * client's word, read from its memory: bounded, and harmless if wrong.
+ * With the thread's stack (st), its address is looked up once and kept
+ * there: a thread's thread pointer and its process's offset never move
+ * (exec, which could, clears it). */
+static __always_inline __u32 client_state_st(struct dc_stack *st, __u64 *cur)
+{
+	struct dc_client_tls tls;
+	__u64 addr;
+
+	*cur = 0;
+	if (!fast_path)
+		return 0;
+	addr = st ? st->client_tls : 0;
+	if (addr == 0) {
+		addr = client_tls_addr();
+		if (addr == 0)
+			return 0;
+		if (st)
+			st->client_tls = addr;
+	}
+	if (bpf_probe_read_user(&tls, sizeof(tls), (void *)addr) != 0)
 		return 0;
 	/* The innermost open client call is the parent (its seq carries
 	 * DC_SEQ_CLIENT; anything else is not the client's to claim). */
 	if (tls.depth > 0 && (tls.cur & DC_SEQ_CLIENT))
 		*cur = tls.cur;
 	return tls.depth < DC_MAX_CLIENT_DEPTH ? tls.depth : DC_MAX_CLIENT_DEPTH;
+}
+
+static __always_inline __u32 client_state(__u64 *cur)
+{
+	return client_state_st(NULL, cur);
 }
 
 static __always_inline __u32 client_depth(void)
@@ -292,7 +329,7 @@ static __always_inline void push(__u32 tid, __u32 probe_id, __u32 is_syscall,
 	}
 	st->depth = d + 1;
 	if (d == 0)
-		st->client_depth = client_state(&ccur);
+		st->client_depth = client_state_st(st, &ccur);
 	f = &st->frames[d];
 	f->probe_id = probe_id;
 	f->is_syscall = is_syscall;
@@ -985,9 +1022,15 @@ int BPF_PROG(dc_exec, struct task_struct *p, pid_t old_pid,
 
 	if (!is_selected(tgid))
 		return 0;
-	/* The new image has a client of its own, or none. */
-	if (fast_path)
+	/* The new image has a client of its own, or none (exec runs in
+	 * the thread that survives it). */
+	if (fast_path) {
+		struct dc_stack *st = get_stack(0, false);
+
 		bpf_map_delete_elem(&fast_procs, &tgid);
+		if (st)
+			st->client_tls = 0;
+	}
 	emit_proc(DC_EV_EXEC, DC_IPROBE_EXEC, tgid, BPF_CORE_READ(p, pid),
 		  old_pid, 0, BPF_CORE_READ(bprm, filename));
 	return 0;
@@ -1044,7 +1087,10 @@ int BPF_KPROBE(dc_client_register)
  *
  * Classic tracepoints (their trace_event_raw_* records, read with CO-RE)
  * rather than raw ones: their fields have stayed stable across kernels
- * where the raw argument lists have not.  Events are attributed to the
+ * where the raw argument lists have not.  Fields are read with plain
+ * loads from the record (ctx->field: CO-RE relocates the offset and the
+ * size), not BPF_CORE_READ's helper call, which cost more than the rest
+ * of an unselected task's visit.  Events are attributed to the
  * task running when the tracepoint fires and kept only for selected
  * processes; their depth is that thread's current call depth, so they
  * nest under the call that caused them.
@@ -1096,7 +1142,7 @@ static __always_inline void set_place(struct kevent *k, __u32 tid)
 	k->parent = 0;
 	if (!st || st->depth == 0) {
 		/* Under the client library's calls only (fast path). */
-		k->depth = client_state(&k->parent);
+		k->depth = client_state_st(st, &k->parent);
 		return;
 	}
 	d = st->depth;
@@ -1175,13 +1221,17 @@ static __always_inline void emit_instant(__u32 tp, __u8 nargs, __u64 a0,
 	emit_instant_k(tp, &k);
 }
 
-static __always_inline __u64 pack_op(const char *rwbs)
-{
-	__u64 op = 0;
-
-	bpf_probe_read_kernel(&op, 8, rwbs);
-	return op;
-}
+/* A request's "rwbs" (up to 8 characters, NUL-padded) packed into one
+ * word, read byte by byte from the tracepoint's record: loads, not a
+ * helper call (its offset is 4 bytes past an 8-byte boundary). */
+#define ctx_op(ctx) ((__u64)(__u8)(ctx)->rwbs[0] |			\
+	(__u64)(__u8)(ctx)->rwbs[1] << 8 |				\
+	(__u64)(__u8)(ctx)->rwbs[2] << 16 |				\
+	(__u64)(__u8)(ctx)->rwbs[3] << 24 |				\
+	(__u64)(__u8)(ctx)->rwbs[4] << 32 |				\
+	(__u64)(__u8)(ctx)->rwbs[5] << 40 |				\
+	(__u64)(__u8)(ctx)->rwbs[6] << 48 |				\
+	(__u64)(__u8)(ctx)->rwbs[7] << 56)
 
 /* Is the call numbered seq still open on the current thread?  Work
  * emitted late tells dc-aggregate whether its parent's record is still to
@@ -1235,16 +1285,17 @@ int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 	struct dc_block_key key = {};
 	struct dc_block_start start = {};
 
-	key.dev = BPF_CORE_READ(ctx, dev);
-	key.sector = BPF_CORE_READ(ctx, sector);
-	start.ts = bpf_ktime_get_ns();
+	key.dev = ctx->dev;
+	key.sector = ctx->sector;
 	start.pid_tgid = pid_tgid;
-	start.bytes = (__u64)BPF_CORE_READ(ctx, nr_sector) * 512;
-	start.op = pack_op(ctx->rwbs);
+	start.bytes = (__u64)ctx->nr_sector * 512;
+	start.op = ctx_op(ctx);
 	start.selected = current_selected(pid_tgid);
 	if (start.selected) {
 		struct kevent k = {};
 
+		/* Others' bios are only recognised at completion: no time. */
+		start.ts = bpf_ktime_get_ns();
 		set_place(&k, (__u32)pid_tgid);
 		start.depth = k.depth;
 		start.parent = k.parent;
@@ -1261,9 +1312,9 @@ int dc_block_split(struct trace_event_raw_block_split *ctx)
 	struct dc_block_key key = {}, rest = {};
 	struct dc_block_start *start;
 
-	key.dev = rest.dev = BPF_CORE_READ(ctx, dev);
-	key.sector = BPF_CORE_READ(ctx, sector);
-	rest.sector = BPF_CORE_READ(ctx, new_sector);
+	key.dev = rest.dev = ctx->dev;
+	key.sector = ctx->sector;
+	rest.sector = ctx->new_sector;
 	start = bpf_map_lookup_elem(&block_start, &key);
 	if (start)
 		bpf_map_update_elem(&block_start, &rest, start, BPF_ANY);
@@ -1276,8 +1327,8 @@ int dc_bio_backmerge(struct trace_event_raw_block_bio *ctx)
 {
 	struct dc_block_key key = {};
 
-	key.dev = BPF_CORE_READ(ctx, dev);
-	key.sector = BPF_CORE_READ(ctx, sector);
+	key.dev = ctx->dev;
+	key.sector = ctx->sector;
 	bpf_map_delete_elem(&block_start, &key);
 	return 0;
 }
@@ -1289,8 +1340,8 @@ int dc_bio_frontmerge(struct trace_event_raw_block_bio *ctx)
 {
 	struct dc_block_key key = {};
 
-	key.dev = BPF_CORE_READ(ctx, dev);
-	key.sector = BPF_CORE_READ(ctx, sector) + BPF_CORE_READ(ctx, nr_sector);
+	key.dev = ctx->dev;
+	key.sector = ctx->sector + ctx->nr_sector;
 	bpf_map_delete_elem(&block_start, &key);
 	return 0;
 }
@@ -1301,14 +1352,15 @@ int dc_block_issue(struct trace_event_raw_block_rq *ctx)
 	struct dc_block_key key = {};
 	struct dc_block_start *start;
 
-	key.dev = BPF_CORE_READ(ctx, dev);
-	key.sector = BPF_CORE_READ(ctx, sector);
+	key.dev = ctx->dev;
+	key.sector = ctx->sector;
 	start = bpf_map_lookup_elem(&block_start, &key);
 	if (!start)
 		return 0;
-	start->ts = bpf_ktime_get_ns();
-	start->bytes = BPF_CORE_READ(ctx, bytes);
-	start->op = pack_op(ctx->rwbs);
+	if (start->selected)
+		start->ts = bpf_ktime_get_ns();
+	start->bytes = ctx->bytes;
+	start->op = ctx_op(ctx);
 	return 0;
 }
 
@@ -1320,9 +1372,9 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 	__u32 probe_id;
 	__u64 now = bpf_ktime_get_ns(), bytes;
 
-	key.dev = BPF_CORE_READ(ctx, dev);
-	key.sector = BPF_CORE_READ(ctx, sector);
-	bytes = (__u64)BPF_CORE_READ(ctx, nr_sector) * 512;
+	key.dev = ctx->dev;
+	key.sector = ctx->sector;
+	bytes = (__u64)ctx->nr_sector * 512;
 	if (bytes == 0)
 		return 0; /* a flush: no data, no bio of its own */
 	if (!block_traced(&probe_id))
@@ -1332,10 +1384,10 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 		/* Never seen queued (queued before tracing began, or lost):
 		 * emitted all the same, with pid 0, and counted. */
 		struct kevent k = {
-			.ts = now, .ret = BPF_CORE_READ(ctx, error),
+			.ts = now, .ret = ctx->error,
 			.probe_id = probe_id, .type = DC_EV_CALL,
 			.flags = DC_EVF_ASYNC, .nargs = 4,
-			.a = { key.dev, key.sector, bytes, pack_op(ctx->rwbs) },
+			.a = { key.dev, key.sector, bytes, ctx_op(ctx) },
 		};
 
 		count(DC_CNT_BLOCK_UNKNOWN);
@@ -1346,7 +1398,7 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 		struct kevent k = {
 			.pid_tgid = start->pid_tgid, .ts = start->ts,
 			.dur = now - start->ts,
-			.ret = BPF_CORE_READ(ctx, error),
+			.ret = ctx->error,
 			.parent = start->parent, .probe_id = probe_id,
 			.depth = start->depth, .type = DC_EV_CALL,
 			.flags = DC_EVF_ASYNC | (__u8)start->flags, .nargs = 4,
@@ -1375,9 +1427,9 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 static __always_inline void
 emit_page_cache(__u32 tp, struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 {
-	emit_instant(tp, 4, BPF_CORE_READ(ctx, s_dev),
-		     BPF_CORE_READ(ctx, i_ino), BPF_CORE_READ(ctx, index),
-		     1ULL << BPF_CORE_READ(ctx, order), 0, 0);
+	emit_instant(tp, 4, ctx->s_dev,
+		     ctx->i_ino, ctx->index,
+		     1ULL << ctx->order, 0, 0);
 }
 
 /* Declared with the readahead programs below. */
@@ -1386,6 +1438,9 @@ static __always_inline void ra_count(struct trace_event_raw_mm_filemap_op_page_c
 SEC("tp/filemap/mm_filemap_add_to_page_cache")
 int dc_pc_add(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 {
+	/* Only selected threads have readaheads open: ask first. */
+	if (!current_selected(bpf_get_current_pid_tgid()))
+		return 0;
 	if (follow_ra)
 		ra_count(ctx);
 	emit_page_cache(DC_TP_PC_ADD, ctx);
@@ -1402,8 +1457,8 @@ int dc_pc_delete(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 SEC("tp/filemap/mm_filemap_fault")
 int dc_fault(struct trace_event_raw_mm_filemap_fault *ctx)
 {
-	emit_instant(DC_TP_FAULT, 3, BPF_CORE_READ(ctx, s_dev),
-		     BPF_CORE_READ(ctx, i_ino), BPF_CORE_READ(ctx, index),
+	emit_instant(DC_TP_FAULT, 3, ctx->s_dev,
+		     ctx->i_ino, ctx->index,
 		     0, 0, 0);
 	return 0;
 }
@@ -1411,8 +1466,8 @@ int dc_fault(struct trace_event_raw_mm_filemap_fault *ctx)
 SEC("tp/writeback/writeback_dirty_folio")
 int dc_dirty(struct trace_event_raw_writeback_folio_template *ctx)
 {
-	emit_instant(DC_TP_DIRTY, 2, BPF_CORE_READ(ctx, ino),
-		     BPF_CORE_READ(ctx, index), 0, 0, 0, 0);
+	emit_instant(DC_TP_DIRTY, 2, ctx->ino,
+		     ctx->index, 0, 0, 0, 0);
 	return 0;
 }
 
@@ -1471,10 +1526,10 @@ ra_count(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 {
 	struct dc_ra_pending *ra = ra_open(false);
 
-	if (!ra || ra->ino != BPF_CORE_READ(ctx, i_ino) ||
-	    ra->dev != BPF_CORE_READ(ctx, s_dev))
+	if (!ra || ra->ino != ctx->i_ino ||
+	    ra->dev != ctx->s_dev)
 		return;
-	ra->pages += 1ULL << BPF_CORE_READ(ctx, order);
+	ra->pages += 1ULL << ctx->order;
 }
 
 static __always_inline void
@@ -1495,9 +1550,9 @@ ra_begin(__u32 tp, struct trace_event_raw_page_cache_ra_op *ctx)
 	ra->probe_id = probe_id;
 	ra->ts = bpf_ktime_get_ns();
 	ra->pid_tgid = pid_tgid;
-	ra->dev = BPF_CORE_READ(ctx, s_dev);
-	ra->ino = BPF_CORE_READ(ctx, i_ino);
-	ra->index = BPF_CORE_READ(ctx, index);
+	ra->dev = ctx->s_dev;
+	ra->ino = ctx->i_ino;
+	ra->index = ctx->index;
 	ra->pages = 0;
 	{
 		struct kevent k = {};
@@ -1528,9 +1583,9 @@ static __always_inline void emit_sock_length(__u32 tp,
 					     struct trace_event_raw_sock_msg_length *ctx)
 {
 	struct kevent k = {
-		.ret = BPF_CORE_READ(ctx, ret), .nargs = 3,
-		.a = { BPF_CORE_READ(ctx, family), BPF_CORE_READ(ctx, protocol),
-		       BPF_CORE_READ(ctx, flags) },
+		.ret = ctx->ret, .nargs = 3,
+		.a = { ctx->family, ctx->protocol,
+		       ctx->flags },
 	};
 
 	emit_instant_k(tp, &k);
@@ -1553,18 +1608,18 @@ int dc_sock_recv(struct trace_event_raw_sock_msg_length *ctx)
 SEC("tp/sock/inet_sock_set_state")
 int dc_sock_state(struct trace_event_raw_inet_sock_set_state *ctx)
 {
-	emit_instant(DC_TP_SOCK_STATE, 6, BPF_CORE_READ(ctx, family),
-		     BPF_CORE_READ(ctx, protocol), BPF_CORE_READ(ctx, oldstate),
-		     BPF_CORE_READ(ctx, newstate), BPF_CORE_READ(ctx, sport),
-		     BPF_CORE_READ(ctx, dport));
+	emit_instant(DC_TP_SOCK_STATE, 6, ctx->family,
+		     ctx->protocol, ctx->oldstate,
+		     ctx->newstate, ctx->sport,
+		     ctx->dport);
 	return 0;
 }
 
 SEC("tp/io_uring/io_uring_submit_req")
 int dc_uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
 {
-	emit_instant(DC_TP_URING_SUBMIT, 2, BPF_CORE_READ(ctx, opcode),
-		     BPF_CORE_READ(ctx, user_data), 0, 0, 0, 0);
+	emit_instant(DC_TP_URING_SUBMIT, 2, ctx->opcode,
+		     ctx->user_data, 0, 0, 0, 0);
 	return 0;
 }
 
@@ -1572,8 +1627,8 @@ SEC("tp/io_uring/io_uring_complete")
 int dc_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 {
 	struct kevent k = {
-		.ret = BPF_CORE_READ(ctx, res), .nargs = 1,
-		.a = { BPF_CORE_READ(ctx, user_data) },
+		.ret = ctx->res, .nargs = 1,
+		.a = { ctx->user_data },
 	};
 
 	emit_instant_k(DC_TP_URING_COMPLETE, &k);
@@ -1587,8 +1642,8 @@ int dc_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 SEC("tp/skb/kfree_skb")
 int dc_skb_drop(struct trace_event_raw_kfree_skb *ctx)
 {
-	emit_instant(DC_TP_SKB_DROP, 2, BPF_CORE_READ(ctx, protocol),
-		     (__u64)BPF_CORE_READ(ctx, reason), 0, 0, 0, 0);
+	emit_instant(DC_TP_SKB_DROP, 2, ctx->protocol,
+		     (__u64)ctx->reason, 0, 0, 0, 0);
 	return 0;
 }
 

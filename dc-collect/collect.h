@@ -61,6 +61,9 @@ struct dc_stack {
 	__u32 client_depth;      /* fast path: the client's open calls when
 	                            the outermost frame was pushed */
 	__u64 last_seq;          /* entries numbered so far on the thread */
+	__u64 client_tls;        /* fast path: address of the thread's
+	                            struct dc_client_tls once found, 0 until
+	                            then (cleared at exec) */
 	struct dc_call_frame frames[DC_MAX_DEPTH];
 };
 
