@@ -18,9 +18,10 @@ build="$top/build"
 # traces, HDF5/MPI/SDT give real libraries to probe, OpenMPI and MPICH
 # both for their different MPI handles; qemu, busybox and the
 # mkfs tools run the VM of `make check-kernels`), dc-report's (Dask,
-# matplotlib, pandas; chromium renders its reports in the tests), nothing
-# else.
-packages="autoconf automake libtool pkg-config make gcc clang llvm bpftool
+# matplotlib, pandas; chromium renders its reports in the tests),
+# bpftrace for bench/kernel-bench.sh's peer column (1.6 MB with
+# libbpfcc; clang's LLVM is already here), nothing else.
+packages="autoconf automake libtool pkg-config make gcc clang llvm bpftool bpftrace
 libbpf-dev libelf-dev zlib1g-dev libjansson-dev libyaml-dev libssl-dev
 python3 libhdf5-dev libopenmpi-dev openmpi-bin libmpich-dev mpich
 systemtap-sdt-dev passwd
