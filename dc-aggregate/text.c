@@ -152,6 +152,8 @@ static void print_drops(FILE *f, const unsigned char *data, uint32_t len)
 		fputs("drops kind=probe", f);
 	else if (rec.kind == DC_DROPS_PER_PROCESS)
 		fputs("drops kind=process", f);
+	else if (rec.kind == DC_DROPS_UNATTRIBUTED)
+		fputs("drops kind=unattributed", f);
 	else
 		fprintf(f, "drops kind=%u", rec.kind);
 	fprintf(f, " total=%" PRIu64, rec.total);

@@ -411,6 +411,31 @@ static void report_kernel_drops(struct collector *c, uint64_t total,
 	out_frame(c, DC_FRAME_DROPS, buf, (uint32_t)pos);
 }
 
+/* Kept, not lost: block requests no process could be named for, in a
+ * DROPS frame of kind unattributed so readers can say it next to the
+ * losses (dc-stream(5)); its total is the loss total, as in the others. */
+static void report_unattributed(struct collector *c, uint64_t total,
+				__u64 unknown)
+{
+	unsigned char buf[sizeof(struct dc_drops_rec) +
+			  sizeof(struct dc_drops_entry)];
+	struct dc_drops_rec rec;
+	struct dc_drops_entry e;
+
+	if (unknown == 0)
+		return;
+	memset(&rec, 0, sizeof(rec));
+	rec.kind = DC_DROPS_UNATTRIBUTED;
+	rec.total = total;
+	rec.count = 1;
+	memset(&e, 0, sizeof(e));
+	e.key = DC_UNATTR_BLOCK;
+	e.dropped = unknown;
+	memcpy(buf, &rec, sizeof(rec));
+	memcpy(buf + sizeof(rec), &e, sizeof(e));
+	out_frame(c, DC_FRAME_DROPS, buf, sizeof(buf));
+}
+
 static void warn_drops(const struct drop_counts *n)
 {
 	if (n->total > n->depth + n->nostack)
@@ -432,8 +457,8 @@ static void warn_drops(const struct drop_counts *n)
 		      (unsigned long long)n->unwound);
 }
 
-/* Write DROPS frames (per process, per CPU and per probe) and return the
- * total. */
+/* Write DROPS frames (per process, per CPU, per probe; unattributed
+ * events) and return the total lost. */
 unsigned long long report_drops(struct collector *c)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -462,6 +487,7 @@ unsigned long long report_drops(struct collector *c)
 
 	fast_total = report_client_drops(c, n.total);
 	report_kernel_drops(c, n.total + fast_total, per_cpu, ncpu, buf);
+	report_unattributed(c, n.total + fast_total, n.unknown);
 	warn_drops(&n);
 	free(per_cpu);
 	free(buf);

@@ -271,6 +271,8 @@ struct trace {
 	size_t nlanes, lanes_cap;
 	uint64_t events_in;
 	uint64_t orphans;        /* events whose parent is unknown */
+	uint64_t unattributed;   /* events kept without their process
+	                            (DROPS frames of kind unattributed) */
 	uint64_t drops_cpu;      /* sum of per-CPU DROPS frame totals */
 	uint64_t drops_probe;    /* sum of per-probe DROPS frame totals */
 	int have_end;
@@ -566,6 +568,10 @@ static int close_file(struct trace *t, struct output *o, int how)
 	if (t->orphans > 0) {
 		p = PUT(p, ",\"orphans\":");
 		p = put_u64(p, t->orphans);
+	}
+	if (t->unattributed > 0) {
+		p = PUT(p, ",\"unattributed\":");
+		p = put_u64(p, t->unattributed);
 	}
 	p = PUT(p, ",\"truncated\":");
 	p = (how & TRACE_TRUNCATED) ? PUT(p, "true") : PUT(p, "false");
@@ -1394,6 +1400,8 @@ static const char *drop_key(const struct trace *t, uint32_t kind, uint32_t id)
 	if (kind == DC_DROPS_PER_PROBE && id < PROBE_ID_MAX && id < t->nprobes &&
 	    t->probes[id].defined)
 		return t->probes[id].drop_key;
+	if (kind == DC_DROPS_UNATTRIBUTED && id == DC_UNATTR_BLOCK)
+		return "\"block\"";
 	return NULL;
 }
 
@@ -1419,7 +1427,14 @@ static int frame_drops(struct trace *t, const struct dc_frame *f, char *err,
 	 * each view over the frames (several inputs), never the two. */
 	if (rec.kind == DC_DROPS_PER_PROBE)
 		t->drops_probe += rec.total;
-	else if (rec.kind != DC_DROPS_PER_PROCESS)
+	else if (rec.kind == DC_DROPS_UNATTRIBUTED) {
+		/* Kept, not lost: its entries count events, its total is the
+		 * losses the other frames already say. */
+		for (i = 0; i < rec.count; i++) {
+			memcpy(&e, f->data + sizeof(rec) + i * sizeof(e), sizeof(e));
+			t->unattributed += e.dropped;
+		}
+	} else if (rec.kind != DC_DROPS_PER_PROCESS)
 		t->drops_cpu += rec.total;
 	need = 128;
 	for (i = 0; i < rec.count; i++) {
@@ -1432,6 +1447,7 @@ static int frame_drops(struct trace *t, const struct dc_frame *f, char *err,
 	p = PUT(p, "\"kind\":");
 	p = rec.kind == DC_DROPS_PER_CPU ? PUT(p, "\"cpu\"")
 	  : rec.kind == DC_DROPS_PER_PROBE ? PUT(p, "\"probe\"")
+	  : rec.kind == DC_DROPS_UNATTRIBUTED ? PUT(p, "\"unattributed\"")
 					   : put_u64(p, rec.kind);
 	p = PUT(p, ",\"total\":");
 	p = put_u64(p, rec.total);
@@ -1461,7 +1477,9 @@ static int frame_drops(struct trace *t, const struct dc_frame *f, char *err,
 		uint64_t id;
 
 		q = line_begin(o, (size_t)(p - args) + LINE_SLACK, &start, &id);
-		q = PUT(q, ",\"name\":\"dropped\",\"cat\":\"" META_CAT "\",\"pid\":");
+		q = rec.kind == DC_DROPS_UNATTRIBUTED
+		    ? PUT(q, ",\"name\":\"unattributed\",\"cat\":\"" META_CAT "\",\"pid\":")
+		    : PUT(q, ",\"name\":\"dropped\",\"cat\":\"" META_CAT "\",\"pid\":");
 		q = put_u64(q, o->pid);
 		q = PUT(q, ",\"tid\":");
 		q = put_u64(q, o->pid);

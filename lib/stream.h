@@ -99,6 +99,17 @@ enum dc_drops_kind {
 	DC_DROPS_PER_CPU = 1,
 	DC_DROPS_PER_PROBE = 2,
 	DC_DROPS_PER_PROCESS = 3, /* client records (fast path), key = pid */
+	DC_DROPS_UNATTRIBUTED = 4, /* not lost: events kept without the
+	                              process they belong to, key = enum
+	                              dc_unattributed; total is the stream's
+	                              loss total, as in the other kinds */
+};
+
+/* Why an event could not be attributed (DC_DROPS_UNATTRIBUTED keys). */
+enum dc_unattributed {
+	DC_UNATTR_BLOCK = 1,     /* block requests completed that were never
+	                            seen queued (in flight when tracing
+	                            began): kept with pid 0 */
 };
 
 struct dc_drops_rec {

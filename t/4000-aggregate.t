@@ -292,12 +292,14 @@ test_expect_success 'the END frame has its own totals; DROPS pass through' '
 	call probe=11 pid=100 tid=100 ts=900000 dur=100 ret=0 args=1
 	drops kind=cpu total=7 0=4 1=3
 	drops kind=probe total=7 1=7
+	drops kind=unattributed total=7 1=2
 	end events=AUTO dropped=7 flags=4
 	EOF
 	agg s &&
 	test "$(events | wc -l)" = 701 &&
 	grep -q "^drops kind=cpu total=7 0=4 1=3\$" out &&
 	grep -q "^drops kind=probe total=7 1=7\$" out &&
+	grep -q "^drops kind=unattributed total=7 1=2\$" out &&
 	grep "^end " out >got &&
 	echo "end events=701 dropped=7 flags=4 ts=900100" >expect &&
 	test_cmp expect got

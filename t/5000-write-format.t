@@ -55,6 +55,17 @@ test_expect_success 'every record type gives its exact trace lines' '
 	test_must_be_empty err
 '
 
+test_expect_success 'events kept unattributed: an instant of their own and a count, not in dropped' '
+	write_input &&
+	sed -i "/^end\$/i drops kind=unattributed total=5 1=2" in.txt &&
+	dc-mkstream in.txt >in.dcs &&
+	dc-write -i in.dcs out.pfw 2>err &&
+	grep "\"name\":\"unattributed\"" out.pfw >got &&
+	grep -q "\"s\":\"g\",\"args\":{\"kind\":\"unattributed\",\"total\":5,\"by\":{\"block\":2}}}\$" got &&
+	grep "\"name\":\"end\"" out.pfw >got &&
+	grep -q "\"dropped\":5,\"unattributed\":2,\"truncated\":false" got
+'
+
 test_expect_success 'gzip output holds the same lines' '
 	write_input &&
 	write_expect &&

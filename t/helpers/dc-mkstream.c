@@ -407,6 +407,7 @@ static void do_drops(struct token *tok, int n)
 	if (v != NULL)
 		rec.kind = strcmp(v, "probe") == 0 ? DC_DROPS_PER_PROBE
 		      : strcmp(v, "cpu") == 0 ? DC_DROPS_PER_CPU
+		      : strcmp(v, "unattributed") == 0 ? DC_DROPS_UNATTRIBUTED
 					      : (uint32_t)num(v, "kind");
 	rec.total = (uint64_t)get_num(tok, n, "total", 0);
 	for (i = 1; i < n; i++) {
