@@ -44,6 +44,7 @@ void drop_links(struct collector *c)
 		bpf_link__destroy(c->links[--c->nlinks]);
 	free(c->links);
 	c->links = NULL;
+	dc_kfuncs_free(&c->kfuncs);
 }
 
 static void attach_uprobe(struct collector *c, size_t i)

@@ -405,6 +405,7 @@ int check_kernel(void)
 	}
 	bpf_link__destroy(sys_link);
 	bpf_link__destroy(fork_link);
+	dc_kfuncs_free(&kf);
 	collect_bpf__destroy(skel);
 	printf("BPF programs load and attach: ok\n");
 	xfclose_stdout();

@@ -148,6 +148,7 @@ test_expect_success KFUNC,PYTHON3 'the same through kprobes (--kfunc kprobes)' '
 test_expect_success KFUNC,EXT4,PYTHON3 'the filesystems layer: ext4 (a module) writes, one per write(2), with the bytes' '
 	printf "layers: [syscalls, filesystems]\n" >c.yaml &&
 	trace c.yaml t.pfw.gz probes.sig -- dd if=/dev/zero of=F bs=4096 count=30 &&
+	! grep "fentry refused" collect.err &&
 	ino=$(stat -c %i F) &&
 	test "$(pfw-query count t.pfw.gz --cat fs --name ext4_file_write_iter --arg inode=$ino --arg size=4096 --arg ret=4096)" = 30 &&
 	test "$(pfw-query count t.pfw.gz --cat fs --name ext4_file_write_iter --arg inode=$ino)" = 30 &&
@@ -165,6 +166,7 @@ test_expect_success KFUNC,XFS,PYTHON3 'the filesystems layer: xfs reads and writ
 	printf "layers: [syscalls, filesystems]\n" >c.yaml &&
 	trace c.yaml t.pfw.gz probes.sig -- sh -c \
 		"dd if=/dev/zero of=$f bs=8192 count=12 && \"$WORKLOAD\" read $f" &&
+	! grep "fentry refused" collect.err &&
 	ino=$(stat -c %i "$f") && rm -f "$f" &&
 	test "$(pfw-query count t.pfw.gz --cat fs --name xfs_file_write_iter --arg inode=$ino --arg size=8192 --arg ret=8192)" = 12 &&
 	pfw-query list t.pfw.gz --cat fs --name xfs_file_read_iter --arg inode=$ino >r &&

@@ -77,6 +77,8 @@ check_writes() {
 test_expect_success KFUNC,PYTHON3 '40 writes of 4 KiB: 40 vfs_write on the inode, bytes and offsets exact, each under its write' '
 	printf "layers: [syscalls, vfs]\n" >c.yaml &&
 	trace c.yaml t.pfw.gz probes.sig -- dd if=/dev/zero of=F bs=4096 count=40 &&
+	grep "kernel-function probes use fentry" collect.err &&
+	! grep "fentry refused" collect.err &&
 	check_writes
 '
 
