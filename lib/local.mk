@@ -12,6 +12,7 @@ lib_libdc_la_SOURCES = \
 	lib/hash.h \
 	lib/messages.c lib/messages.h \
 	lib/numbers.c lib/numbers.h \
+	lib/sanreport.c \
 	lib/outfile.c lib/outfile.h \
 	lib/spec.c lib/spec.h \
 	lib/stream.c lib/stream.h \

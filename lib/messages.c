@@ -221,3 +221,10 @@ char *xasprintf(const char *fmt, ...)
 		sysdie("cannot format a string");
 	return p;
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+/* Sanitizer builds: every tool says messages, so lib/sanreport.c's UBSan
+ * hook comes with every tool through this reference. */
+void __ubsan_on_report(void);
+void (*const dc_ubsan_hook)(void) = __ubsan_on_report;
+#endif

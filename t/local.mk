@@ -5,7 +5,8 @@ EXTRA_DIST += t/test-lib.sh t/lsan.supp $(wildcard $(srcdir)/t/*.t) \
 
 # In a sanitizer build (configure --enable-sanitizers) every finding,
 # leaks included, is written to t/sanitizer/ as well as failing its tool
-# with status 86: a test that tolerates a failure still cannot hide one,
+# with status 86 (UBSan's through lib/sanreport.c's hook: combined with
+# ASan it ignores log_path): a test that tolerates a failure still cannot hide one,
 # since the suite fails when that folder has a report.  (dc-wrap
 # preloads the client library ahead of the ASan runtime into sanitized
 # helpers: verify_asan_link_order=0 lets them run.)
@@ -13,6 +14,7 @@ if SANITIZERS
 SAN_LOGS = $(abs_top_builddir)/t/sanitizer
 SAN_ENV = ASAN_OPTIONS=detect_leaks=1:exitcode=86:verify_asan_link_order=0:log_path=$(SAN_LOGS)/asan \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86:log_path=$(SAN_LOGS)/ubsan \
+	DC_UBSAN_LOG=$(SAN_LOGS)/ubsan \
 	LSAN_OPTIONS=suppressions=$(abs_top_srcdir)/t/lsan.supp
 endif
 
@@ -81,3 +83,8 @@ check_PROGRAMS += t/helpers/fastclient
 t_helpers_fastclient_SOURCES = t/helpers/fastclient.c
 t_helpers_fastclient_LDADD = -lpthread
 EXTRA_DIST += t/helpers/mpi-writes.c
+
+# A signed overflow on request: UBSan's findings reach the log (t/8095).
+check_PROGRAMS += t/helpers/ub-probe
+t_helpers_ub_probe_SOURCES = t/helpers/ub-probe.c
+t_helpers_ub_probe_LDADD = lib/libdc.la
