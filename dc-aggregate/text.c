@@ -103,6 +103,7 @@ static void print_process(FILE *f, const unsigned char *data, uint32_t len)
 {
 	static const char *const keys[] = { "exe", "cmdline", "cwd", "job" };
 	struct dc_process_rec rec;
+	uint64_t taken;
 
 	if (len < sizeof(rec))
 		return malformed(f, DC_FRAME_PROCESS, len);
@@ -111,6 +112,9 @@ static void print_process(FILE *f, const unsigned char *data, uint32_t len)
 		"start=%" PRIu64, rec.pid, rec.ppid, rec.uid, rec.gid, rec.rank,
 		rec.flags, rec.start_mono_ns);
 	print_strings(f, data, len, sizeof(rec), keys, 4, 1);
+	taken = dc_snapshot_taken(DC_FRAME_PROCESS, data, len);
+	if (taken != 0)
+		fprintf(f, " taken=%" PRIu64, taken);
 	putc('\n', f);
 }
 
@@ -211,6 +215,7 @@ static void print_fds(FILE *f, const unsigned char *data, uint32_t len)
 {
 	struct dc_fds_rec rec;
 	size_t pos = sizeof(rec);
+	uint64_t taken;
 	uint32_t i;
 
 	if (len < sizeof(rec)) {
@@ -219,6 +224,9 @@ static void print_fds(FILE *f, const unsigned char *data, uint32_t len)
 	}
 	memcpy(&rec, data, sizeof(rec));
 	fprintf(f, "fds pid=%u", rec.pid);
+	taken = dc_snapshot_taken(DC_FRAME_FDS, data, len);
+	if (taken != 0)
+		fprintf(f, " taken=%" PRIu64, taken);
 	for (i = 0; i < rec.count; i++) {
 		const char *path;
 		size_t l;

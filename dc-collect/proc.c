@@ -2,9 +2,13 @@
  * proc.c - snapshots of processes and of the system, for the stream.
  *
  * Each traced process gets a PROCESS frame (dc-stream(5)) when it is
- * selected, forks or execs, so readers can name tracks and files without
- * asking the machine later.  The rank and the batch job (id, step, node
- * list, world size, local rank) come from the environment (jobinfo.h).
+ * selected or execs, so readers can name tracks and files without
+ * asking the machine later (a fork is described from its parent's, by
+ * the collector).  The rank and the batch job (id, step, node list,
+ * world size, local rank) come from the environment (jobinfo.h).  /proc
+ * is read some time after the fact, while the process runs on: every
+ * payload ends with the time its reading began, so a reader applies it
+ * from then on, not to what the process did before.
  */
 #include "config.h"
 
@@ -19,6 +23,7 @@
 #include <sys/timex.h>
 #include <time.h>
 #include <sys/utsname.h>
+#include <search.h>
 #include <unistd.h>
 
 #include "jobinfo.h"
@@ -45,6 +50,24 @@ static ssize_t read_file(const char *path, char *buf, size_t cap)
 	return total;
 }
 
+static uint64_t now_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The u64 that ends a PROCESS or FDS payload (dc_snapshot_taken). */
+static size_t put_taken(unsigned char *buf, size_t cap, size_t pos,
+			uint64_t taken)
+{
+	if (pos == 0 || pos + 8 > cap)
+		return 0;
+	memcpy(buf + pos, &taken, 8);
+	return pos + 8;
+}
+
 static ssize_t read_link(const char *path, char *buf, size_t cap)
 {
 	ssize_t n = readlink(path, buf, cap - 1);
@@ -55,9 +78,10 @@ static ssize_t read_link(const char *path, char *buf, size_t cap)
 	return n;
 }
 
-size_t dc_proc_record(pid_t pid, unsigned long long start_mono_ns,
+size_t dc_proc_record(pid_t pid, uint64_t since, uint32_t flags,
 		      unsigned char *buf, size_t cap)
 {
+	uint64_t taken = now_mono_ns();
 	struct dc_process_rec rec;
 	char path[64], text[8192], exe[4096], cwd[4096], job[1024];
 	char *big;
@@ -68,7 +92,10 @@ size_t dc_proc_record(pid_t pid, unsigned long long start_mono_ns,
 	memset(&rec, 0, sizeof(rec));
 	rec.pid = (uint32_t)pid;
 	rec.rank = -1;
-	rec.start_mono_ns = start_mono_ns;
+	rec.flags = flags;
+	/* Described from now on, unless the caller knows the event it
+	 * describes the process after (an exec). */
+	rec.start_mono_ns = since != 0 ? since : taken;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	n = read_file(path, text, sizeof(text) - 1);
@@ -127,6 +154,7 @@ size_t dc_proc_record(pid_t pid, unsigned long long start_mono_ns,
 		pos = dc_put_str(buf, cap, pos, cwd, strlen(cwd));
 	if (pos)
 		pos = dc_put_str(buf, cap, pos, job, joblen);
+	pos = put_taken(buf, cap, pos, taken);
 	free(big);
 	return pos;
 }
@@ -137,6 +165,7 @@ size_t dc_fds_record(pid_t pid, unsigned char *buf, size_t cap)
 	char dir[64], link[320], target[4096];
 	struct dirent *de;
 	size_t pos = sizeof(rec);
+	uint64_t taken = now_mono_ns();
 	DIR *d;
 
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
@@ -158,10 +187,12 @@ size_t dc_fds_record(pid_t pid, unsigned char *buf, size_t cap)
 		fd = (int32_t)atoi(de->d_name);
 		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
 		n = read_link(link, target, sizeof(target));
-		if (n < 0 || pos + sizeof(fd) > cap)
+		/* Room for the time at the end stays. */
+		if (n < 0 || pos + sizeof(fd) + 8 > cap)
 			continue;
 		memcpy(buf + pos, &fd, sizeof(fd));
-		next = dc_put_str(buf, cap, pos + sizeof(fd), target, (size_t)n);
+		next = dc_put_str(buf, cap - 8, pos + sizeof(fd), target,
+				  (size_t)n);
 		if (next == 0)
 			break; /* full: keep what fits */
 		pos = next;
@@ -169,7 +200,117 @@ size_t dc_fds_record(pid_t pid, unsigned char *buf, size_t cap)
 	}
 	closedir(d);
 	memcpy(buf, &rec, sizeof(rec));
-	return pos;
+	return put_taken(buf, cap, pos, taken);
+}
+
+/* ---- descriptions kept for forks ---- */
+
+struct desc {
+	pid_t pid;
+	size_t len;
+	unsigned char *payload;
+};
+
+static int desc_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct desc *)a)->pid, y = ((const struct desc *)b)->pid;
+
+	return (x > y) - (x < y);
+}
+
+static void desc_free(void *p)
+{
+	struct desc *e = p;
+
+	free(e->payload);
+	free(e);
+}
+
+void dc_descs_put(struct dc_descs *d, const unsigned char *payload,
+		  size_t len)
+{
+	struct dc_process_rec rec;
+	struct desc *e, **found;
+	unsigned char *copy;
+
+	if (len < sizeof(rec))
+		return;
+	memcpy(&rec, payload, sizeof(rec));
+	e = malloc(sizeof(*e));
+	copy = malloc(len);
+	if (e == NULL || copy == NULL) {
+		/* Without it a fork is described by its parent in the
+		 * readers (dc-write), as before the frame existed. */
+		free(e);
+		free(copy);
+		dc_descs_drop(d, (pid_t)rec.pid);
+		return;
+	}
+	memcpy(copy, payload, len);
+	e->pid = (pid_t)rec.pid;
+	e->len = len;
+	e->payload = copy;
+	found = tsearch(e, &d->root, desc_cmp);
+	if (found == NULL) {
+		desc_free(e);
+		dc_descs_drop(d, (pid_t)rec.pid);
+	} else if (*found != e) {
+		free((*found)->payload);
+		(*found)->payload = copy;
+		(*found)->len = len;
+		free(e);
+	}
+}
+
+size_t dc_descs_fork(struct dc_descs *d, pid_t parent, pid_t child,
+		     uint64_t ts, unsigned char *buf, size_t cap)
+{
+	struct desc key = { .pid = parent }, **found;
+	struct dc_process_rec rec;
+	size_t len;
+
+	found = tfind(&key, &d->root, desc_cmp);
+	if (found == NULL || (*found)->len > cap)
+		return 0;
+	len = (*found)->len;
+	memcpy(buf, (*found)->payload, len);
+	memcpy(&rec, buf, sizeof(rec));
+	rec.pid = (uint32_t)child;
+	rec.ppid = (uint32_t)parent;
+	rec.flags = DC_PROC_F_FORKED;
+	rec.start_mono_ns = ts;
+	memcpy(buf, &rec, sizeof(rec));
+	/* Its facts are the parent's, true of the child at the fork. */
+	if (dc_snapshot_taken(DC_FRAME_PROCESS, buf, len) != 0)
+		memcpy(buf + len - 8, &ts, 8);
+	dc_descs_put(d, buf, len);
+	return len;
+}
+
+bool dc_descs_has(struct dc_descs *d, pid_t pid)
+{
+	struct desc key = { .pid = pid };
+
+	return tfind(&key, &d->root, desc_cmp) != NULL;
+}
+
+void dc_descs_drop(struct dc_descs *d, pid_t pid)
+{
+	struct desc key = { .pid = pid }, **found;
+	struct desc *e;
+
+	found = tfind(&key, &d->root, desc_cmp);
+	if (found == NULL)
+		return;
+	e = *found;
+	tdelete(&key, &d->root, desc_cmp);
+	desc_free(e);
+}
+
+void dc_descs_free(struct dc_descs *d)
+{
+	tdestroy(d->root, desc_free);
+	d->root = NULL;
 }
 
 size_t dc_file_record(const char *path, unsigned char *buf, size_t cap)

@@ -5,17 +5,45 @@
 #ifndef DC_PROC_H
 #define DC_PROC_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
-/* Build a PROCESS payload for pid into buf; returns its length, or 0 if
- * the process is gone.  start_mono_ns goes into the record. */
-size_t dc_proc_record(pid_t pid, unsigned long long start_mono_ns,
+/* Build a PROCESS payload for pid into buf, ending with the monotonic
+ * time its reading began; returns its length, or 0 if the process is
+ * gone.  since: when the description starts to hold (an exec's time), 0
+ * for that time; flags: DC_PROC_F_*. */
+size_t dc_proc_record(pid_t pid, uint64_t since, uint32_t flags,
 		      unsigned char *buf, size_t cap);
 
-/* Build an FDS payload: pid's open file descriptors and their paths.
- * Returns its length, or 0 if the process is gone. */
+/* Build an FDS payload: pid's open file descriptors and their paths,
+ * then the time the reading began.  Returns its length, or 0 if the
+ * process is gone. */
 size_t dc_fds_record(pid_t pid, unsigned char *buf, size_t cap);
+
+/* The last PROCESS payload given for each process, so a fork can be
+ * described from its parent's (the child runs the parent's program until
+ * it execs) instead of from /proc, read later, perhaps after the exec. */
+struct dc_descs {
+	void *root;              /* tsearch(3) tree of descriptions by pid */
+};
+
+/* Keep payload (len bytes, a PROCESS payload for its pid) as the
+ * process's description; replaces the one before. */
+void dc_descs_put(struct dc_descs *d, const unsigned char *payload,
+		  size_t len);
+/* Build into buf the description of child, forked by parent at ts: the
+ * parent's (flag DC_PROC_F_FORKED, ppid parent, since and taken ts), and
+ * keep it as the child's.  Returns its length, 0 if the parent has none
+ * (or it does not fit). */
+size_t dc_descs_fork(struct dc_descs *d, pid_t parent, pid_t child,
+		     uint64_t ts, unsigned char *buf, size_t cap);
+/* Whether pid has a description. */
+bool dc_descs_has(struct dc_descs *d, pid_t pid);
+/* Forget a process (it exited), or everything. */
+void dc_descs_drop(struct dc_descs *d, pid_t pid);
+void dc_descs_free(struct dc_descs *d);
 
 /* Build a FILE payload for path (lstat); 0 if it cannot be read. */
 size_t dc_file_record(const char *path, unsigned char *buf, size_t cap);

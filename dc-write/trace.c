@@ -211,6 +211,9 @@ struct process {
 	uint32_t pid, ppid, uid, gid;
 	int32_t rank;
 	uint32_t version;        /* bumped on every change, from 1 */
+	uint64_t since;          /* monotonic ns the description holds
+	                            from (fork, exec); 0 unknown */
+	uint32_t pflags;         /* DC_PROC_F_*: forked, exec'd */
 	char *exe, *cmdline, *cwd; /* raw bytes; cmdline NUL-separated */
 	size_t exe_len, cmdline_len, cwd_len;
 	char *job;               /* batch job: key=value pairs, NUL-separated */
@@ -964,6 +967,8 @@ static int frame_process(struct trace *t, const struct dc_frame *f, char *err,
 	}
 	memcpy(&rec, f->data, sizeof(rec));
 	pr = process_for(t, rec.pid, 1);
+	pr->since = rec.start_mono_ns;
+	pr->pflags = rec.flags & (DC_PROC_F_FORKED | DC_PROC_F_EXEC);
 	pr->ppid = rec.ppid;
 	pr->uid = rec.uid;
 	pr->gid = rec.gid;
@@ -1004,7 +1009,7 @@ static void describe_process(struct trace *t, struct output *o, uint32_t pid)
 		return;
 	*seen = pr->version;
 	args = xmalloc(6 * (pr->exe_len + pr->cmdline_len + pr->cwd_len +
-			    2 * pr->job_len) + 256);
+			    2 * pr->job_len) + 320);
 	/* Arguments travel NUL-separated; show them space-separated. */
 	cmd = memdup(pr->cmdline, pr->cmdline_len);
 	for (i = 0; i < pr->cmdline_len; i++)
@@ -1027,6 +1032,16 @@ static void describe_process(struct trace *t, struct output *o, uint32_t pid)
 	p = put_jstr(p, cmd, pr->cmdline_len);
 	p = PUT(p, ",\"cwd\":");
 	p = put_jstr(p, pr->cwd, pr->cwd_len);
+	/* Which description this is: from when, and after a fork (the
+	 * parent's program still) or an exec. */
+	if (pr->since != 0) {
+		p = PUT(p, ",\"since\":");
+		p = put_u64(p, to_us(t, pr->since));
+	}
+	if (pr->pflags & DC_PROC_F_FORKED)
+		p = PUT(p, ",\"origin\":\"fork\"");
+	else if (pr->pflags & DC_PROC_F_EXEC)
+		p = PUT(p, ",\"origin\":\"exec\"");
 	p = put_job(p, pr->job, pr->job_len);
 	put_meta(o, "PR", pid, pid, args, (size_t)(p - args));
 	free(cmd);
@@ -1116,8 +1131,11 @@ static const struct string *string_for(struct trace *t, uint32_t id)
 	return &t->strings[*slot - 1];
 }
 
-/* fork: the child runs its parent's program until it execs; exec: the
- * process now runs the program named by the event's string. */
+/* fork: the child runs its parent's program until it execs (a pid seen
+ * before is a new process now), unless it was described as of a later
+ * time already; exec: the process now runs the program named by the
+ * event's string, unless the collector's description of this exec came
+ * first (with the command line, rank and job the string lacks). */
 static void process_event_update(struct trace *t, const struct dc_event *ev)
 {
 	struct process *pr, *child;
@@ -1125,11 +1143,14 @@ static void process_event_update(struct trace *t, const struct dc_event *ev)
 	if (ev->type == DC_EV_FORK && ev->nargs > 0) {
 		uint32_t cpid = (uint32_t)DC_EVENT_ARGS(ev)[0];
 
+		child = process_for(t, cpid, 0);
 		if (process_for(t, ev->pid, 0) == NULL ||
-		    process_for(t, cpid, 0) != NULL)
+		    (child != NULL && child->since > ev->ts))
 			return;
 		child = process_for(t, cpid, 1);
 		pr = process_for(t, ev->pid, 0); /* the table may have moved */
+		child->since = ev->ts;
+		child->pflags = DC_PROC_F_FORKED;
 		child->ppid = ev->pid;
 		child->uid = pr->uid;
 		child->gid = pr->gid;
@@ -1141,6 +1162,10 @@ static void process_event_update(struct trace *t, const struct dc_event *ev)
 		t->proc_gen++;
 	} else if (ev->type == DC_EV_EXEC && ev->str_len > 0) {
 		pr = process_for(t, ev->pid, 1);
+		if ((pr->pflags & DC_PROC_F_EXEC) && pr->since == ev->ts)
+			return;
+		pr->since = ev->ts;
+		pr->pflags = DC_PROC_F_EXEC;
 		process_set(pr, DC_EVENT_STR(ev), ev->str_len,
 			    DC_EVENT_STR(ev), ev->str_len,
 			    pr->cwd ? pr->cwd : "", pr->cwd_len);

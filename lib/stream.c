@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -462,6 +463,34 @@ size_t dc_get_str(const unsigned char *buf, size_t len, size_t pos,
 	*s = (const char *)buf + pos + 2;
 	*slen = l;
 	return pos + 2 + l;
+}
+
+uint64_t dc_snapshot_taken(uint16_t type, const unsigned char *data,
+			   size_t len)
+{
+	const char *s;
+	size_t pos, l, n;
+	uint32_t count;
+	uint64_t taken;
+
+	if (type == DC_FRAME_PROCESS) {
+		/* exe, cmdline, cwd, job */
+		pos = sizeof(struct dc_process_rec);
+		for (n = 0; n < 4 && pos != 0; n++)
+			pos = dc_get_str(data, len, pos, &s, &l);
+	} else if (type == DC_FRAME_FDS && len >= sizeof(struct dc_fds_rec)) {
+		memcpy(&count, data + offsetof(struct dc_fds_rec, count), 4);
+		pos = sizeof(struct dc_fds_rec);
+		for (n = 0; n < count && pos != 0; n++)
+			pos = pos + 4 <= len ?
+			      dc_get_str(data, len, pos + 4, &s, &l) : 0;
+	} else {
+		return 0;
+	}
+	if (pos == 0 || pos + 8 > len)
+		return 0;
+	memcpy(&taken, data + pos, 8);
+	return taken;
 }
 
 int dc_events_valid(const unsigned char *data, uint32_t len)

@@ -90,10 +90,19 @@ struct dc_process_rec {
 	uint32_t uid;
 	uint32_t gid;
 	int32_t rank;            /* MPI rank from the environment, -1 if none */
-	uint32_t flags;
-	uint64_t start_mono_ns;  /* when tracing of it began */
-	/* then strings: exe, cmdline (arguments separated by NUL), cwd */
+	uint32_t flags;          /* DC_PROC_F_* */
+	uint64_t start_mono_ns;  /* since: the description holds from this
+	                            time on (the fork, the exec, or when the
+	                            collector began following it); 0 unknown */
+	/* then strings: exe, cmdline (arguments separated by NUL), cwd,
+	 * job; then u64 taken (dc_snapshot_taken) */
 };
+
+/* PROCESS flags.  A child runs its parent's program until it execs, so
+ * the collector describes it at the fork with its parent's description,
+ * never with what /proc says later. */
+#define DC_PROC_F_FORKED 0x1 /* its parent's description, at the fork */
+#define DC_PROC_F_EXEC   0x2 /* read after an exec: the new program */
 
 enum dc_drops_kind {
 	DC_DROPS_PER_CPU = 1,
@@ -147,8 +156,16 @@ struct dc_end_rec {
 struct dc_fds_rec {
 	uint32_t pid;
 	uint32_t count;
-	/* then count x (int32 fd, string path) */
+	/* then count x (int32 fd, string path); then u64 taken */
 };
+
+/* When a PROCESS or FDS payload's facts were read (monotonic ns): the
+ * u64 after its last string or entry.  Streams written before it was
+ * added end there; for them this returns 0 (take the facts as read
+ * where the frame stands in the stream), and 0 for a payload too short
+ * for its strings or entries.  type: DC_FRAME_PROCESS or DC_FRAME_FDS. */
+uint64_t dc_snapshot_taken(uint16_t type, const unsigned char *data,
+			   size_t len);
 
 /* Profile mode: per process and probe, what happened in one interval.
  * The kernel sums instead of sending every call; one frame per interval

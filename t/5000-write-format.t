@@ -34,7 +34,7 @@ write_expect() {
 	{"id":4,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000005,"dur":2,"ph":"X","args":{"hhash":4145648582732102,"fhash":344000883352744,"fd":3,"size":4096,"ret":4096,"level":0}}
 	{"id":6,"name":"write","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000009,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"ret":0,"level":0}}
 	{"id":8,"name":"fork","cat":"POSIX","pid":100,"tid":100,"ts":1700000000000010,"dur":0,"ph":"i","s":"t","args":{"hhash":4145648582732102,"child":101,"level":0}}
-	{"id":13,"name":"PR","cat":"datacrumbs","pid":101,"tid":101,"ph":"M","args":{"name":"/bin/x","value":8858493123116091,"rank":-1,"ppid":100,"uid":0,"gid":0,"cmdline":"/bin/x","cwd":"/tmp"}}
+	{"id":13,"name":"PR","cat":"datacrumbs","pid":101,"tid":101,"ph":"M","args":{"name":"/bin/x","value":8858493123116091,"rank":-1,"ppid":100,"uid":0,"gid":0,"cmdline":"/bin/x","cwd":"/tmp","since":1700000000000011,"origin":"exec"}}
 	{"id":15,"name":"process_name","cat":"datacrumbs","pid":101,"tid":101,"ph":"M","args":{"name":"x (101)"}}
 	{"id":17,"name":"thread_name","cat":"datacrumbs","pid":101,"tid":101,"ph":"M","args":{"name":"101"}}
 	{"id":19,"name":"FH","cat":"datacrumbs","pid":101,"tid":101,"ph":"M","args":{"name":"/bin/x","value":8858493123116091}}
@@ -84,6 +84,61 @@ test_expect_success 'standard output gets gzip unless --plain' '
 	test_cmp expect out &&
 	dc-write --plain -i in.dcs - >plain &&
 	test_cmp expect plain
+'
+
+# A child is its parent's program until it execs (dc-trace(5)): its PR at
+# the fork is the parent's (rank and command line included), whatever
+# the collector learnt later; the exec gets one PR of its own, from the
+# collector's description of that exec (which comes before the exec
+# record), not the program path alone.
+test_expect_success PYTHON3 'a child: the PR at its fork is the parent one, the exec has its own' '
+	cat >in.txt <<-\IN &&
+	header host=node1 run=r1 offset=1700000000000000000 start=1000
+	probe id=0 kind=uprobe layer=POSIX name=write target=/lib/libc.so.6 args=fd,ptr,size ret=size
+	process pid=100 ppid=1 uid=0 gid=0 rank=3 start=2000 exe=/bin/dd cmdline="dd if=x of=y" cwd=/tmp taken=2000
+	call probe=0 pid=100 tid=100 ts=5000 dur=2000 ret=1 args=1,0,1
+	fork pid=100 tid=100 ts=10000 child=101
+	process pid=101 ppid=100 uid=0 gid=0 rank=3 flags=1 start=10000 exe=/bin/dd cmdline="dd if=x of=y" cwd=/tmp taken=10000
+	call probe=0 pid=101 tid=101 ts=10500 dur=100 ret=1 args=1,0,1
+	process pid=101 ppid=100 uid=0 gid=0 rank=7 flags=2 start=11000 exe=/bin/x cmdline="x -a" cwd=/tmp taken=11200
+	exec pid=101 ts=11000 str=/bin/x
+	call probe=0 pid=101 tid=101 ts=12000 dur=100 ret=1 args=1,0,1
+	fork pid=100 tid=100 ts=13000 child=102
+	call probe=0 pid=102 tid=102 ts=13500 dur=100 ret=1 args=1,0,1
+	exec pid=102 ts=14000 str=/bin/y
+	call probe=0 pid=102 tid=102 ts=14500 dur=100 ret=1 args=1,0,1
+	end
+	IN
+	dc-mkstream in.txt | dc-write out.pfw &&
+	python3 - <<-\EOF
+	import json
+	lines = [json.loads(l) for l in open("out.pfw") if l.startswith("{")]
+	pr = {}
+	for e in lines:
+	    if e["name"] == "PR":
+	        pr.setdefault(e["pid"], []).append(e["args"])
+	dd = {"name": "/bin/dd", "rank": 3, "uid": 0, "gid": 0,
+	      "cmdline": "dd if=x of=y", "cwd": "/tmp"}
+	def want(pid, **kw):
+	    d = dict(dd, **kw)
+	    d["value"] = [a for a in pr[pid] if a["name"] == d["name"]][0]["value"]
+	    return d
+	assert pr[100] == [want(100, ppid=1, since=1700000000000002)], pr[100]
+	assert pr[101] == [
+	    want(101, ppid=100, since=1700000000000010, origin="fork"),
+	    want(101, ppid=100, name="/bin/x", rank=7, cmdline="x -a",
+	         since=1700000000000011, origin="exec")], pr[101]
+	# No description from the collector: the fork copies the parent, the
+	# exec names the program (its path as the command line).
+	assert pr[102] == [
+	    want(102, ppid=100, since=1700000000000013, origin="fork"),
+	    want(102, ppid=100, name="/bin/y", cmdline="/bin/y",
+	         since=1700000000000014, origin="exec")], pr[102]
+	order = [(e["name"], e["pid"], e.get("args", {}).get("origin")) for e in lines
+	         if e["name"] in ("PR", "write", "exec")]
+	assert order.index(("PR", 101, "fork")) < order.index(("write", 101, None)) \
+	    < order.index(("PR", 101, "exec")) < order.index(("exec", 101, None)), order
+	EOF
 '
 
 test_expect_success PYTHON3 'hashes are FNV-1a 64 folded to 53 bits' '

@@ -19,6 +19,9 @@
  *         args=fd,ptr,size ret=size [offset=N]
  *   process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/dd
  *           cmdline="dd if=x of=y" cwd=/tmp [flags=N start=N]
+ *           [job="k=v k=v"] [taken=N]   (taken: the time /proc was read,
+ *           after the job string; without it, none, as older streams)
+ *   fds pid=100 [taken=N] 3=/tmp/f 1=pipe:[7]   (an FDS frame)
  *   string id=3 value=/tmp/f
  *   call probe=0 pid=100 tid=100 ts=5000 dur=2000 ret=4096 depth=0
  *        args=3,0,4096 str=/tmp/f file=3 flags=0 [type=N] [seq=N parent=N]
@@ -339,7 +342,7 @@ static void do_probe(struct token *tok, int n)
 
 static void do_process(struct token *tok, int n)
 {
-	static unsigned char buf[3 * 65600 + sizeof(struct dc_process_rec)];
+	static unsigned char buf[4 * 65600 + 8 + sizeof(struct dc_process_rec)];
 	struct dc_process_rec rec;
 	char *cmdline = NULL;
 	const char *v;
@@ -373,7 +376,57 @@ static void do_process(struct token *tok, int n)
 		pos = put_str_or_die(buf, sizeof(buf), pos, "");
 	}
 	pos = put_str_or_die(buf, sizeof(buf), pos, get(tok, n, "cwd"));
+	v = get(tok, n, "job");
+	if (v != NULL || get(tok, n, "taken") != NULL) {
+		/* key=value pairs travel NUL-separated, like the command line */
+		char *job = xstrdup(v ? v : ""), *p;
+
+		for (p = job; *p != '\0'; p++)
+			if (*p == ' ')
+				*p = '\0';
+		pos = dc_put_str(buf, sizeof(buf), pos, job, strlen(v ? v : ""));
+		free(job);
+		if (pos == 0)
+			bad("job string too long");
+	}
+	if (get(tok, n, "taken") != NULL) {
+		uint64_t taken = (uint64_t)get_num(tok, n, "taken", 0);
+
+		memcpy(buf + pos, &taken, 8);
+		pos += 8;
+	}
 	put_frame(DC_FRAME_PROCESS, buf, (uint32_t)pos);
+}
+
+static void do_fds(struct token *tok, int n)
+{
+	static unsigned char buf[MAX_TOKENS * (4 + 2 + 4096) + 16];
+	struct dc_fds_rec rec;
+	size_t pos = sizeof(rec);
+	int i;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.pid = (uint32_t)get_num(tok, n, "pid", 0);
+	for (i = 1; i < n; i++) {
+		int32_t fd;
+
+		if (tok[i].key == NULL ||
+		    ((tok[i].key[0] < '0' || tok[i].key[0] > '9') &&
+		     tok[i].key[0] != '-'))
+			continue;
+		fd = (int32_t)num(tok[i].key, "fd");
+		memcpy(buf + pos, &fd, 4);
+		pos = put_str_or_die(buf, sizeof(buf) - 8, pos + 4, tok[i].value);
+		rec.count++;
+	}
+	memcpy(buf, &rec, sizeof(rec));
+	if (get(tok, n, "taken") != NULL) {
+		uint64_t taken = (uint64_t)get_num(tok, n, "taken", 0);
+
+		memcpy(buf + pos, &taken, 8);
+		pos += 8;
+	}
+	put_frame(DC_FRAME_FDS, buf, (uint32_t)pos);
 }
 
 static void do_string(struct token *tok, int n)
@@ -658,6 +711,8 @@ static void do_line(char *line)
 		do_probe(tok, n);
 	else if (strcmp(word, "process") == 0)
 		do_process(tok, n);
+	else if (strcmp(word, "fds") == 0)
+		do_fds(tok, n);
 	else if (strcmp(word, "string") == 0)
 		do_string(tok, n);
 	else if (strcmp(word, "drops") == 0)
