@@ -497,6 +497,7 @@ static void free_collector(struct collector *c)
 	collect_bpf__destroy(c->skel);
 	dc_spec_free(c->spec);
 	dc_profiler_free(c->profiler);
+	dc_descs_free(&c->descs);
 	free(c->skip);
 	free(c->batch);
 }

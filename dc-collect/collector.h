@@ -31,6 +31,7 @@
 #include "kfeatures.h"
 #include "kfuncs.h"
 #include "merge.h"
+#include "proc.h"
 #include "profile.h"
 #include "spec.h"
 #include "stream.h"
@@ -105,6 +106,7 @@ struct collector {
 	bool want_fast;               /* decided before loading */
 	char client_real[PATH_MAX];   /* the client library to preload */
 	int epoll_fd;                 /* kernel ring + fast path */
+	struct dc_descs descs;        /* the last description of each process */
 };
 
 static inline uint64_t now_ns(void)

@@ -52,10 +52,27 @@ void flush_out(struct collector *c)
 		c->out_errno = errno;
 }
 
-void emit_process(struct collector *c, pid_t pid)
+/* Its open files, so descriptors opened before tracing have names.  Read
+ * while it runs on: the frame says when (dc-stream(5)), and readers apply
+ * it from then on. */
+static void emit_fds(struct collector *c, pid_t pid)
 {
 	unsigned char buf[80000];
-	size_t n = dc_proc_record(pid, 0, buf, sizeof(buf));
+	size_t n = dc_fds_record(pid, buf, sizeof(buf));
+
+	if (n > 0) {
+		flush_batch(c);
+		out_frame(c, DC_FRAME_FDS, buf, (uint32_t)n);
+	}
+}
+
+/* Describe pid from /proc: since is the time the description holds from
+ * (0: now), flags DC_PROC_F_*. */
+static void describe(struct collector *c, pid_t pid, uint64_t since,
+		     uint32_t flags)
+{
+	unsigned char buf[80000];
+	size_t n = dc_proc_record(pid, since, flags, buf, sizeof(buf));
 
 	if (n == 0) {
 		debug("process %d is gone before it could be described", (int)pid);
@@ -63,10 +80,40 @@ void emit_process(struct collector *c, pid_t pid)
 	}
 	flush_batch(c);
 	out_frame(c, DC_FRAME_PROCESS, buf, (uint32_t)n);
-	/* Its open files, so descriptors opened before tracing have names. */
-	n = dc_fds_record(pid, buf, sizeof(buf));
-	if (n > 0)
-		out_frame(c, DC_FRAME_FDS, buf, (uint32_t)n);
+	dc_descs_put(&c->descs, buf, n);
+	emit_fds(c, pid);
+}
+
+void emit_process(struct collector *c, pid_t pid)
+{
+	describe(c, pid, 0, 0);
+}
+
+/* A child runs its parent's program until it execs: it is described by
+ * its parent's description, not by /proc, which may show it after its
+ * exec by the time we look.  Its descriptors are its parent's, which the
+ * stream's readers copy at the FORK record.  A parent never described
+ * (--all, --cgroup) is described now, and the child's descriptors read. */
+static void emit_forked(struct collector *c, pid_t parent, pid_t child,
+			uint64_t ts)
+{
+	unsigned char buf[80000];
+	bool known = dc_descs_has(&c->descs, parent);
+	size_t n;
+
+	if (!known)
+		emit_process(c, parent);
+	n = dc_descs_fork(&c->descs, parent, child, ts, buf, sizeof(buf));
+	if (n == 0) {
+		/* The parent was gone: readers give the child its parent's
+		 * description at the FORK record. */
+		debug("process %d forked %d and is gone", (int)parent, (int)child);
+		return;
+	}
+	flush_batch(c);
+	out_frame(c, DC_FRAME_PROCESS, buf, (uint32_t)n);
+	if (!known)
+		emit_fds(c, child);
 }
 
 /* ---- snapshots ---- */
@@ -228,22 +275,28 @@ static void process_record(struct collector *c, const struct dc_event *ev)
 		dc_fast_expect(c->fast, (pid_t)ev->pid, true, ev->ts);
 	else if (ev->type == DC_EV_EXIT_PROC)
 		dc_fast_exited(c->fast, (pid_t)ev->pid);
+	/* The exec's description comes first: the readers' description of
+	 * the process at the EXEC record is the new program's, complete. */
+	if (ev->type == DC_EV_EXEC)
+		describe(c, (pid_t)ev->pid, ev->ts, DC_PROC_F_EXEC);
 	append_record(c, ev);
 
 	/* Describe processes as they appear, right after the record that
 	 * introduced them and before anything they do. */
 	switch (ev->type) {
 	case DC_EV_FORK:
-		emit_process(c, (pid_t)DC_EVENT_ARGS(ev)[0]);
-		break;
-	case DC_EV_EXEC:
-		emit_process(c, (pid_t)ev->pid);
+		emit_forked(c, (pid_t)ev->pid, (pid_t)DC_EVENT_ARGS(ev)[0],
+			    ev->ts);
 		break;
 	case DC_EV_INSTANT:
-		if (ev->probe_id == c->internal_base + DC_IPROBE_REGISTER)
+		/* A client registering in a process described already (at
+		 * its exec) adds nothing to say. */
+		if (ev->probe_id == c->internal_base + DC_IPROBE_REGISTER &&
+		    !dc_descs_has(&c->descs, (pid_t)ev->pid))
 			emit_process(c, (pid_t)ev->pid);
 		break;
 	case DC_EV_EXIT_PROC:
+		dc_descs_drop(&c->descs, (pid_t)ev->pid);
 		if (c->profiler)
 			dc_profiler_exited(c->profiler, ev->pid);
 		break;

@@ -61,6 +61,11 @@ check_PROGRAMS += t/helpers/userbytes
 t_helpers_userbytes_SOURCES = t/helpers/userbytes.c
 t_helpers_userbytes_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
 t_helpers_userbytes_LDFLAGS =
+# A child between its fork and its exec (t/3140).
+check_PROGRAMS += t/helpers/forkexec
+t_helpers_forkexec_SOURCES = t/helpers/forkexec.c
+t_helpers_forkexec_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
+t_helpers_forkexec_LDFLAGS =
 # Built by t/3210 and t/3220 themselves with mpicc (OpenMPI, MPICH) and h5cc.
 EXTRA_DIST += t/helpers/mpi-bytes.c t/helpers/h5-ids.c t/helpers/mpi-types.c
 EXTRA_DIST += t/helpers/pfw-query

@@ -1,0 +1,144 @@
+#!/bin/sh
+# Process and descriptor state in time order (issue 9, items 8 and 9):
+# what the collector reads from /proc it reads late, while the process
+# runs on, so it must never describe a process, or name its files, as
+# they became only after the events it is applied to.
+#  - A child keeps its parent's program, rank and command line until it
+#    execs (dc-trace(5)): its PR at the fork says so, and its exec gets
+#    a PR of its own with the new program, argv and rank, since the
+#    exec's time.
+#  - A shell's redirection (open /dev/null, save fd 1 with F_DUPFD, close
+#    1, dup2 the file onto 1, and back) names every call's file as it
+#    was when the call was made.
+. "$(dirname "$0")/test-lib.sh"
+
+# trace CONFIG.yaml TRACE [dc-collect options] -- COMMAND...
+trace() {
+	_cfg=$1 _out=$2
+	shift 2
+	dc-gen "$_cfg" >probes.json 2>gen.err &&
+	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
+	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
+		dc-aggregate | dc-write "$_out" &&
+	test "$(cat collect.rc)" = 0
+}
+
+test_expect_success 'setup: a signing key' '
+	dc-sign --gen-key -k "$SHARED/key" >/dev/null
+'
+
+# forkexec forks two children; each writes a line to out, sets RANK=7
+# and execs dd (the first after 200 ms, the second at once).  The
+# parent runs with RANK=3.
+test_expect_success BPF,PYTHON3 'a child: its PR at the fork is its parent, its exec has its own' '
+	: >out &&
+	printf "layers: [posix]\n" >c.yaml &&
+	RANK=3 trace c.yaml t.pfw.gz probes.sig -- \
+		forkexec "$PWD/out" /bin/dd if=/dev/null of="$PWD/dd.out" status=none &&
+	test "$(cat out)" = "child 1
+child 2" &&
+	python3 - "$(command -v forkexec)" "$PWD" <<-\EOF
+	import gzip, json, os, sys
+	exe, pwd = os.path.realpath(sys.argv[1]), sys.argv[2]
+	lines = [json.loads(l) for l in gzip.open("t.pfw.gz", "rt")
+	         if l.startswith("{")]
+	pr, forks, execs, order = {}, {}, {}, []
+	for i, e in enumerate(lines):
+	    if e["name"] == "PR":
+	        pr.setdefault(e["pid"], []).append(e["args"])
+	        order.append(("PR", e["pid"], e["args"].get("origin")))
+	    elif e["name"] == "fork" and e["ph"] == "i":
+	        forks[e["args"]["child"]] = e
+	    elif e["name"] == "exec" and e["ph"] == "i":
+	        execs[e["pid"]] = e
+	        order.append(("exec", e["pid"], None))
+	    elif e["name"] == "write" and e["cat"] == "POSIX":
+	        order.append(("write", e["pid"], None))
+	assert len(forks) == 2, forks
+	parent = [a for a in pr[next(iter(forks.values()))["pid"]]]
+	top = parent[0]
+	assert top["name"] == exe and top["rank"] == 3, top
+	assert top["cmdline"] == "forkexec %s/out /bin/dd if=/dev/null of=%s/dd.out status=none" % (pwd, pwd), top
+	for child, f in forks.items():
+	    got = pr[child]
+	    assert len(got) == 2, got
+	    fork, exe_pr = got
+	    assert fork == dict(top, ppid=f["pid"], since=f["ts"], origin="fork"), (fork, top)
+	    want = {"name": "/usr/bin/dd", "value": exe_pr["value"], "rank": 7,
+	            "ppid": f["pid"], "uid": 0, "gid": 0,
+	            "cmdline": "/bin/dd if=/dev/null of=%s/dd.out status=none" % pwd,
+	            "cwd": pwd, "since": execs[child]["ts"], "origin": "exec"}
+	    assert exe_pr == want, (exe_pr, want)
+	    # The fork PR before the child writes, the exec PR after it,
+	    # before the exec instant.
+	    i = order.index(("PR", child, "fork"))
+	    assert order[i + 1] == ("write", child, None), order[i:i + 4]
+	    assert order.index(("PR", child, "exec")) < order.index(("exec", child, None))
+	    assert order.index(("write", child, None)) < order.index(("PR", child, "exec"))
+	EOF
+'
+
+# check_names COUNT:NAME:FD:CMD:RET:FILE...: the sys calls NAME (fcntl,
+# close, dup2, write) of t.pfw.gz with these fd, cmd (empty: none), ret
+# and file (empty: none) number exactly COUNT each.  S in FD or RET is
+# the fd dash saved fd 1 in (what fcntl(1, F_DUPFD, 10) returned).
+check_names() {
+	python3 - "$@" <<-\EOF
+	import collections, gzip, json, sys
+	files, got, saved = {}, collections.Counter(), set()
+	for l in gzip.open("t.pfw.gz", "rt"):
+	    if not l.startswith("{"):
+	        continue
+	    e = json.loads(l)
+	    a = e.get("args", {})
+	    if e["ph"] == "M" and e["name"] == "FH":
+	        files[a["value"]] = a["name"]
+	    elif e.get("cat") == "sys" and e["name"] in ("fcntl", "close", "dup2", "write"):
+	        key = (e["name"], a.get("fd"), a.get("cmd"), a.get("ret"))
+	        got[key + (files.get(a.get("fhash")),)] += 1
+	        if e["name"] == "fcntl" and a.get("fd") == 1 and a.get("cmd") == 0:
+	            saved.add(a["ret"])
+	assert len(saved) == 1 and min(saved) >= 10, saved
+	s = saved.pop()
+	want = collections.Counter()
+	for w in sys.argv[1:]:
+	    n, name, fd, cmd, ret, f = w.split(":")
+	    num = lambda v: s if v == "S" else int(v)
+	    want[name, num(fd), None if cmd == "" else int(cmd),
+	         num(ret), f or None] = int(n)
+	bad = {k: (got[k], v) for k, v in want.items() if got[k] != v}
+	assert not bad, bad
+	EOF
+}
+
+# dash saves fd 1 above 10 (F_DUPFD), closes it, dup2s /dev/null (fd 3)
+# onto it, runs the command, dup2s the saved one back.  N loops keep the
+# redirection open most of the time, whenever /proc is read.
+shell_loop='i=0; while [ $i -lt 50 ]; do echo $i >/dev/null; i=$((i + 1)); done; echo there'
+
+test_expect_success BPF,PYTHON3 'a shell after its exec: each fd names its file of the moment' '
+	printf "layers: [syscalls]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- sh -c "$shell_loop" &&
+	grep -q "^there\$" collect.err &&
+	E=$PWD/collect.err &&
+	check_names "50:fcntl:1:0:S:$E" "50:close:1::0:$E" \
+		"50:dup2:3::1:/dev/null" "50:close:3::0:/dev/null" \
+		"10:write:1::2:/dev/null" "40:write:1::3:/dev/null" \
+		"50:dup2:S::1:$E" "50:close:S::0:$E" "1:write:1::6:$E"
+'
+
+# The same in a subshell: a forked child redirects at once, while the
+# collector still handles its fork.  Without the fast path, the child
+# runs ahead of the collector the most.
+test_expect_success BPF,PYTHON3 'a forked shell: each fd names its file of the moment' '
+	printf "layers: [syscalls]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz --no-preload probes.sig -- \
+		sh -c "( { /bin/sleep 0.2; } >/dev/null; echo there ); echo done" &&
+	grep -q "^there\$" collect.err &&
+	E=$PWD/collect.err &&
+	check_names "1:fcntl:1:0:S:$E" "1:close:1::0:$E" \
+		"1:dup2:3::1:/dev/null" "1:dup2:S::1:$E" "1:close:S::0:$E" \
+		"1:write:1::6:$E" "1:write:1::5:$E"
+'
+
+test_done
