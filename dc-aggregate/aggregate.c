@@ -273,6 +273,10 @@ static void handle_events(struct aggregator *ag,
 		struct probe *pr;
 		uint64_t *slot;
 
+		/* /proc's snapshots taken before this event ended apply to
+		 * it; the others wait (fdtable.h). */
+		if (in->snapshots != NULL)
+			apply_snapshots(ag, idx, src->ts + src->dur);
 		memcpy(ev, src, src->size);
 		pos += src->size;
 		ev->ts += (uint64_t)in->delta;
@@ -311,12 +315,15 @@ static void handle_events(struct aggregator *ag,
 			}
 			break;
 		case DC_EV_EXEC: {
-			/* Handles live in the old image's memory; fds stay
-			 * (close-on-exec is not traced). */
+			/* Handles live in the old image's memory; fds stay,
+			 * but close-on-exec is not traced: the first /proc
+			 * snapshot after the exec says which were closed. */
 			struct proc *p = get_proc(ag, idx, ev->pid, 0);
 
-			if (p != NULL)
+			if (p != NULL) {
 				u64map_free(&p->handles);
+				fdt_exec(&p->fds);
+			}
 			out_event(ag, ev);
 			break;
 		}

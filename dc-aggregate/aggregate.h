@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "calltree.h"
+#include "fdtable.h"
 #include "hosts.h"
 #include "stream.h"
 #include "u64map.h"
@@ -74,6 +75,8 @@ struct input {
 	int damaged;              /* a frame's payload made no sense */
 	int has_ids;              /* its events carry stream ids already */
 	struct calltree tree;     /* else: its call tree */
+	struct snapshot *snapshots; /* /proc's, waiting for their time
+	                            (fdtable.h) */
 };
 
 /* ---- per process and thread ---- */
@@ -84,7 +87,7 @@ struct proc {
 	 * by chdir/fchdir): a PROCESS frame's, read from /proc later,
 	 * must not replace it (dc-aggregate(1)). */
 	int cwd_from_stream;
-	struct u64map fds;        /* fd -> output string id */
+	struct u64map fds;        /* fd -> output string id, FD_* (fdtable.h) */
 	struct u64map handles;    /* handle -> output string id */
 	/* The fd the last close removed, its file, and the id of the call
 	 * that close was made in: a library close() arrives after the
@@ -167,6 +170,9 @@ void drop_proc(struct aggregator *ag, unsigned in, uint32_t pid);
 void handle_process(struct aggregator *ag, unsigned idx,
 		    const struct dc_frame *f);
 void handle_fds(struct aggregator *ag, unsigned idx, const struct dc_frame *f);
+/* Apply idx's snapshots taken before upto (its clock), as its events
+ * pass their time. */
+void apply_snapshots(struct aggregator *ag, unsigned idx, uint64_t upto);
 /* Set ev->file_id and, for a finished call, update the tables. */
 void track_files(struct aggregator *ag, unsigned in, const struct probe *pr,
 		 struct dc_event *ev, int finished);

@@ -6,7 +6,8 @@
  * them (classify); track_files names the file an event works on and,
  * once the call returned, applies it: open, dup, fcntl, close,
  * close_range, fopen, fdopen, chdir...  FORK copies the tables, EXEC
- * drops the handles, EXIT drops the process (aggregate.c).
+ * drops the handles, EXIT drops the process (aggregate.c).  /proc's FDS
+ * frames and PROCESS cwds wait for their time (fdtable.c).
  */
 #include "config.h"
 
@@ -138,6 +139,42 @@ void drop_proc(struct aggregator *ag, unsigned in, uint32_t pid)
 	u64map_free(&p->handles);
 	free(p);
 	u64map_del(&ag->procs, KEY(in, pid));
+	snap_drop_pid(&ag->inputs[in].snapshots, pid);
+}
+
+/* A snapshot's time has come: it fills in what the events did not say. */
+static void apply_snapshot(struct aggregator *ag, unsigned idx,
+			   struct snapshot *s)
+{
+	struct proc *p = get_proc(ag, idx, s->pid, 1);
+
+	if (s->has_fds)
+		fdt_apply(&p->fds, &s->fds);
+	if (s->cwd != NULL && !p->cwd_from_stream) {
+		free(p->cwd);
+		p->cwd = s->cwd;
+		s->cwd = NULL;
+	}
+	snap_free(s);
+}
+
+void apply_snapshots(struct aggregator *ag, unsigned idx, uint64_t upto)
+{
+	struct snapshot *s;
+
+	while ((s = snap_due(&ag->inputs[idx].snapshots, upto)) != NULL)
+		apply_snapshot(ag, idx, s);
+}
+
+/* Queue s until the input's events pass its time; a snapshot from a
+ * collector before taken existed (0) holds where it stands. */
+static void add_snapshot(struct aggregator *ag, unsigned idx,
+			 struct snapshot *s)
+{
+	if (s->taken == 0)
+		apply_snapshot(ag, idx, s);
+	else
+		snap_insert(&ag->inputs[idx].snapshots, s);
 }
 
 void handle_process(struct aggregator *ag,
@@ -148,7 +185,6 @@ void handle_process(struct aggregator *ag,
 	const char *s[3];
 	size_t l[3], pos = sizeof(rec);
 	unsigned char *copy;
-	struct proc *p;
 	int k;
 
 	if (f->len < sizeof(rec)) {
@@ -163,14 +199,18 @@ void handle_process(struct aggregator *ag,
 			return;
 		}
 	}
-	p = get_proc(ag, idx, rec.pid, 1);
 	/* A record without a cwd (the process was already gone) leaves the
-	 * one known from before, or inherited at fork, in place. */
-	if (l[2] > 0 && s[2][0] == '/' && !p->cwd_from_stream) {
-		free(p->cwd);
-		p->cwd = xmalloc(l[2] + 1);
-		memcpy(p->cwd, s[2], l[2]);
-		p->cwd[l[2]] = '\0';
+	 * one known from before in place; a fork's is its parent's, which
+	 * the FORK record gave the child already. */
+	if (l[2] > 0 && s[2][0] == '/' && !(rec.flags & DC_PROC_F_FORKED)) {
+		struct snapshot *snap = xcalloc(1, sizeof(*snap));
+
+		snap->pid = rec.pid;
+		snap->taken = dc_snapshot_taken(DC_FRAME_PROCESS, f->data, f->len);
+		snap->cwd = xmalloc(l[2] + 1);
+		memcpy(snap->cwd, s[2], l[2]);
+		snap->cwd[l[2]] = '\0';
+		add_snapshot(ag, idx, snap);
 	}
 	copy = xmalloc(f->len);
 	memcpy(copy, f->data, f->len);
@@ -181,18 +221,18 @@ void handle_process(struct aggregator *ag,
 	free(copy);
 }
 
-/* A snapshot of a process's open files (taken from /proc by the
- * collector when it starts following the process): it replaces the fd
- * table, since every event before it in the stream happened before it.
- * Descriptors that are not files keep the kernel's name for them
- * ("pipe:[1234]", "socket:[5678]"). */
+/* A snapshot of a process's open files, read from /proc by the collector
+ * while the process ran on: it applies from the time it was taken, and
+ * only to the fds the events have not followed (fdtable.h).  Descriptors
+ * that are not files keep the kernel's name for them ("pipe:[1234]",
+ * "socket:[5678]"). */
 void handle_fds(struct aggregator *ag, unsigned idx, const struct dc_frame *f)
 {
 	struct input *in = &ag->inputs[idx];
 	struct dc_fds_rec rec;
 	struct u64map fds = { 0 };
+	struct snapshot *snap;
 	size_t pos = sizeof(rec);
-	struct proc *p;
 	uint32_t i;
 
 	if (f->len < sizeof(rec)) {
@@ -219,9 +259,12 @@ void handle_fds(struct aggregator *ag, unsigned idx, const struct dc_frame *f)
 		if (len > 0 && fd >= 0)
 			u64map_put(&fds, (uint64_t)(int64_t)fd, intern(ag, path, len, 0));
 	}
-	p = get_proc(ag, idx, rec.pid, 1);
-	u64map_free(&p->fds);
-	p->fds = fds;
+	snap = xcalloc(1, sizeof(*snap));
+	snap->pid = rec.pid;
+	snap->taken = dc_snapshot_taken(DC_FRAME_FDS, f->data, f->len);
+	snap->has_fds = 1;
+	snap->fds = fds;
+	add_snapshot(ag, idx, snap);
 	flush_events(ag);
 	out_frame(ag, f->type, f->data, f->len);
 }
@@ -273,9 +316,7 @@ static size_t join_path(char *out, const char *dir, const char *rel,
 
 static uint32_t fd_file(struct proc *p, int64_t fd)
 {
-	uint64_t *slot = p ? u64map_get(&p->fds, (uint64_t)fd) : NULL;
-
-	return slot ? (uint32_t)*slot : 0;
+	return p ? fdt_file(&p->fds, fd) : 0;
 }
 
 static uint32_t handle_file(struct proc *p, uint64_t h)
@@ -287,10 +328,7 @@ static uint32_t handle_file(struct proc *p, uint64_t h)
 
 static void set_fd(struct proc *p, int64_t fd, uint32_t file)
 {
-	if (file != 0)
-		u64map_put(&p->fds, (uint64_t)fd, file);
-	else
-		u64map_del(&p->fds, (uint64_t)fd);
+	fdt_set(&p->fds, fd, file);
 }
 
 static uint32_t resolve_path(struct aggregator *ag,
@@ -466,7 +504,7 @@ void track_files(struct aggregator *ag, unsigned in, const struct probe *pr,
 				p->closed_file = ev->file_id;
 				p->closed_in = ev->parent;
 			}
-			u64map_del(&p->fds, (uint64_t)(int64_t)fd);
+			fdt_close(&p->fds, fd);
 		}
 		break;
 	case OP_CLOSE_HANDLE:
@@ -474,19 +512,9 @@ void track_files(struct aggregator *ag, unsigned in, const struct probe *pr,
 			u64map_del(&p->handles, args[pr->handle_arg]);
 		break;
 	case OP_CLOSE_RANGE:
-		if (!failed && ev->nargs >= 2) {
-			uint32_t lo = (uint32_t)args[0], hi = (uint32_t)args[1];
-			uint64_t *gone = xmalloc((p->fds.count + 1) * sizeof(uint64_t));
-			size_t i, n = 0;
-
-			for (i = 0; i < p->fds.cap; i++)
-				if (p->fds.used[i] && p->fds.keys[i] >= lo &&
-				    p->fds.keys[i] <= hi)
-					gone[n++] = p->fds.keys[i];
-			for (i = 0; i < n; i++)
-				u64map_del(&p->fds, gone[i]);
-			free(gone);
-		}
+		if (!failed && ev->nargs >= 2)
+			fdt_close_range(&p->fds, (uint32_t)args[0],
+					(uint32_t)args[1]);
 		break;
 	case OP_CHDIR:
 	case OP_FCHDIR:

@@ -5,7 +5,8 @@ dc_aggregate_dc_aggregate_SOURCES = dc-aggregate/aggregate.c \
 	dc-aggregate/read.c \
 	dc-aggregate/calltree.c dc-aggregate/calltree.h \
 	dc-aggregate/text.c dc-aggregate/text.h \
-	dc-aggregate/hosts.c dc-aggregate/hosts.h
+	dc-aggregate/hosts.c dc-aggregate/hosts.h \
+	dc-aggregate/fdtable.c dc-aggregate/fdtable.h
 dc_aggregate_dc_aggregate_LDADD = lib/libdc.la -lpthread
 
 # Unit tests of lib/stream.c, run by t/0000-stream.t.

@@ -616,7 +616,112 @@ test_expect_success PYTHON3 'an FDS snapshot names descriptors opened before tra
 	call probe=1 file=- args=3,0,1
 	call probe=1 file=/tmp/pre args=3,0,1
 	call probe=1 file=pipe:[77] args=1,0,1
-	call probe=1 file=- args=5,0,1
+	call probe=1 file=/gone args=5,0,1
+	EOF
+	test_cmp expect got
+'
+
+# Issue 9, item 9, exactly: a shell execs (the collector reads its fds
+# late, at 1550, after the redirection below began, and the frame comes
+# right after the EXEC record), then redirects stdout to /dev/null the
+# way dash does and back.  Every call names the file its fd had when it
+# was made; the snapshot applies from its time on, and only where the
+# events have not said.
+test_expect_success 'a late /proc snapshot names nothing before its time, nor what the events did' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	fds pid=100 taken=50 0=/dev/pts/0 1=/work/out 2=/work/out
+	exec pid=100 tid=100 ts=100 str=/bin/sh
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 flags=2 start=100 exe=/bin/sh cmdline="sh -c x" cwd=/work/dir taken=1550
+	fds pid=100 taken=1550 0=/dev/pts/0 1=/dev/null 2=/work/out 10=/work/out
+	call probe=0 pid=100 tid=100 ts=1000 dur=10 ret=3 args=0,0,0 str=/dev/null
+	call probe=6 pid=100 tid=100 ts=1100 dur=10 ret=10 args=1,0,10
+	call probe=2 pid=100 tid=100 ts=1200 dur=10 ret=0 args=1
+	call probe=5 pid=100 tid=100 ts=1300 dur=10 ret=1 args=3,1
+	call probe=2 pid=100 tid=100 ts=1400 dur=10 ret=0 args=3
+	call probe=1 pid=100 tid=100 ts=1500 dur=10 ret=2 args=1,0,2
+	call probe=5 pid=100 tid=100 ts=6000 dur=10 ret=1 args=10,1
+	call probe=2 pid=100 tid=100 ts=6100 dur=10 ret=0 args=10
+	call probe=1 pid=100 tid=100 ts=6200 dur=10 ret=6 args=1,0,6
+	call probe=1 pid=100 tid=100 ts=6300 dur=10 ret=6 args=2,0,6
+	call probe=1 pid=100 tid=100 ts=6400 dur=10 ret=-9 flags=2 args=3,0,6
+	end
+	EOF
+	agg s &&
+	test_must_be_empty_err &&
+	grep -q "^fds pid=100 taken=1550 0=/dev/pts/0 1=/dev/null 2=/work/out 10=/work/out\$" out &&
+	grep -q "^process pid=100 .* taken=1550\$" out &&
+	events | sed "s/ pid=.* file=/ file=/" >got &&
+	cat >expect <<-\EOF &&
+	exec probe=0 file=- args= str=/bin/sh
+	call probe=0 file=/dev/null args=0,0,0 str=/dev/null
+	call probe=6 file=/work/out args=1,0,10
+	call probe=2 file=/work/out args=1
+	call probe=5 file=/dev/null args=3,1
+	call probe=2 file=/dev/null args=3
+	call probe=1 file=/dev/null args=1,0,2
+	call probe=5 file=/work/out args=10,1
+	call probe=2 file=/work/out args=10
+	call probe=1 file=/work/out args=1,0,6
+	call probe=1 file=/work/out args=2,0,6
+	call probe=1 file=- args=3,0,6
+	EOF
+	test_cmp expect got
+'
+
+test_expect_success 'a snapshot fills in unnamed fds, forgets what only /proc or an exec vouched for, not what a close said' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	fds pid=100 taken=50 7=/pre 8=/pre8
+	call probe=13 pid=100 tid=100 ts=100 dur=10 ret=6 args=2,1,0
+	call probe=0 pid=100 tid=100 ts=110 dur=10 ret=5 args=0,0,0 str=/five
+	call probe=2 pid=100 tid=100 ts=120 dur=10 ret=0 args=5
+	call probe=0 pid=100 tid=100 ts=130 dur=10 ret=3 args=0,0,0 str=/cloexec
+	call probe=0 pid=100 tid=100 ts=140 dur=10 ret=4 args=0,0,0 str=/kept
+	exec pid=100 tid=100 ts=200 str=/bin/other
+	fds pid=100 taken=300 4=/kept 5=/late 6=socket:[9] 8=/pre8
+	call probe=1 pid=100 tid=100 ts=250 dur=10 ret=1 args=6,0,1
+	call probe=1 pid=100 tid=100 ts=400 dur=10 ret=1 args=6,0,1
+	call probe=1 pid=100 tid=100 ts=410 dur=10 ret=-9 flags=2 args=5,0,1
+	call probe=1 pid=100 tid=100 ts=420 dur=10 ret=-9 flags=2 args=3,0,1
+	call probe=1 pid=100 tid=100 ts=430 dur=10 ret=1 args=4,0,1
+	call probe=1 pid=100 tid=100 ts=440 dur=10 ret=-9 flags=2 args=7,0,1
+	call probe=1 pid=100 tid=100 ts=450 dur=10 ret=1 args=8,0,1
+	end
+	EOF
+	agg s &&
+	test_must_be_empty_err &&
+	events | sed "s/ pid=.* file=/ file=/; s/ args=.*//" | tail -n 7 >got &&
+	cat >expect <<-\EOF &&
+	call probe=1 file=-
+	call probe=1 file=socket:[9]
+	call probe=1 file=-
+	call probe=1 file=-
+	call probe=1 file=/kept
+	call probe=1 file=-
+	call probe=1 file=/pre8
+	EOF
+	test_cmp expect got
+'
+
+test_expect_success 'a PROCESS frame gives its cwd from its time on; a fork gets its parent cwd, not the frame' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/late taken=500
+	call probe=0 pid=100 tid=100 ts=300 dur=10 ret=3 args=0,0,0 str=a
+	fork pid=100 tid=100 ts=400 child=101
+	process pid=101 ppid=100 uid=0 gid=0 rank=-1 flags=1 start=400 exe=/bin/app cmdline=app cwd=/wrong taken=400
+	call probe=0 pid=100 tid=100 ts=600 dur=10 ret=4 args=0,0,0 str=b
+	call probe=0 pid=101 tid=101 ts=700 dur=10 ret=4 args=0,0,0 str=c
+	end
+	EOF
+	agg s &&
+	test_must_be_empty_err &&
+	events | grep "^call" | sed "s/ tid=.* file=/ file=/; s/ args=.*//" >got &&
+	cat >expect <<-\EOF &&
+	call probe=0 pid=100 file=/work/dir/a
+	call probe=0 pid=100 file=/late/b
+	call probe=0 pid=101 file=/work/dir/c
 	EOF
 	test_cmp expect got
 '
