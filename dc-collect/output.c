@@ -67,15 +67,25 @@ static void emit_fds(struct collector *c, pid_t pid)
 }
 
 /* Describe pid from /proc: since is the time the description holds from
- * (0: now), flags DC_PROC_F_*. */
+ * (0: now), flags DC_PROC_F_*; after an exec, ev is the EXEC record. */
 static void describe(struct collector *c, pid_t pid, uint64_t since,
-		     uint32_t flags)
+		     uint32_t flags, const struct dc_event *ev)
 {
 	unsigned char buf[80000];
 	size_t n = dc_proc_record(pid, since, flags, buf, sizeof(buf));
 
 	if (n == 0) {
 		debug("process %d is gone before it could be described", (int)pid);
+		return;
+	}
+	/* Read after a second exec, it would describe this one as the next
+	 * program: say nothing, the readers name the program by the
+	 * record's path, and the next EXEC record is described. */
+	if (ev != NULL && !dc_proc_runs(pid, DC_EVENT_STR(ev), ev->str_len,
+					buf, n)) {
+		debug("process %d execed again before it could be described",
+		      (int)pid);
+		dc_descs_drop(&c->descs, pid);
 		return;
 	}
 	flush_batch(c);
@@ -86,7 +96,7 @@ static void describe(struct collector *c, pid_t pid, uint64_t since,
 
 void emit_process(struct collector *c, pid_t pid)
 {
-	describe(c, pid, 0, 0);
+	describe(c, pid, 0, 0, NULL);
 }
 
 /* A child runs its parent's program until it execs: it is described by
@@ -278,7 +288,7 @@ static void process_record(struct collector *c, const struct dc_event *ev)
 	/* The exec's description comes first: the readers' description of
 	 * the process at the EXEC record is the new program's, complete. */
 	if (ev->type == DC_EV_EXEC)
-		describe(c, (pid_t)ev->pid, ev->ts, DC_PROC_F_EXEC);
+		describe(c, (pid_t)ev->pid, ev->ts, DC_PROC_F_EXEC, ev);
 	append_record(c, ev);
 
 	/* Describe processes as they appear, right after the record that

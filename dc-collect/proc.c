@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +202,30 @@ size_t dc_fds_record(pid_t pid, unsigned char *buf, size_t cap)
 	closedir(d);
 	memcpy(buf, &rec, sizeof(rec));
 	return put_taken(buf, cap, pos, taken);
+}
+
+bool dc_proc_runs(pid_t pid, const char *file, size_t len,
+		  const unsigned char *payload, size_t plen)
+{
+	char path[PATH_MAX + 64], real[PATH_MAX];
+	const char *exe;
+	size_t el;
+
+	if (dc_get_str(payload, plen, sizeof(struct dc_process_rec), &exe,
+		       &el) == 0 || el == 0 || len == 0 || len >= PATH_MAX)
+		return true;
+	/* fexecve and execveat name an fd: nothing to compare with. */
+	if (len > 8 && memcmp(file, "/dev/fd/", 8) == 0)
+		return true;
+	if (file[0] == '/')
+		snprintf(path, sizeof(path), "%.*s", (int)len, file);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/cwd/%.*s", (int)pid,
+			 (int)len, file);
+	/* A program that is gone cannot be compared either. */
+	if (realpath(path, real) == NULL)
+		return true;
+	return strlen(real) == el && memcmp(real, exe, el) == 0;
 }
 
 /* ---- descriptions kept for forks ---- */

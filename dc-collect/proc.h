@@ -22,6 +22,13 @@ size_t dc_proc_record(pid_t pid, uint64_t since, uint32_t flags,
  * process is gone. */
 size_t dc_fds_record(pid_t pid, unsigned char *buf, size_t cap);
 
+/* Whether the PROCESS payload (plen bytes) read for pid after an exec
+ * of file (len bytes, as the EXEC record names it) describes that
+ * program: read late, it may describe the one a second exec loaded
+ * (sh -c 'exec prog').  True when it cannot be told. */
+bool dc_proc_runs(pid_t pid, const char *file, size_t len,
+		  const unsigned char *payload, size_t plen);
+
 /* The last PROCESS payload given for each process, so a fork can be
  * described from its parent's (the child runs the parent's program until
  * it execs) instead of from /proc, read later, perhaps after the exec. */

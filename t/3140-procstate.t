@@ -28,13 +28,14 @@ test_expect_success 'setup: a signing key' '
 '
 
 # forkexec forks two children; each writes a line to out, sets RANK=7
-# and execs dd (the first after 200 ms, the second at once).  The
-# parent runs with RANK=3.
+# and execs sleep (the first after 200 ms, the second at once; sleep
+# lives long enough for /proc to be read after its exec).  The parent
+# runs with RANK=3.
 test_expect_success BPF,PYTHON3 'a child: its PR at the fork is its parent, its exec has its own' '
 	: >out &&
 	printf "layers: [posix]\n" >c.yaml &&
 	RANK=3 trace c.yaml t.pfw.gz probes.sig -- \
-		forkexec "$PWD/out" /bin/dd if=/dev/null of="$PWD/dd.out" status=none &&
+		forkexec "$PWD/out" /bin/sleep 0.3 &&
 	test "$(cat out)" = "child 1
 child 2" &&
 	python3 - "$(command -v forkexec)" "$PWD" <<-\EOF
@@ -58,15 +59,15 @@ child 2" &&
 	parent = [a for a in pr[next(iter(forks.values()))["pid"]]]
 	top = parent[0]
 	assert top["name"] == exe and top["rank"] == 3, top
-	assert top["cmdline"] == "forkexec %s/out /bin/dd if=/dev/null of=%s/dd.out status=none" % (pwd, pwd), top
+	assert top["cmdline"] == "forkexec %s/out /bin/sleep 0.3" % pwd, top
 	for child, f in forks.items():
 	    got = pr[child]
 	    assert len(got) == 2, got
 	    fork, exe_pr = got
 	    assert fork == dict(top, ppid=f["pid"], since=f["ts"], origin="fork"), (fork, top)
-	    want = {"name": "/usr/bin/dd", "value": exe_pr["value"], "rank": 7,
+	    want = {"name": "/usr/bin/sleep", "value": exe_pr["value"], "rank": 7,
 	            "ppid": f["pid"], "uid": 0, "gid": 0,
-	            "cmdline": "/bin/dd if=/dev/null of=%s/dd.out status=none" % pwd,
+	            "cmdline": "/bin/sleep 0.3",
 	            "cwd": pwd, "since": execs[child]["ts"], "origin": "exec"}
 	    assert exe_pr == want, (exe_pr, want)
 	    # The fork PR before the child writes, the exec PR after it,
@@ -75,6 +76,38 @@ child 2" &&
 	    assert order[i + 1] == ("write", child, None), order[i:i + 4]
 	    assert order.index(("PR", child, "exec")) < order.index(("exec", child, None))
 	    assert order.index(("write", child, None)) < order.index(("PR", child, "exec"))
+	EOF
+'
+
+# sh -c 'exec prog' execs twice in a row: /proc, read late for the first
+# exec, may show the second program already.  The first exec's PR is the
+# shell (read in time) or its path (read too late), never sleep's.
+test_expect_success BPF,PYTHON3 'two execs in a row: each its own PR, the first never the second' '
+	printf "layers: [posix]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- \
+		sh -c "exec /bin/sleep 0.3" &&
+	python3 - "$PWD" <<-\EOF
+	import gzip, json, sys
+	pwd = sys.argv[1]
+	lines = [json.loads(l) for l in gzip.open("t.pfw.gz", "rt")
+	         if l.startswith("{")]
+	execs = [e for e in lines if e["name"] == "exec" and e["ph"] == "i"]
+	assert len(execs) == 2 and execs[0]["pid"] == execs[1]["pid"], execs
+	pid = execs[0]["pid"]
+	prs = [e["args"] for e in lines if e["name"] == "PR" and e["pid"] == pid
+	       and e["args"].get("origin") == "exec"]
+	assert len(prs) == 2, prs
+	first, second = prs
+	assert first["since"] == execs[0]["ts"], (first, execs)
+	if first["name"] == "/usr/bin/dash":
+	    assert first["cmdline"] == "sh -c exec /bin/sleep 0.3", first
+	else:
+	    # the path execvp found, as the EXEC record has it
+	    assert first["name"] in ("/usr/bin/sh", "/bin/sh"), first
+	    assert first["cmdline"] == first["name"], first
+	assert second["since"] == execs[1]["ts"], (second, execs)
+	assert second["name"] == "/usr/bin/sleep", second
+	assert second["cmdline"] == "/bin/sleep 0.3", second
 	EOF
 '
 
