@@ -778,6 +778,7 @@ static void report_trees(struct aggregator *ag)
 			     "parents by events written", ag->inputs[i].name,
 			     calltree_open(ct));
 		calltree_free(ct);
+		snap_free_all(&ag->inputs[i].snapshots);
 	}
 }
 
