@@ -93,8 +93,15 @@ static int strings(const char *path, char *buf)
 	fseek(f, 0, SEEK_SET);
 	if (fgets(buf, 100, f) == NULL || fgets(buf, 3, f) == NULL)
 		fail("fgets");
-	while (fgets(buf, 100, f) != NULL)
+	/* errno as the calls leave it: untouched by one that succeeds, 0
+	 * still after fgets at the end of the file (which sets none). */
+	errno = ENOTTY;
+	if (fgets(buf, 100, f) == NULL || errno != ENOTTY)
+		fail("errno after a call that succeeded");
+	while (errno = 0, fgets(buf, 100, f) != NULL)
 		;
+	if (errno != 0)
+		fail("errno after fgets at the end of the file");
 	fclose(f);
 	return 0;
 }
