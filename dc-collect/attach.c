@@ -142,16 +142,51 @@ static void attach_uprobe_group(struct collector *c, const size_t *idx,
 	attach_uprobe_group(c, idx + n / 2, n - n / 2);
 }
 
+/* -- COMMAND and --pid name the processes before they run or now: their
+ * uprobes go into them and what they create, not into every process on
+ * the host (pidprobe.h).  Elsewhere the selection grows by processes
+ * nobody names in advance, so the uprobes are set system-wide. */
+static void start_pidprobes(struct collector *c)
+{
+	const char *why = NULL;
+
+	if (c->opt.mode != SEL_COMMAND && c->opt.mode != SEL_PIDS)
+		return;
+	c->pidprobes = dc_pidprobes_new(
+		bpf_program__fd(c->skel->progs.dc_uprobe_entry),
+		bpf_program__fd(c->skel->progs.dc_uprobe_exit), &why);
+	if (c->pidprobes == NULL)
+		notice("uprobes are set for every process on the host: %s", why);
+}
+
+/* The probe's uprobes only in the traced processes, if it can be. */
+static bool add_pidprobe(struct collector *c, size_t i)
+{
+	const struct dc_probe *p = &c->spec->probes[i];
+	int err;
+
+	if (c->pidprobes == NULL)
+		return false;
+	err = dc_pidprobes_add(c->pidprobes, p->target, p->offset, p->function,
+			       (__u64)i);
+	if (err == 0)
+		return true;
+	notice("%s in %s: uprobe set for every process on the host (tracefs "
+	       "cannot define it: %s)", p->function, p->target, strerror(-err));
+	return false;
+}
+
 static void attach_uprobes(struct collector *c)
 {
 	size_t *idx = xcalloc(c->spec->nprobes + 1, sizeof(size_t));
 	size_t n = 0, i, start;
 
+	start_pidprobes(c);
 	for (i = 0; i < c->spec->nprobes; i++) {
 		if (c->spec->probes[i].kind != DC_PROBE_UPROBE || c->skip[i])
 			continue;
 		/* Recorded by the clients themselves: no trap for them. */
-		if (dc_fast_covers(c->fast, i)) {
+		if (dc_fast_covers(c->fast, i) || add_pidprobe(c, i)) {
 			c->attached++;
 			continue;
 		}

@@ -117,6 +117,8 @@ static void start_command(struct collector *c)
 		die("the command's process did not start");
 	c->child = pid;
 	select_pid(c, pid);
+	if (c->pidprobes != NULL)
+		dc_pidprobes_follow(c->pidprobes, pid);
 	emit_process(c, pid);
 	if (kill(pid, SIGCONT) != 0)
 		sysdie("cannot start the command");
@@ -139,6 +141,8 @@ static void select_pids(struct collector *c)
 		if (kill(c->opt.pids[i], 0) != 0 && errno == ESRCH)
 			die("no process %d", (int)c->opt.pids[i]);
 		select_pid(c, c->opt.pids[i]);
+		if (c->pidprobes != NULL)
+			dc_pidprobes_follow(c->pidprobes, c->opt.pids[i]);
 		emit_process(c, c->opt.pids[i]);
 	}
 }
@@ -494,6 +498,7 @@ static void free_collector(struct collector *c)
 {
 	ring_buffer__free(c->rb);
 	drop_links(c);
+	dc_pidprobes_free(c->pidprobes);
 	collect_bpf__destroy(c->skel);
 	dc_spec_free(c->spec);
 	dc_profiler_free(c->profiler);

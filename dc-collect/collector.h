@@ -32,6 +32,7 @@
 #include "kfuncs.h"
 #include "merge.h"
 #include "proc.h"
+#include "pidprobe.h"
 #include "profile.h"
 #include "spec.h"
 #include "stream.h"
@@ -107,6 +108,7 @@ struct collector {
 	char client_real[PATH_MAX];   /* the client library to preload */
 	int epoll_fd;                 /* kernel ring + fast path */
 	struct dc_descs descs;        /* the last description of each process */
+	struct dc_pidprobes *pidprobes; /* uprobes in the traced processes only */
 };
 
 static inline uint64_t now_ns(void)

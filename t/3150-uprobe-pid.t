@@ -1,0 +1,129 @@
+#!/bin/sh
+# Uprobes only in the traced processes: with -- COMMAND and --pid the
+# collector's uprobes are tracefs events bound to the traced processes
+# and inherited by what they start (dc-collect/pidprobe.h), so another
+# process calling a probed function takes no trap at all.  The kernel
+# counts every trap of a tracefs uprobe event (uprobe_profile): that
+# count, not a time, is what is checked.  Children, threads and exec keep
+# their probes: exact counts.
+. "$(dirname "$0")/test-lib.sh"
+
+WORKLOAD="$DC_BUILD_DIR/t/helpers/workload"
+TRACEFS=/sys/kernel/tracing
+
+test_lazy_prereq TRACEFS '
+	test -w $TRACEFS/uprobe_events || { echo "no writable tracefs at $TRACEFS"; false; }
+'
+
+spec() {
+	printf "layers:\n  - posix\n" >c.yaml &&
+	dc-gen c.yaml >probes.json 2>gen.err &&
+	dc-sign -k "$SHARED/key" -o probes.sig probes.json
+}
+
+# write_event PID: the tracefs event of collector PID at libc write()'s
+# entry (from the spec's offset).
+write_event() {
+	_off=$(python3 -c "import json, sys
+for p in json.load(open(\"probes.json\"))[\"probes\"]:
+    if p[\"kind\"] == \"uprobe\" and p[\"function\"] == \"write\":
+        print(\"%x\" % p[\"offset\"])") &&
+	sed -n "s|^p:datacrumbs/\(p$1_[0-9]*\) .*:0x0*$_off\$|\1|p" \
+		$TRACEFS/uprobe_events
+}
+
+# hits EVENT: how many times the event's breakpoint was hit, in any
+# process (kept by the kernel, before any filtering).
+hits() {
+	awk -v e="$1" '$2 == e { print $3 }' $TRACEFS/uprobe_profile
+}
+
+# count TEXT NAME PID [RET]: POSIX calls of one function by one process
+# (that returned RET).
+count() {
+	awk -v name="$2" -v pid="$3" -v ret="${4:-}" '
+		/^probe / { split($2, i, "="); split($4, l, "="); split($5, n, "=");
+			    L[i[2]] = l[2]; N[i[2]] = n[2] }
+		/^call / { split($2, i, "="); split($3, p, "="); split($7, r, "=");
+			   if (L[i[2]] == "POSIX" && N[i[2]] == name && p[2] == pid &&
+			       (ret == "" || r[2] == ret)) c++ }
+		END { print c + 0 }' "$1"
+}
+
+test_expect_success 'setup: a signing key' '
+	dc-sign --gen-key -k "$SHARED/key" >/dev/null
+'
+
+test_expect_success BPF,TRACEFS,PYTHON3 '-- COMMAND: 5000 write() calls of another process take no trap; the command'"'"'s 1000 are all traced' '
+	spec || return 1
+	dc-collect -k "$SHARED/key" --no-preload -o s.dcs probes.sig -- sh -c \
+		"echo \$\$ >pid; touch started; while ! test -e go; do sleep 0.05; done; exec \"\$0\" writes 1000" \
+		"$WORKLOAD" 2>collect.err &
+	collector=$! &&
+	test_when_finished "touch go; test_kill_pid -INT $collector dc-collect" &&
+	wait_for_file started &&
+	ev=$(write_event $collector) &&
+	echo "write() entry: $ev" &&
+	test -n "$ev" &&
+	h0=$(hits $ev) &&
+	"$WORKLOAD" writes 5000 &&
+	h1=$(hits $ev) &&
+	echo "hits before $h0, after another process wrote 5000 times: $h1" &&
+	test "$h1" = "$h0" &&
+	touch go &&
+	wait $collector &&
+	dc-aggregate --text s.dcs >t.txt &&
+	w=$(count t.txt write $(cat pid) 1) &&
+	echo "one-byte writes traced: $w" &&
+	test "$w" = 1000 &&
+	test -z "$(grep -l datacrumbs/p${collector}_ $TRACEFS/uprobe_events)"
+'
+
+test_expect_success BPF,TRACEFS,PYTHON3 '--pid: another process takes no trap, the selected one is traced through its exec' '
+	spec || return 1
+	sh -c "while ! test -e go2; do sleep 0.05; done; exec \"\$0\" writes 700" \
+		"$WORKLOAD" &
+	target=$!
+	test_when_finished "touch go2; test_kill_pid $target"
+	dc-collect -k "$SHARED/key" --pid $target -R ready -o p.dcs probes.sig 2>collect.err &
+	collector=$! &&
+	test_when_finished "test_kill_pid -INT $collector dc-collect" &&
+	wait_for_file ready &&
+	ev=$(write_event $collector) &&
+	test -n "$ev" &&
+	h0=$(hits $ev) &&
+	"$WORKLOAD" writes 5000 &&
+	h1=$(hits $ev) &&
+	echo "hits before $h0, after another process wrote 5000 times: $h1" &&
+	test "$h1" = "$h0" &&
+	touch go2 &&
+	{ wait $collector; echo "collector exit $?"; } &&
+	dc-aggregate --text p.dcs >t.txt &&
+	w=$(count t.txt write $target) &&
+	echo "writes traced in process $target: $w" &&
+	test "$w" = 700
+'
+
+test_expect_success BPF,TRACEFS,PYTHON3 'forked children, threads, fork + exec and exec keep their probes: exact counts' '
+	spec &&
+	mkdir d &&
+	dc-collect -k "$SHARED/key" --no-preload -o s.dcs probes.sig -- sh -c \
+		"\"\$0\" tree \"\$1\" 300; \"\$0\" writes 250; exec \"\$0\" writes 150" \
+		"$WORKLOAD" "$PWD/d" 2>collect.err &&
+	dc-aggregate --text s.dcs >t.txt &&
+	awk "/^call / { split(\$3, p, \"=\"); split(\$2, i, \"=\"); c[p[2] \" \" i[2]]++ }
+	     END { for (k in c) print k, c[k] }" t.txt >per-pid &&
+	w=$(python3 -c "import json
+print([i for i, p in enumerate(json.load(open(\"probes.json\"))[\"probes\"])
+       if p[\"kind\"] == \"uprobe\" and p[\"function\"] == \"write\"][0])") &&
+	awk -v w=$w "\$2 == w { print \$3 }" per-pid | sort -n >got &&
+	printf "150\n250\n300\n300\n1200\n" >want &&
+	test_cmp want got
+'
+
+test_expect_success BPF,TRACEFS '--help says where uprobes are set for every process' '
+	dc-collect --help >help &&
+	grep -q "with --clients, --cgroup and --all they are set in the" help
+'
+
+test_done
