@@ -177,13 +177,52 @@ static void add_snapshot(struct aggregator *ag, unsigned idx,
 		snap_insert(&ag->inputs[idx].snapshots, s);
 }
 
+/* The PROCESS payload to pass on: f's own, except that a fork's or an
+ * exec's description holds from its event on, so its working directory
+ * is the one the events say there, when they say one (the FORK record
+ * gave the child its parent's; the collector's copy of the parent's
+ * description may be older than a chdir, and /proc read after an exec
+ * may show a chdir made after it).  s, l: exe, cmdline, cwd; pos: the
+ * offset after cwd. */
+static unsigned char *process_payload(struct aggregator *ag, unsigned idx,
+				      const struct dc_frame *f,
+				      const struct dc_process_rec *rec,
+				      const char *const *s, const size_t *l,
+				      size_t pos, size_t *len)
+{
+	struct proc *p = get_proc(ag, idx, rec->pid, 0);
+	const char *cwd = NULL;
+	unsigned char *copy;
+	size_t cl, at;
+
+	if (p != NULL && p->cwd != NULL &&
+	    ((rec->flags & DC_PROC_F_FORKED) ||
+	     ((rec->flags & DC_PROC_F_EXEC) && p->cwd_from_stream)))
+		cwd = p->cwd;
+	if (cwd == NULL || (strlen(cwd) == l[2] && memcmp(cwd, s[2], l[2]) == 0)) {
+		copy = xmalloc(f->len);
+		memcpy(copy, f->data, f->len);
+		*len = f->len;
+		return copy;
+	}
+	cl = strlen(cwd);
+	*len = f->len - l[2] + cl;
+	copy = xmalloc(*len);
+	at = sizeof(*rec);
+	at = dc_put_str(copy, *len, at, s[0], l[0]);
+	at = dc_put_str(copy, *len, at, s[1], l[1]);
+	at = dc_put_str(copy, *len, at, cwd, cl);
+	memcpy(copy + at, f->data + pos, f->len - pos);
+	return copy;
+}
+
 void handle_process(struct aggregator *ag,
 		    unsigned idx, const struct dc_frame *f)
 {
 	struct input *in = &ag->inputs[idx];
 	struct dc_process_rec rec;
 	const char *s[3];
-	size_t l[3], pos = sizeof(rec);
+	size_t l[3], pos = sizeof(rec), len;
 	unsigned char *copy;
 	int k;
 
@@ -212,12 +251,11 @@ void handle_process(struct aggregator *ag,
 		snap->cwd[l[2]] = '\0';
 		add_snapshot(ag, idx, snap);
 	}
-	copy = xmalloc(f->len);
-	memcpy(copy, f->data, f->len);
+	copy = process_payload(ag, idx, f, &rec, s, l, pos, &len);
 	rec.start_mono_ns += (uint64_t)in->delta;
 	memcpy(copy, &rec, sizeof(rec));
 	flush_events(ag);
-	out_frame(ag, DC_FRAME_PROCESS, copy, f->len);
+	out_frame(ag, DC_FRAME_PROCESS, copy, (uint32_t)len);
 	free(copy);
 }
 

@@ -30,10 +30,11 @@ test_expect_success 'setup: a signing key' '
 # forkexec forks two children; each writes a line to out, sets RANK=7
 # and execs sleep (the first after 200 ms, the second at once; sleep
 # lives long enough for /proc to be read after its exec).  The parent
-# runs with RANK=3.
+# runs with RANK=3, and moves to /tmp before the second fork: that child
+# starts there, which the parent's description does not say.
 test_expect_success BPF,PYTHON3 'a child: its PR at the fork is its parent, its exec has its own' '
 	: >out &&
-	printf "layers: [posix]\n" >c.yaml &&
+	printf "layers: [posix, syscalls]\n" >c.yaml &&
 	RANK=3 trace c.yaml t.pfw.gz probes.sig -- \
 		forkexec "$PWD/out" /bin/sleep 0.3 &&
 	test "$(cat out)" = "child 1
@@ -60,15 +61,16 @@ child 2" &&
 	top = parent[0]
 	assert top["name"] == exe and top["rank"] == 3, top
 	assert top["cmdline"] == "forkexec %s/out /bin/sleep 0.3" % pwd, top
-	for child, f in forks.items():
+	for n, (child, f) in enumerate(sorted(forks.items(), key=lambda c: c[1]["ts"])):
+	    cwd = pwd if n == 0 else "/tmp"
 	    got = pr[child]
 	    assert len(got) == 2, got
 	    fork, exe_pr = got
-	    assert fork == dict(top, ppid=f["pid"], since=f["ts"], origin="fork"), (fork, top)
+	    assert fork == dict(top, ppid=f["pid"], since=f["ts"], origin="fork", cwd=cwd), (fork, top)
 	    want = {"name": "/usr/bin/sleep", "value": exe_pr["value"], "rank": 7,
 	            "ppid": f["pid"], "uid": 0, "gid": 0,
 	            "cmdline": "/bin/sleep 0.3",
-	            "cwd": pwd, "since": execs[child]["ts"], "origin": "exec"}
+	            "cwd": cwd, "since": execs[child]["ts"], "origin": "exec"}
 	    assert exe_pr == want, (exe_pr, want)
 	    # The fork PR before the child writes, the exec PR after it,
 	    # before the exec instant.

@@ -704,6 +704,34 @@ test_expect_success 'a snapshot fills in unnamed fds, forgets what only /proc or
 	test_cmp expect got
 '
 
+# The collector describes a fork from its copy of the parent's
+# description, which may predate a chdir, and reads /proc after an exec,
+# which may follow one: the frames passed on have the directory the
+# events say at the fork and at the exec.
+test_expect_success 'a fork and an exec are described with the cwd the events say then' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	probe id=15 kind=syscall layer=sys name=chdir args=path ret=status
+	call probe=15 pid=100 tid=100 ts=300 dur=10 ret=0 args=0 str=sub
+	fork pid=100 tid=100 ts=400 child=101
+	process pid=101 ppid=100 uid=0 gid=0 rank=-1 flags=1 start=400 exe=/bin/app cmdline="app -x" cwd=/work/dir job=k=v taken=400
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 flags=2 start=500 exe=/bin/new cmdline=new cwd=/later job= taken=900
+	exec pid=100 tid=100 ts=500 str=/bin/new
+	process pid=101 ppid=100 uid=0 gid=0 rank=-1 flags=0 start=950 exe=/bin/app cmdline="app -x" cwd=/elsewhere taken=950
+	end
+	EOF
+	agg s &&
+	test_must_be_empty_err &&
+	grep "^process" out >got &&
+	cat >expect <<-\EOF &&
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 flags=0 start=0 exe=/bin/app cmdline="app -x" cwd=/work/dir
+	process pid=101 ppid=100 uid=0 gid=0 rank=-1 flags=1 start=400 exe=/bin/app cmdline="app -x" cwd=/work/dir/sub job=k=v taken=400
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 flags=2 start=500 exe=/bin/new cmdline=new cwd=/work/dir/sub job="" taken=900
+	process pid=101 ppid=100 uid=0 gid=0 rank=-1 flags=0 start=950 exe=/bin/app cmdline="app -x" cwd=/elsewhere job="" taken=950
+	EOF
+	test_cmp expect got
+'
+
 test_expect_success 'a PROCESS frame gives its cwd from its time on; a fork gets its parent cwd, not the frame' '
 	write_probes >s &&
 	cat >>s <<-\EOF &&

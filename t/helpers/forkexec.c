@@ -8,8 +8,10 @@
  * FILE ("child 1", "child 2": an event of the forked process), sets RANK
  * to 7 (the parent's, from the environment, stays), and execs PROGRAM
  * with ARGs; the first sleeps 200 ms before its exec, the second execs
- * at once, so the collector has no time to look at it before.  The
- * parent waits for both and exits 0 if both exited 0.
+ * at once, so the collector has no time to look at it before.  Between
+ * the two forks the parent changes directory to /tmp: the second child
+ * is forked there.  The parent waits for both and exits 0 if both
+ * exited 0.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -50,6 +52,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (n = 1; n <= 2; n++) {
+		if (n == 2 && chdir("/tmp") != 0)
+			failed = 1;
 		pid = child(argv[1], n, argv + 2);
 		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
 		    !WIFEXITED(status) || WEXITSTATUS(status) != 0)
