@@ -239,7 +239,8 @@ static int safe_read(void *dst, __u64 src, size_t n)
 /* Total of iov_len over cnt entries, -1 if unreadable.  After a call
  * that succeeded, the kernel has just read the array; after one that
  * failed it may not have, and it is read the safe way. */
-static __s64 iov_total(__u64 iov, __s64 cnt, int call_failed)
+static __attribute__((noinline)) __s64 iov_total(__u64 iov, __s64 cnt,
+						   int call_failed)
 {
 	struct iovec chunk[32];
 	__s64 total = 0, i = 0, k, m;
