@@ -3,7 +3,8 @@
 bin_PROGRAMS += dc-write/dc-write
 dc_write_dc_write_SOURCES = \
 	dc-write/dc-write.c \
-	dc-write/trace.c dc-write/trace.h \
+	dc-write/trace.c dc-write/trace.h dc-write/trace-impl.h \
+	dc-write/tables.c dc-write/outputs.c dc-write/json.h \
 	dc-write/callargs.c dc-write/callargs.h \
 	dc-write/gzout.c dc-write/gzout.h \
 	dc-write/check.c dc-write/check.h \
