@@ -22,18 +22,15 @@
 #include "messages.h"
 #include "profile.h"
 #include "stream.h"
-
-struct seen {
-	uint64_t key;                 /* pid << 32 | probe id; 0: empty */
-	struct dc_profile_value last; /* what was reported so far */
-};
+#include "u64map.h"
 
 struct dc_profiler {
 	int map_fd;
 	int ncpu;
 	struct dc_profile_value *percpu;
-	struct seen *table;           /* open addressing, power of two */
-	size_t cap, used;
+	/* pid << 32 | probe id -> struct dc_profile_value *: what was
+	 * reported so far (lib/u64map.h: every pid is a key) */
+	struct u64map last;
 	uint32_t *exited;             /* pids to forget after this interval */
 	size_t nexited, exited_cap;
 	unsigned char *buf;
@@ -42,35 +39,7 @@ struct dc_profiler {
 
 static uint64_t pack(const struct dc_profile_key *k)
 {
-	/* pid 0 never runs user code, so the packed key is never 0. */
 	return ((uint64_t)k->pid << 32) | k->probe_id;
-}
-
-static struct seen *slot(struct dc_profiler *p, uint64_t key, int insert)
-{
-	size_t mask = p->cap - 1, i = (size_t)(key * 0x9E3779B97F4A7C15ULL) & mask;
-
-	while (p->table[i].key != 0 && p->table[i].key != key)
-		i = (i + 1) & mask;
-	if (p->table[i].key == 0 && !insert)
-		return NULL;
-	return &p->table[i];
-}
-
-static void grow(struct dc_profiler *p)
-{
-	struct seen *old = p->table;
-	size_t n = p->cap, i;
-
-	p->cap = n ? 2 * n : 1024;
-	p->table = xcalloc(p->cap, sizeof(*p->table));
-	p->used = 0;
-	for (i = 0; i < n; i++)
-		if (old[i].key != 0) {
-			*slot(p, old[i].key, 1) = old[i];
-			p->used++;
-		}
-	free(old);
 }
 
 struct dc_profiler *dc_profiler_new(int map_fd)
@@ -82,7 +51,6 @@ struct dc_profiler *dc_profiler_new(int map_fd)
 	if (p->ncpu < 1)
 		p->ncpu = 1;
 	p->percpu = xcalloc((size_t)p->ncpu, sizeof(*p->percpu));
-	grow(p);
 	return p;
 }
 
@@ -111,19 +79,19 @@ static void forget(struct dc_profiler *p, uint32_t pid)
 		if (key.pid == pid)
 			bpf_map_delete_elem(p->map_fd, &key);
 	}
-	/* ...and rebuild our table without it. */
+	/* ...and from what was reported. */
 	{
-		struct seen *old = p->table;
-		size_t n = p->cap, i;
+		uint64_t *gone = xmalloc((p->last.count + 1) * sizeof(uint64_t));
+		size_t i, n = 0;
 
-		p->table = xcalloc(p->cap, sizeof(*p->table));
-		p->used = 0;
-		for (i = 0; i < n; i++)
-			if (old[i].key != 0 && (uint32_t)(old[i].key >> 32) != pid) {
-				*slot(p, old[i].key, 1) = old[i];
-				p->used++;
-			}
-		free(old);
+		for (i = 0; i < p->last.cap; i++)
+			if (p->last.used[i] && (uint32_t)(p->last.keys[i] >> 32) == pid)
+				gone[n++] = p->last.keys[i];
+		for (i = 0; i < n; i++) {
+			free((void *)(uintptr_t)*u64map_get(&p->last, gone[i]));
+			u64map_del(&p->last, gone[i]);
+		}
+		free(gone);
 	}
 }
 
@@ -141,7 +109,9 @@ const unsigned char *dc_profiler_take(struct dc_profiler *p, uint64_t start_ns,
 	for (more = bpf_map_get_next_key(p->map_fd, NULL, &next) == 0; more;) {
 		struct dc_profile_value sum;
 		struct dc_counter_entry e;
-		struct seen *s;
+		struct dc_profile_value *last;
+		uint64_t *slot;
+		int added;
 
 		key = next;
 		more = bpf_map_get_next_key(p->map_fd, &key, &next) == 0;
@@ -154,23 +124,20 @@ const unsigned char *dc_profiler_take(struct dc_profiler *p, uint64_t start_ns,
 			sum.bytes += p->percpu[cpu].bytes;
 			sum.errors += p->percpu[cpu].errors;
 		}
-		if (2 * (p->used + 1) > p->cap)
-			grow(p);
-		s = slot(p, pack(&key), 1);
-		if (s->key == 0) {
-			s->key = pack(&key);
-			p->used++;
-		}
-		if (sum.calls == s->last.calls)
+		slot = u64map_insert(&p->last, pack(&key), &added);
+		if (added)
+			*slot = (uint64_t)(uintptr_t)xcalloc(1, sizeof(*last));
+		last = (struct dc_profile_value *)(uintptr_t)*slot;
+		if (sum.calls == last->calls)
 			continue;
 		memset(&e, 0, sizeof(e));
 		e.pid = key.pid;
 		e.probe_id = key.probe_id;
-		e.calls = sum.calls - s->last.calls;
-		e.dur_ns = sum.dur_ns - s->last.dur_ns;
-		e.bytes = sum.bytes - s->last.bytes;
-		e.errors = sum.errors - s->last.errors;
-		s->last = sum;
+		e.calls = sum.calls - last->calls;
+		e.dur_ns = sum.dur_ns - last->dur_ns;
+		e.bytes = sum.bytes - last->bytes;
+		e.errors = sum.errors - last->errors;
+		*last = sum;
 		append(p, &pos, &e, sizeof(e));
 		rec.count++;
 	}
@@ -197,10 +164,15 @@ void dc_profiler_exited(struct dc_profiler *p, uint32_t pid)
 
 void dc_profiler_free(struct dc_profiler *p)
 {
+	size_t i;
+
 	if (p == NULL)
 		return;
 	free(p->percpu);
-	free(p->table);
+	for (i = 0; i < p->last.cap; i++)
+		if (p->last.used[i])
+			free((void *)(uintptr_t)p->last.vals[i]);
+	u64map_free(&p->last);
 	free(p->exited);
 	free(p->buf);
 	free(p);
