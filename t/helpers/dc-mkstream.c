@@ -874,6 +874,166 @@ static void synthetic(uint64_t count)
 	do_line(strcpy(line, "end"));
 }
 
+/*
+ * A stream as the collector writes it (ids=0), for dc-aggregate's memory
+ * bench: what is open at any moment stays the same however long the
+ * stream.  4 processes of 2 threads; each thread runs inside one call
+ * ("main") that stays open until its process exits, with open, write and
+ * close library calls under it, each with the system call it made one
+ * level further down; records come as calls return, the system call
+ * first.  Each open's fd is closed again.  Every 100,000 events a
+ * process exits and another (a new pid) takes its place.
+ */
+enum { N_MAIN, N_OPEN, N_WRITE, N_CLOSE, N_SYS_OPEN, N_SYS_WRITE,
+       N_SYS_CLOSE, N_COUNT };
+
+struct nthread {
+	uint32_t pid, tid;
+	uint64_t seq, ts, main_ts;
+};
+
+static void nested_event(int probe, struct nthread *t, uint64_t seq,
+			 uint64_t parent, uint16_t depth, uint64_t ts,
+			 uint64_t dur, int64_t ret, const char *str,
+			 int nargs, const uint64_t *args)
+{
+	struct dc_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = DC_EV_CALL;
+	ev.probe_id = (uint32_t)probe;
+	ev.pid = t->pid;
+	ev.tid = t->tid;
+	ev.ts = ts;
+	ev.dur = dur;
+	ev.ret = ret;
+	ev.depth = depth;
+	ev.nargs = (uint8_t)nargs;
+	ev.seq = seq;
+	ev.parent = parent;
+	add_event(&ev, args, str);
+}
+
+/* One library call with its system call under it: 2 records. */
+static void nested_pair(struct nthread *t, int lib, int sys, int64_t ret,
+			const char *str, int nargs, const uint64_t *args)
+{
+	uint64_t lib_seq = ++t->seq, sys_seq = ++t->seq;
+	uint64_t dur = rnd_range(2000, 40000);
+
+	nested_event(sys, t, sys_seq, lib_seq, 2, t->ts + 500, dur - 1000,
+		     ret, str, nargs, args);
+	nested_event(lib, t, lib_seq, 1, 1, t->ts, dur, ret, str, nargs, args);
+	t->ts += dur + rnd_range(500, 4000);
+}
+
+static void nested_start(struct nthread *th, int slot, uint32_t pid)
+{
+	char line[512];
+	int k;
+
+	snprintf(line, sizeof(line),
+		 "process pid=%u ppid=4000 uid=1000 gid=1000 rank=%d "
+		 "exe=/usr/bin/app cmdline=app cwd=/scratch/run", pid, slot);
+	do_line(line);
+	for (k = 0; k < 2; k++) {
+		struct nthread *t = &th[2 * slot + k];
+
+		t->pid = pid;
+		t->tid = pid + (uint32_t)k;
+		t->seq = 1; /* main, entered first */
+		t->main_ts = t->ts;
+		t->ts += 1000;
+	}
+}
+
+static void nested_stop(struct nthread *th, int slot)
+{
+	struct dc_event ev;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		struct nthread *t = &th[2 * slot + k];
+
+		nested_event(N_MAIN, t, 1, 0, 0, t->main_ts, t->ts - t->main_ts,
+			     0, NULL, 0, NULL);
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.type = DC_EV_EXIT_PROC;
+	ev.pid = ev.tid = th[2 * slot].pid;
+	ev.ts = th[2 * slot].ts;
+	add_event(&ev, NULL, NULL);
+}
+
+static void synthetic_nested(uint64_t count)
+{
+	static const char *const probes[N_COUNT] = {
+		[N_MAIN] = "kind=uprobe layer=APP name=main target=/usr/bin/app",
+		[N_OPEN] = "kind=uprobe layer=POSIX name=open target=libc.so.6 args=path,flags,mode ret=fd",
+		[N_WRITE] = "kind=uprobe layer=POSIX name=write target=libc.so.6 args=fd,ptr,size ret=size",
+		[N_CLOSE] = "kind=uprobe layer=POSIX name=close target=libc.so.6 args=fd ret=status",
+		[N_SYS_OPEN] = "kind=syscall layer=sys name=openat target=kernel args=fd,path,flags,mode ret=fd",
+		[N_SYS_WRITE] = "kind=syscall layer=sys name=write target=kernel args=fd,ptr,size ret=size",
+		[N_SYS_CLOSE] = "kind=syscall layer=sys name=close target=kernel args=fd ret=status",
+	};
+	struct nthread th[8];
+	char line[512], path[64];
+	uint64_t done = 0, churn = 100000, a[4];
+	uint32_t next_pid = 5000;
+	int i, slot;
+
+	snprintf(info.host, sizeof(info.host), "synth");
+	snprintf(info.run_id, sizeof(info.run_id), "nested");
+	info.clock_offset_ns = 1700000000000000000ll;
+	info.start_mono_ns = 1000000000ull;
+	info.flags &= ~(uint32_t)DC_STREAM_F_IDS;
+	start_stream();
+	for (i = 0; i < N_COUNT; i++) {
+		snprintf(line, sizeof(line), "probe id=%d %s", i, probes[i]);
+		do_line(line);
+	}
+	memset(th, 0, sizeof(th));
+	for (slot = 0; slot < 4; slot++) {
+		th[2 * slot].ts = th[2 * slot + 1].ts = 2000000000ull;
+		nested_start(th, slot, next_pid);
+		next_pid += 2;
+	}
+	while (done + 8 <= count) {
+		struct nthread *t = &th[rnd() % 8];
+		uint64_t n = rnd_range(1, 20), fd = 3 + rnd() % 60;
+
+		/* A file of 10,000, opened, written n times, closed. */
+		snprintf(path, sizeof(path), "/scratch/run/out.%05u",
+			 (unsigned)(rnd() % 10000));
+		a[0] = 0;
+		a[1] = 0101;
+		a[2] = 0644;
+		nested_pair(t, N_OPEN, N_SYS_OPEN, (int64_t)fd, path, 3, a);
+		done += 2;
+		for (; n > 0 && done + 6 <= count; n--, done += 2) {
+			a[0] = fd;
+			a[1] = 0x7f3a5c000000ull;
+			a[2] = 4096;
+			nested_pair(t, N_WRITE, N_SYS_WRITE, 4096, NULL, 3, a);
+		}
+		a[0] = fd;
+		nested_pair(t, N_CLOSE, N_SYS_CLOSE, 0, NULL, 1, a);
+		done += 2;
+		if (done >= churn && done + 8 <= count) {
+			/* A process exits; a new one starts in its slot. */
+			slot = (int)(rnd() % 4);
+			nested_stop(th, slot);
+			nested_start(th, slot, next_pid);
+			next_pid += 2;
+			done += 3;
+			churn += 100000;
+		}
+	}
+	for (slot = 0; slot < 4; slot++)
+		nested_stop(th, slot);
+	do_line(strcpy(line, "end"));
+}
+
 /* ---- main ---- */
 
 static void usage(void) __attribute__((noreturn));
@@ -881,12 +1041,14 @@ static void usage(void) __attribute__((noreturn));
 static void usage(void)
 {
 	printf("Usage: dc-mkstream [FILE]\n"
-	       "       dc-mkstream --synthetic N\n"
+	       "       dc-mkstream --synthetic N | --nested N\n"
 	       "Write a datacrumbs stream described by FILE (or standard input)\n"
 	       "to standard output.  See the comment at the top of\n"
 	       "t/helpers/dc-mkstream.c for the description language.\n"
 	       "\n"
 	       "  -s, --synthetic N  generate a realistic POSIX stream of N events\n"
+	       "  -n, --nested N     generate a collector's stream of N nested\n"
+	       "                     events, open calls bounded (a memory bench)\n"
 	       "  -h, --help         show this help\n"
 	       "  -V, --version      show the version\n");
 	exit(0);
@@ -896,21 +1058,27 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "synthetic", required_argument, NULL, 's' },
+		{ "nested", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *synth = NULL;
+	int nested = 0;
 	char *line = NULL;
 	size_t cap = 0;
 	FILE *in = stdin;
 	int c;
 
 	dc_messages_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "s:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:n:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			synth = optarg;
+			break;
+		case 'n':
+			synth = optarg;
+			nested = 1;
 			break;
 		case 'h':
 			usage();
@@ -932,7 +1100,10 @@ int main(int argc, char **argv)
 
 		if (*synth == '\0' || *end != '\0')
 			dc_usage_error("bad event count '%s'", synth);
-		synthetic(n);
+		if (nested)
+			synthetic_nested(n);
+		else
+			synthetic(n);
 	} else {
 		if (optind < argc && (in = fopen(argv[optind], "r")) == NULL)
 			sysdie("cannot open %s", argv[optind]);
