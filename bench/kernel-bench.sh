@@ -9,7 +9,8 @@
 # reports its own loop's wall time and its thread's CPU time per
 # iteration; BPF programs on its system calls run on its CPU time, which
 # a loaded machine's waits for a CPU do not inflate, so the ratios use
-# it.  Each figure is the median of BENCH_RUNS (5) runs.
+# it.  Configurations are interleaved, one run of each per round, and
+# each figure is the median of BENCH_RUNS (5) rounds.
 #
 #   syscalls    N x write(2) of 1 byte to /dev/null through syscall(2)
 #               (libc's write() may carry other tracers' uprobes)
@@ -70,21 +71,28 @@ field() {
 	sed -n "s/.*[^_a-z]$1=\([0-9.]*\).*/\1/p; s/^$1=\([0-9.]*\).*/\1/p" | tail -n 1
 }
 
-# median CMD...: run CMD (which prints the workload's report on stdout)
-# RUNS times; prints "WALL CPU", the medians.
-median() {
-	if [ -n "${KBENCH_STATS_ONLY:-}" ]; then echo "0 0"; return 0; fi
-	: >m.runs
-	i=0
-	while [ $i -lt "$RUNS" ]; do
-		"$@" >m.out 2>&1 || { cat m.out >&2; return 1; }
-		printf '%s %s\n' "$(field ns_per_iteration <m.out)" \
-			"$(field cpu_ns_per_iteration <m.out)" >>m.runs
-		i=$((i + 1))
+# interleave CFG...: run each configuration's command (the function
+# run_CFG, which prints the workload's report) once per round, RUNS
+# rounds, so a change in the machine's load falls on all of them alike;
+# med CFG then prints "WALL CPU", the medians of its runs.
+interleave() {
+	for cfg in "$@"; do : >"$cfg.runs"; done
+	[ -z "${KBENCH_STATS_ONLY:-}" ] || return 0
+	r=0
+	while [ $r -lt "$RUNS" ]; do
+		for cfg in "$@"; do
+			"run_$cfg" >m.out 2>&1 || { cat m.out >&2; return 1; }
+			printf '%s %s\n' "$(field ns_per_iteration <m.out)" \
+				"$(field cpu_ns_per_iteration <m.out)" >>"$cfg.runs"
+		done
+		r=$((r + 1))
 	done
-	mid=$(( (RUNS + 1) / 2 ))
-	w=$(cut -d' ' -f1 m.runs | sort -n | sed -n "${mid}p")
-	c=$(cut -d' ' -f2 m.runs | sort -n | sed -n "${mid}p")
+}
+med() {
+	if [ ! -s "$1.runs" ]; then echo "0 0"; return 0; fi
+	mid=$(( ($(wc -l <"$1.runs") + 1) / 2 ))
+	w=$(cut -d' ' -f1 "$1.runs" | sort -n | sed -n "${mid}p")
+	c=$(cut -d' ' -f2 "$1.runs" | sort -n | sed -n "${mid}p")
 	echo "$w $c"
 }
 
@@ -123,20 +131,25 @@ echo "|---|---|---|---|---|---|---|---|"
 
 # ---- system calls ----
 spec sys 'layers: [syscalls]'
-base=$(median untraced "$W" syswrites "$N")
-fl=$(median floor "$SYSFLOOR" -- "$W" syswrites "$N")
+BT_SYS='tracepoint:raw_syscalls:sys_enter /pid == cpid/ { @e = count(); } tracepoint:raw_syscalls:sys_exit /pid == cpid/ { @x = count(); }'
+run_sys_base() { untraced "$W" syswrites "$N"; }
+run_sys_floor() { floor "$SYSFLOOR" -- "$W" syswrites "$N"; }
+run_sys_bt() { bt "$BT_SYS" "$W" syswrites "$N"; }
+run_sys_dc() { traced sys "$W" syswrites "$N"; }
 peer="- -"
 if have_bpftrace; then
-	peer=$(median bt 'tracepoint:raw_syscalls:sys_enter /pid == cpid/ { @e = count(); } tracepoint:raw_syscalls:sys_exit /pid == cpid/ { @x = count(); }' "$W" syswrites "$N")
+	interleave sys_base sys_floor sys_bt sys_dc
+	peer=$(med sys_bt)
+else
+	interleave sys_base sys_floor sys_dc
 fi
-dc=$(median traced sys "$W" syswrites "$N")
-row "$N x write(2) 1 byte to /dev/null, syscalls layer" "$base" "$fl" "$peer" "$dc"
+row "$N x write(2) 1 byte to /dev/null, syscalls layer" "$(med sys_base)" \
+	"$(med sys_floor)" "$peer" "$(med sys_dc)"
 
 # ---- an unselected process beside a traced one ----
 # The traced side loops until told to stop; the unselected loop is
 # measured while it runs.
 beside() { # beside MODE: the unselected loop's report, with MODE beside it
-	[ -z "${KBENCH_STATS_ONLY:-}" ] || return 0
 	rm -f stop
 	case $1 in
 	idle)	{ dc-collect -k key sys.sig -- sh -c \
@@ -152,12 +165,14 @@ beside() { # beside MODE: the unselected loop's report, with MODE beside it
 	touch stop
 	wait
 }
-base=$(median beside none)
-fl=$(median floor "$SYSFLOOR" -- "$W" syswrites "$N")
-dc=$(median beside idle)
-row "the same loop, not selected (the collector tracing another, idle process)" "$base" "$fl" "- -" "$dc"
-dc=$(median beside dc)
-row "the same loop, not selected, a traced loop beside it (sharing the 2 CPUs)" "$base" "$fl" "- -" "$dc"
+run_bes_none() { beside none; }
+run_bes_idle() { beside idle; }
+run_bes_dc() { beside dc; }
+interleave bes_none sys_floor bes_idle bes_dc
+row "the same loop, not selected (the collector tracing another, idle process)" \
+	"$(med bes_none)" "$(med sys_floor)" "- -" "$(med bes_idle)"
+row "the same loop, not selected, a traced loop beside it (sharing the 2 CPUs)" \
+	"$(med bes_none)" "$(med sys_floor)" "- -" "$(med bes_dc)"
 
 # ---- block, page cache, faults: cold buffered reads ----
 if losetup -f >/dev/null 2>&1 && command -v mkfs.ext4 >/dev/null; then
@@ -174,15 +189,19 @@ fs = [p["function"] for p in json.load(open("kern.json"))["probes"] if p["kind"]
 fs += ["block:block_split", "block:block_bio_backmerge", "block:block_bio_frontmerge"]
 print(" ".join(fs))')
 	fopts=$(for t in $tps; do printf -- '-t %s ' "$t"; done)
+	probes=$(for t in $tps; do printf 'tracepoint:%s,' "$t"; done)
 	cold() { dd if=mnt/R iflag=nocache count=0 2>/dev/null; "$@"; }
-	base=$(median cold untraced "$W" read mnt/R)
-	fl=$(median cold floor "$fopts" -- "$W" read mnt/R)
+	run_k_base() { cold untraced "$W" read mnt/R; }
+	run_k_floor() { cold floor "$fopts" -- "$W" read mnt/R; }
+	run_k_bt() { cold bt "${probes%,} { @[probe] = count(); }" "$W" read mnt/R; }
+	run_k_dc() { cold traced kern "$W" read mnt/R; }
 	peer="- -"
 	if have_bpftrace; then
-		probes=$(for t in $tps; do printf 'tracepoint:%s,' "$t"; done)
-		peer=$(median cold bt "${probes%,} { @[probe] = count(); }" "$W" read mnt/R)
+		interleave k_base k_floor k_bt k_dc
+		peer=$(med k_bt)
+	else
+		interleave k_base k_floor k_dc
 	fi
-	dc=$(median cold traced kern "$W" read mnt/R)
 	events=0
 	[ ! -f out.pfw.gz ] || events=$(python3 -c '
 import gzip, json
@@ -192,7 +211,8 @@ for line in gzip.open("out.pfw.gz", "rt"):
     if line.startswith("{") and json.loads(line).get("cat") in ("block", "pagecache", "faults"):
         n += 1
 print(n)')
-	row "4096 x 64 KiB buffered reads of a cold file, block + pagecache + faults ($events events)" "$base" "$fl" "$peer" "$dc"
+	row "4096 x 64 KiB buffered reads of a cold file, block + pagecache + faults ($events events)" \
+		"$(med k_base)" "$(med k_floor)" "$peer" "$(med k_dc)"
 else
 	echo "| kernel layers: no loop device or mkfs.ext4 here | | | | | | | |"
 fi
