@@ -207,8 +207,11 @@ static __always_inline bool current_selected(__u64 pid_tgid)
 }
 
 /* Records since the last look at the ring's fill level, per CPU (racy
- * increments only make a look come a little early or late). */
-__u32 rb_since_query[256];
+ * increments only make a look come a little early or late), each CPU's
+ * in a cache line of its own: CPUs emitting at once do not pass one
+ * line back and forth. */
+#define RB_STRIDE 16 /* __u32s in 64 bytes */
+__u32 rb_since_query[256 * RB_STRIDE];
 
 /* Wake the reader only when enough data waits; otherwise it polls on a
  * short timer.  One wakeup per event would cost more than the event, and
@@ -216,11 +219,11 @@ __u32 rb_since_query[256];
  * every event: look every 32 records. */
 static __always_inline __u64 rb_flags(void)
 {
-	__u32 cpu = bpf_get_smp_processor_id() & 255;
+	__u32 slot = (bpf_get_smp_processor_id() & 255) * RB_STRIDE;
 
-	if (++rb_since_query[cpu] < 32)
+	if (++rb_since_query[slot] < 32)
 		return BPF_RB_NO_WAKEUP;
-	rb_since_query[cpu] = 0;
+	rb_since_query[slot] = 0;
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
 		return BPF_RB_FORCE_WAKEUP;
 	return BPF_RB_NO_WAKEUP;
