@@ -57,7 +57,7 @@ void out_frame(struct aggregator *ag, uint16_t type, const void *data,
 	       uint32_t len)
 {
 	if (ag->opt_text) {
-		text_frame(stdout, type, data, len);
+		text_frame(stdout, &ag->text_strings, type, data, len);
 		if (ferror(stdout))
 			sysdie("cannot write standard output");
 		return;

@@ -110,6 +110,7 @@ struct aggregator {
 
 	/* output */
 	int opt_text;
+	struct u64map text_strings; /* --text: STRING id -> char * */
 	uint64_t opt_profile;     /* --profile interval in ns; 0: off */
 	struct dc_writer *writer;
 	unsigned char *batch;     /* events not yet in a frame */

@@ -446,19 +446,14 @@ static void absolute_path2(struct aggregator *ag,
 	ev->size = (uint16_t)size;
 }
 
-/* Set ev->file_id and, for a finished call (ret known), update the
- * process's tables as the call did. */
-void track_files(struct aggregator *ag, unsigned in, const struct probe *pr,
-			struct dc_event *ev, int finished)
+/* The file an event works on: its path, fd or handle, as the process's
+ * tables have it now; 0 if unknown. */
+static uint32_t file_of(struct aggregator *ag, struct proc *p,
+			const struct probe *pr, const struct dc_event *ev)
 {
-	struct proc *p = get_proc(ag, in, ev->pid, 1);
 	const __u64 *args = DC_EVENT_ARGS(ev);
 	uint32_t file = 0;
-	int failed = ev->ret < 0 || (ev->flags & DC_EVF_FAILED);
 
-	/* Counters name no files: --profile needs no file tables. */
-	if (pr == NULL || ag->opt_profile != 0)
-		return;
 	if (pr->path_arg >= 0 && ev->str_len > 0)
 		file = event_path(ag, p, pr, ev);
 	else if (pr->fd_arg >= 0 && pr->fd_arg < ev->nargs) {
@@ -478,12 +473,23 @@ void track_files(struct aggregator *ag, unsigned in, const struct probe *pr,
 		    ev->nargs == DC_MAX_ARGS)
 			file = fd_file(p, (int32_t)args[DC_MAX_ARGS - 1]);
 	}
+	return file;
+}
+
+static void set_handle(struct proc *p, uint64_t h, uint32_t file)
+{
 	if (file != 0)
-		ev->file_id = file;
-	if (pr->path2_arg >= 0)
-		absolute_path2(ag, p, pr, ev);
-	if (!finished)
-		return;
+		u64map_put(&p->handles, h, file);
+	else
+		u64map_del(&p->handles, h);
+}
+
+/* What a finished call did to the process's tables. */
+static void apply_op(struct aggregator *ag, struct proc *p,
+		     const struct probe *pr, const struct dc_event *ev)
+{
+	const __u64 *args = DC_EVENT_ARGS(ev);
+	int failed = ev->ret < 0 || (ev->flags & DC_EVF_FAILED);
 
 	switch (pr->op) {
 	case OP_OPEN:
@@ -496,22 +502,14 @@ void track_files(struct aggregator *ag, unsigned in, const struct probe *pr,
 			   : pr->handle_out_arg < ev->nargs
 			   ? args[pr->handle_out_arg] : 0;
 
-		if (!failed && h != 0) {
-			if (ev->file_id != 0)
-				u64map_put(&p->handles, h, ev->file_id);
-			else
-				u64map_del(&p->handles, h);
-		}
+		if (!failed && h != 0)
+			set_handle(p, h, ev->file_id);
 		break;
 	}
 	case OP_NEW_HANDLE:
 		/* A dataset, group or attribute id is in its file. */
-		if (!failed && ev->ret > 0) {
-			if (ev->file_id != 0)
-				u64map_put(&p->handles, (uint64_t)ev->ret, ev->file_id);
-			else
-				u64map_del(&p->handles, (uint64_t)ev->ret);
-		}
+		if (!failed && ev->ret > 0)
+			set_handle(p, (uint64_t)ev->ret, ev->file_id);
 		break;
 	case OP_NEW_FD:
 		if (!failed)
@@ -565,5 +563,25 @@ void track_files(struct aggregator *ag, unsigned in, const struct probe *pr,
 	case OP_NONE:
 		break;
 	}
+}
+
+/* Set ev->file_id and, for a finished call (ret known), update the
+ * process's tables as the call did. */
+void track_files(struct aggregator *ag, unsigned in, const struct probe *pr,
+		 struct dc_event *ev, int finished)
+{
+	struct proc *p = get_proc(ag, in, ev->pid, 1);
+	uint32_t file;
+
+	/* Counters name no files: --profile needs no file tables. */
+	if (pr == NULL || ag->opt_profile != 0)
+		return;
+	file = file_of(ag, p, pr, ev);
+	if (file != 0)
+		ev->file_id = file;
+	if (pr->path2_arg >= 0)
+		absolute_path2(ag, p, pr, ev);
+	if (finished)
+		apply_op(ag, p, pr, ev);
 }
 

@@ -12,7 +12,6 @@
 #include "spec.h"
 #include "text.h"
 
-static struct u64map strings; /* STRING id -> char * */
 
 /* A value as one word: quoted when it holds blanks, quotes or nothing;
  * `nul_as_space` prints the NUL separators of a command line as blanks. */
@@ -118,7 +117,8 @@ static void print_process(FILE *f, const unsigned char *data, uint32_t len)
 	putc('\n', f);
 }
 
-static void print_string(FILE *f, const unsigned char *data, uint32_t len)
+static void print_string(FILE *f, struct u64map *strings,
+			 const unsigned char *data, uint32_t len)
 {
 	uint32_t id;
 	char *old;
@@ -130,7 +130,7 @@ static void print_string(FILE *f, const unsigned char *data, uint32_t len)
 	fprintf(f, "string id=%u value=", id);
 	put_value(f, (const char *)data + 4, len - 4, 0);
 	putc('\n', f);
-	slot = u64map_get(&strings, id);
+	slot = u64map_get(strings, id);
 	old = slot ? (char *)(uintptr_t)*slot : NULL;
 	free(old);
 	{
@@ -138,7 +138,7 @@ static void print_string(FILE *f, const unsigned char *data, uint32_t len)
 
 		memcpy(s, data + 4, len - 4);
 		s[len - 4] = '\0';
-		u64map_put(&strings, id, (uint64_t)(uintptr_t)s);
+		u64map_put(strings, id, (uint64_t)(uintptr_t)s);
 	}
 }
 
@@ -284,7 +284,8 @@ static const char *const event_words[] = {
 	NULL, "call", "enter", "exit", "instant", "exec", "fork", "exitproc",
 };
 
-static void print_events(FILE *f, const unsigned char *data, uint32_t len)
+static void print_events(FILE *f, const struct u64map *strings,
+			 const unsigned char *data, uint32_t len)
 {
 	uint32_t pos = 0;
 
@@ -307,7 +308,7 @@ static void print_events(FILE *f, const unsigned char *data, uint32_t len)
 			(uint64_t)ev.ts, (uint64_t)ev.dur, (int64_t)ev.ret,
 			ev.depth, ev.flags, (uint64_t)ev.seq,
 			(uint64_t)ev.parent);
-		slot = ev.file_id ? u64map_get(&strings, ev.file_id) : NULL;
+		slot = ev.file_id ? u64map_get(strings, ev.file_id) : NULL;
 		if (slot != NULL) {
 			const char *s = (const char *)(uintptr_t)*slot;
 
@@ -332,15 +333,15 @@ static void print_events(FILE *f, const unsigned char *data, uint32_t len)
 	}
 }
 
-void text_frame(FILE *f, uint16_t type, const unsigned char *data,
-		uint32_t len)
+void text_frame(FILE *f, struct u64map *strings, uint16_t type,
+		const unsigned char *data, uint32_t len)
 {
 	switch (type) {
 	case DC_FRAME_EVENTS:
-		print_events(f, data, len);
+		print_events(f, strings, data, len);
 		break;
 	case DC_FRAME_STRING:
-		print_string(f, data, len);
+		print_string(f, strings, data, len);
 		break;
 	case DC_FRAME_PROCESS:
 		print_process(f, data, len);

@@ -129,49 +129,45 @@ static uint32_t async_lane(struct trace *t, const struct dc_event *ev)
 }
 
 /* One event line. */
-static void write_event(struct trace *t, const struct dc_event *ev)
-{
-	struct output *o = output_for(t, ev->pid);
-	const struct probe *pr = probe_for(t, ev->probe_id);
-	const __u64 *args = DC_EVENT_ARGS(ev);
-	uint32_t tid = (ev->flags & DC_EVF_ASYNC) ? async_lane(t, ev) : ev->tid;
-	uint64_t ts_us = to_us(t, ev->ts), end_us = to_us(t, ev->ts + ev->dur);
-	uint64_t fhash = 0, shash = 0, h2 = 0, hhash = t->hhash;
-	size_t len1 = ev->str_len ? strnlen(DC_EVENT_STR(ev), ev->str_len) : 0;
-	int h2_is_path = 0;
-	const struct string *fs = NULL;
-	const char *name = NULL;
-	char *start, *p;
-	int i, n;
+/* The hashes an event's line names, each described first in o. */
+struct hashes {
+	uint64_t hhash, fhash, shash, h2;
+	int h2_is_path;
+};
 
-	if (!o->cache_ok || o->cache_pid != ev->pid || o->cache_tid != tid ||
-	    o->cache_gen != t->proc_gen)
-		describe_thread(t, o, ev->pid, tid);
+static void describe_event(struct trace *t, struct output *o,
+			   const struct probe *pr, const struct dc_event *ev,
+			   uint32_t tid, size_t len1, struct hashes *h)
+{
+	const struct string *fs = NULL;
+
+	memset(h, 0, sizeof(*h));
+	h->hhash = t->hhash;
 	/* Processes of the second and later hosts of a merge (pids moved
 	 * above 2^22 by dc-aggregate) carry their own host's hash. */
 	if (ev->pid >> 22) {
 		const struct process *proc = process_for(t, ev->pid, 0);
 
 		if (proc != NULL && proc->hhash != 0) {
-			hhash = proc->hhash;
-			describe_string(o, "HH", ev->pid, tid, hhash, NULL, 0,
+			h->hhash = proc->hhash;
+			describe_string(o, "HH", ev->pid, tid, h->hhash, NULL, 0,
 					proc->host, proc->host_len);
 		}
 	}
 	/* The file: the one dc-aggregate resolved, else an inline path. */
 	if (ev->file_id != 0 && (fs = string_for(t, ev->file_id)) != NULL) {
-		fhash = fs->hash;
-		describe_string(o, "FH", ev->pid, tid, fhash, fs->json,
+		h->fhash = fs->hash;
+		describe_string(o, "FH", ev->pid, tid, h->fhash, fs->json,
 				fs->json_len, NULL, 0);
 	} else if (len1 > 0 &&
 		   (pr->path_slot >= 0 || ev->type == DC_EV_EXEC)) {
-		fhash = trace_hash(DC_EVENT_STR(ev), len1);
-		describe_string(o, "FH", ev->pid, tid, fhash, NULL, 0,
+		h->fhash = trace_hash(DC_EVENT_STR(ev), len1);
+		describe_string(o, "FH", ev->pid, tid, h->fhash, NULL, 0,
 				DC_EVENT_STR(ev), len1);
 	}
 	if (len1 > 0 && pr->str_slot >= 0 && pr->path_slot < 0) {
-		shash = trace_hash(DC_EVENT_STR(ev), len1);
-		describe_string(o, "SH", ev->pid, tid, shash, NULL, 0,
+		h->shash = trace_hash(DC_EVENT_STR(ev), len1);
+		describe_string(o, "SH", ev->pid, tid, h->shash, NULL, 0,
 				DC_EVENT_STR(ev), len1);
 	}
 	/* A second string: rename's new path, fopen's mode. */
@@ -180,15 +176,20 @@ static void write_event(struct trace *t, const struct dc_event *ev)
 		const char *s2 = DC_EVENT_STR(ev) + len1 + 1;
 		size_t len2 = ev->str_len - len1 - 1;
 
-		h2 = trace_hash(s2, len2);
-		h2_is_path = pr->kinds[pr->str2_slot] == DC_ARG_PATH;
-		describe_string(o, h2_is_path ? "FH" : "SH", ev->pid, tid, h2,
-				NULL, 0, s2, len2);
+		h->h2 = trace_hash(s2, len2);
+		h->h2_is_path = pr->kinds[pr->str2_slot] == DC_ARG_PATH;
+		describe_string(o, h->h2_is_path ? "FH" : "SH", ev->pid, tid,
+				h->h2, NULL, 0, s2, len2);
 	}
-	if (end_us > t->last_us)
-		t->last_us = end_us;
+}
 
-	p = line_begin_id(o, pr->prefix_len + LINE_SLACK, &start, 2 * ev->seq);
+/* ,"name":...,"ph":... of an event's line. */
+static char *put_event_head(char *p, const struct probe *pr,
+			    const struct dc_event *ev, uint32_t tid,
+			    uint64_t ts_us, uint64_t end_us)
+{
+	const char *name = NULL;
+
 	switch (ev->type) {
 	case DC_EV_FORK:
 		name = "fork";
@@ -228,74 +229,106 @@ static void write_event(struct trace *t, const struct dc_event *ev)
 		p = PUT(p, "0,\"ph\":\"i\",\"s\":\"t\"");
 		break;
 	}
+	return p;
+}
+
+/* A call's or instant's arguments, return value, bytes and errno. */
+static char *put_call_args(char *p, const struct probe *pr,
+			   const struct dc_event *ev)
+{
+	const __u64 *args = DC_EVENT_ARGS(ev);
+	int i, n = ev->nargs < pr->nargs ? ev->nargs : pr->nargs;
+
+	for (i = 0; i < n; i++) {
+		if (pr->key_len[i] == 0 ||
+		    !callargs_meaningful(&pr->ca, args, n, i))
+			continue;
+		if (pr->kinds[i] == DC_ARG_DATATYPE &&
+		    (ev->flags & DC_EVF_DTSIZE)) {
+			p = PUT(p, ",\"tsize\":");
+			p = put_i64(p, (int64_t)args[i]);
+			continue;
+		}
+		memcpy(p, pr->key[i], pr->key_len[i]);
+		p += pr->key_len[i];
+		/* Signed 64-bit throughout: values of 2^63 and more would
+		 * be too big for many JSON readers, and a size_t of -1
+		 * reads better as -1. */
+		switch (pr->kinds[i]) {
+		case DC_ARG_FD:
+		case DC_ARG_WHENCE:
+			p = put_i64(p, (int32_t)args[i]);
+			break;
+		case DC_ARG_OP:
+			p = put_op(p, args[i]);
+			break;
+		default:
+			p = put_i64(p, (int64_t)args[i]);
+			break;
+		}
+	}
+	if (pr->ret_kind != DC_RET_NONE) {
+		p = PUT(p, ",\"ret\":");
+		p = put_i64(p, ev->ret);
+	}
+	if (pr->ca.bytes && ev->type == DC_EV_CALL && n == pr->nargs)
+		p = callargs_put_bytes(p, pr->kinds, n, pr->ret_kind,
+				       args, ev->ret, ev->flags);
+	if (ev->error != 0) {
+		p = PUT(p, ",\"errno\":");
+		p = put_i64(p, ev->error);
+	}
+	return p;
+}
+
+static void write_event(struct trace *t, const struct dc_event *ev)
+{
+	struct output *o = output_for(t, ev->pid);
+	const struct probe *pr = probe_for(t, ev->probe_id);
+	uint32_t tid = (ev->flags & DC_EVF_ASYNC) ? async_lane(t, ev) : ev->tid;
+	uint64_t ts_us = to_us(t, ev->ts), end_us = to_us(t, ev->ts + ev->dur);
+	size_t len1 = ev->str_len ? strnlen(DC_EVENT_STR(ev), ev->str_len) : 0;
+	struct hashes h;
+	char *start, *p;
+
+	if (!o->cache_ok || o->cache_pid != ev->pid || o->cache_tid != tid ||
+	    o->cache_gen != t->proc_gen)
+		describe_thread(t, o, ev->pid, tid);
+	describe_event(t, o, pr, ev, tid, len1, &h);
+	if (end_us > t->last_us)
+		t->last_us = end_us;
+
+	p = line_begin_id(o, pr->prefix_len + LINE_SLACK, &start, 2 * ev->seq);
+	p = put_event_head(p, pr, ev, tid, ts_us, end_us);
 	p = PUT(p, ",\"args\":{\"hhash\":");
-	p = put_u64(p, hhash);
-	if (fhash != 0) {
+	p = put_u64(p, h.hhash);
+	if (h.fhash != 0) {
 		p = PUT(p, ",\"fhash\":");
-		p = put_u64(p, fhash);
+		p = put_u64(p, h.fhash);
 	}
-	if (shash != 0) {
+	if (h.shash != 0) {
 		p = PUT(p, ",\"shash\":");
-		p = put_u64(p, shash);
+		p = put_u64(p, h.shash);
 	}
-	if (h2 != 0) {
-		if (h2_is_path)
+	if (h.h2 != 0) {
+		if (h.h2_is_path)
 			p = PUT(p, ",\"fhash2\":");
-		else if (shash != 0)
+		else if (h.shash != 0)
 			p = PUT(p, ",\"shash2\":");
 		else
 			p = PUT(p, ",\"shash\":");
-		p = put_u64(p, h2);
+		p = put_u64(p, h.h2);
 	}
 	if (ev->type == DC_EV_FORK) {
 		if (ev->nargs > 0) {
 			p = PUT(p, ",\"child\":");
-			p = put_u64(p, args[0]);
+			p = put_u64(p, DC_EVENT_ARGS(ev)[0]);
 		}
 	} else if (ev->type == DC_EV_EXIT_PROC) {
 		p = PUT(p, ",\"ret\":");
 		p = put_i64(p, ev->ret);
 	} else if (ev->type != DC_EV_EXEC) {
-		n = ev->nargs < pr->nargs ? ev->nargs : pr->nargs;
-		for (i = 0; i < n; i++) {
-			if (pr->key_len[i] == 0 ||
-			    !callargs_meaningful(&pr->ca, args, n, i))
-				continue;
-			if (pr->kinds[i] == DC_ARG_DATATYPE &&
-			    (ev->flags & DC_EVF_DTSIZE)) {
-				p = PUT(p, ",\"tsize\":");
-				p = put_i64(p, (int64_t)args[i]);
-				continue;
-			}
-			memcpy(p, pr->key[i], pr->key_len[i]);
-			p += pr->key_len[i];
-			/* Signed 64-bit throughout: values of 2^63 and more
-			 * would be too big for many JSON readers, and a
-			 * size_t of -1 reads better as -1. */
-			switch (pr->kinds[i]) {
-			case DC_ARG_FD:
-			case DC_ARG_WHENCE:
-				p = put_i64(p, (int32_t)args[i]);
-				break;
-			case DC_ARG_OP:
-				p = put_op(p, args[i]);
-				break;
-			default:
-				p = put_i64(p, (int64_t)args[i]);
-				break;
-			}
-		}
-		if (pr->ret_kind != DC_RET_NONE) {
-			p = PUT(p, ",\"ret\":");
-			p = put_i64(p, ev->ret);
-		}
-		if (pr->ca.bytes && ev->type == DC_EV_CALL && n == pr->nargs)
-			p = callargs_put_bytes(p, pr->kinds, n, pr->ret_kind,
-					       args, ev->ret, ev->flags);
-		if (ev->error != 0) {
-			p = PUT(p, ",\"errno\":");
-			p = put_i64(p, ev->error);
-		}
+		p = put_call_args(p, pr, ev);
 	}
 	p = PUT(p, ",\"level\":");
 	p = put_u64(p, ev->depth);
