@@ -15,6 +15,7 @@
 #include "collector.h"
 #include "fastabi.h"
 #include "messages.h"
+#include "numbers.h"
 
 #define DEFAULT_RING (64u << 20)
 #define DEFAULT_POLL_MS 100
@@ -84,36 +85,25 @@ enum fast_option {
 	OPT_FAST_SOCKET
 };
 
-static unsigned long long parse_size(const char *s, const char *what)
-{
-	char *end;
-	unsigned long long v;
-
-	int shift = 0;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || end == s || *s == '-' || *s == '+')
-		dc_usage_error("bad %s '%s'", what, s);
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	}
-	if (*end != '\0' || v > (ULLONG_MAX >> shift))
-		dc_usage_error("bad %s '%s'", what, s);
-	return v << shift;
-}
-
-/* A number of the option opt from lo to hi: never truncated to fit. */
+/* A number of the option opt from lo to hi (suffixes K, M, G...): never
+ * wrapped or truncated to fit (lib/numbers.h). */
 static unsigned long long parse_range(const char *s, const char *opt,
 				      unsigned long long lo,
 				      unsigned long long hi)
 {
-	unsigned long long v = parse_size(s, opt);
+	return dc_size_option(s, opt, lo, hi);
+}
 
-	if (v < lo || v > hi)
-		dc_usage_error("%s takes %llu to %llu, not '%s'", opt, lo, hi, s);
+/* The same, and a power of two. */
+static unsigned long long parse_pow2(const char *s, const char *opt,
+				     unsigned long long lo,
+				     unsigned long long hi)
+{
+	uint64_t v;
+
+	if (dc_parse_size(s, lo, hi, &v) != DC_SIZE_OK || (v & (v - 1)) != 0)
+		dc_usage_error("%s takes a power of two from %llu to %llu, "
+			       "not '%s'", opt, lo, hi, s);
 	return v;
 }
 
@@ -166,12 +156,7 @@ static void parse_sizes(int c, const char *arg, struct options *o)
 	switch (c) {
 	case 'b':
 		/* The kernel takes up to 2^31 (a u32, a power of 2). */
-		o->ring_size = parse_size(arg, "--ring-size");
-		if (o->ring_size < 4096 || o->ring_size > (1ULL << 31) ||
-		    (o->ring_size & (o->ring_size - 1)) != 0)
-			dc_usage_error("--ring-size takes a power of two "
-				       "from 4096 to 2147483648, not '%s'",
-				       arg);
+		o->ring_size = parse_pow2(arg, "--ring-size", 4096, 1ULL << 31);
 		break;
 	case 'W':
 		o->wakeup = parse_range(arg, "--wakeup", 1, 1ULL << 31);
@@ -188,15 +173,10 @@ static void parse_sizes(int c, const char *arg, struct options *o)
 			arg, "--proc-interval", 0, 86400);
 		break;
 	case OPT_FAST_RING:
-		o->fast_ring = parse_size(arg, "fast-path ring size");
-		if (o->fast_ring < 4096 || o->fast_ring > (1ULL << 30) ||
-		    (o->fast_ring & (o->fast_ring - 1)) != 0)
-			dc_usage_error("--fast-ring must be a power of two from 4096 to 1G");
+		o->fast_ring = parse_pow2(arg, "--fast-ring", 4096, 1ULL << 30);
 		break;
 	case OPT_FAST_SLOTS:
-		o->fast_slots = (unsigned)parse_size(arg, "fast-path slots");
-		if (o->fast_slots < 1 || o->fast_slots > 1024)
-			dc_usage_error("--fast-slots must be 1..1024");
+		o->fast_slots = (unsigned)parse_range(arg, "--fast-slots", 1, 1024);
 		break;
 	}
 }

@@ -28,6 +28,18 @@ test_expect_success 'dc-collect: ring size, wakeup, poll, snapshot and interval 
 	rejects --proc-interval 4294967296 dc-collect
 '
 
+test_expect_success 'dc-collect: fast-path sizes and overflowing digits (lib/numbers.c)' '
+	rejects --fast-ring 2G dc-collect &&
+	rejects --fast-ring 12K dc-collect &&
+	rejects --fast-slots 0 dc-collect &&
+	rejects --fast-slots 1025 dc-collect &&
+	rejects --ring-size 99999999999999999999 dc-collect &&
+	rejects --ring-size 64KB dc-collect &&
+	rejects --wakeup 16E dc-collect &&
+	test_must_fail_with 2 dc-collect --fast-ring 2G p.sig -- true 2>err &&
+	grep "fast-ring takes a power of two from 4096 to 1073741824, not .2G." err
+'
+
 test_expect_success 'dc-collect: the range is named, a non-power of two refused' '
 	test_must_fail_with 2 dc-collect --ring-size 4G p.sig -- true 2>err &&
 	grep "ring-size takes a power of two from 4096 to 2147483648, not .4G." err &&
@@ -42,6 +54,10 @@ test_expect_success 'dc-write: sizes never wrap, counts have ranges' '
 	rejects --max-size 0 dc-write o.pfw.gz &&
 	rejects --chunk-size 2G dc-write o.pfw.gz &&
 	rejects --chunk-size 4294967296K dc-write o.pfw.gz &&
+	rejects --chunk-size 16E dc-write o.pfw.gz &&
+	rejects --max-size 99999999999999999999 dc-write o.pfw.gz &&
+	test_must_fail_with 2 dc-write --chunk-size 2G o.pfw.gz 2>err &&
+	grep "chunk-size takes 1 to 1G, not .2G." err &&
 	rejects --threads 4294967297 dc-write o.pfw.gz &&
 	rejects --level 0 dc-write o.pfw.gz &&
 	rejects --flush-interval -1 dc-write o.pfw.gz &&
