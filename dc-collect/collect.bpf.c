@@ -252,18 +252,16 @@ static __always_inline __u64 client_tls_addr(void)
 	return tp + *off;
 }
 
-/* How many wrapped calls the client library has open on this thread (0
- * off the fast path): the kernel's records nest that much deeper.  The
- * client's word, read from its memory: bounded, and harmless if wrong.
- * With the thread's stack (st), its address is looked up once and kept
- * there: a thread's thread pointer and its process's offset never move
- * (exec, which could, clears it). */
-static __always_inline __u32 client_state_st(struct dc_stack *st, __u64 *cur)
+/* The client's struct dc_client_tls of the current thread, read into
+ * *tls: its address, or 0 off the fast path.  With the thread's stack
+ * (st), the address is looked up once and kept there: a thread's thread
+ * pointer and its process's offset never move (exec, which could, clears
+ * it). */
+static __always_inline __u64 client_tls(struct dc_stack *st,
+					struct dc_client_tls *tls)
 {
-	struct dc_client_tls tls;
 	__u64 addr;
 
-	*cur = 0;
 	if (!fast_path)
 		return 0;
 	addr = st ? st->client_tls : 0;
@@ -274,25 +272,9 @@ static __always_inline __u32 client_state_st(struct dc_stack *st, __u64 *cur)
 		if (st)
 			st->client_tls = addr;
 	}
-	if (bpf_probe_read_user(&tls, sizeof(tls), (void *)addr) != 0)
+	if (bpf_probe_read_user(tls, sizeof(*tls), (void *)addr) != 0)
 		return 0;
-	/* The innermost open client call is the parent (its seq carries
-	 * DC_SEQ_CLIENT; anything else is not the client's to claim). */
-	if (tls.depth > 0 && (tls.cur & DC_SEQ_CLIENT))
-		*cur = tls.cur;
-	return tls.depth < DC_MAX_CLIENT_DEPTH ? tls.depth : DC_MAX_CLIENT_DEPTH;
-}
-
-static __always_inline __u32 client_state(__u64 *cur)
-{
-	return client_state_st(NULL, cur);
-}
-
-static __always_inline __u32 client_depth(void)
-{
-	__u64 cur;
-
-	return client_state(&cur);
+	return addr;
 }
 
 /* The current thread's stack (tid is the current thread's); with create,
@@ -303,12 +285,72 @@ static __always_inline struct dc_stack *get_stack(__u32 tid, bool create)
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
-static __always_inline void push(__u32 tid, __u32 probe_id, __u32 is_syscall,
-				 const __u64 *args)
+/* The innermost call open on the current thread, of the kernel's frames
+ * and the client library's calls together: its seq in *parent (0: none),
+ * and the level of a record beginning inside it (the calls open).  A
+ * kernel frame on top (a system call, a kernel function) is innermost: no
+ * user code runs inside one.  A uprobe frame on top is, unless the client
+ * opened calls inside it: its TLS then counts more open calls than when
+ * the frame began (the frame keeps that count), and names the innermost.
+ * With no frame open, the client's innermost call is.  The TLS is the
+ * client's word, read from its memory: bounded, and taken only when it
+ * names a call of the client's.  *cdepth: the client's count of open
+ * calls when it was read, *client: whether it was. */
+static __always_inline __u32 client_level(const struct dc_client_tls *tls)
+{
+	return tls->depth < DC_MAX_CLIENT_DEPTH ? tls->depth : DC_MAX_CLIENT_DEPTH;
+}
+
+static __always_inline __u32 innermost(struct dc_stack *st, __u64 *parent,
+				       __u32 *cdepth, bool *client)
+{
+	struct dc_client_tls tls;
+	__u32 d = st ? st->depth : 0;
+
+	*parent = 0;
+	*cdepth = 0;
+	*client = false;
+	/* (Two branches, each with its own frame pointer: the verifier
+	 * cannot follow a pointer that may be NULL across a helper call.) */
+	if (st && d > 0 && d <= DC_MAX_DEPTH) {
+		struct dc_call_frame *top = &st->frames[(d - 1) & (DC_MAX_DEPTH - 1)];
+
+		if (top->client && client_tls(st, &tls)) {
+			__u32 now = client_level(&tls);
+
+			*cdepth = now;
+			*client = true;
+			if (now > top->cdepth && (tls.cur & DC_SEQ_CLIENT)) {
+				*parent = tls.cur;
+				return top->level + 1 + (now - top->cdepth);
+			}
+		}
+		*parent = top->seq;
+		return top->level + 1;
+	}
+	if (client_tls(st, &tls)) {
+		*cdepth = client_level(&tls);
+		*client = true;
+		if ((tls.cur & DC_SEQ_CLIENT) || tls.cur == 0) {
+			*parent = tls.cur;
+			return *cdepth;
+		}
+	}
+	return 0;
+}
+
+static __always_inline void nest_mark(const struct dc_call_frame *f);
+
+/* Open a frame: a system call, a kernel function, or (user) a uprobe
+ * call. */
+static __always_inline void push_frame(__u32 tid, __u32 probe_id,
+				       __u32 is_syscall, bool user,
+				       const __u64 *args)
 {
 	struct dc_stack *st = get_stack(tid, true);
 	struct dc_call_frame *f;
-	__u64 seq, ccur = 0;
+	bool client;
+	__u64 seq;
 	__u32 d;
 
 	if (!st) {
@@ -330,14 +372,13 @@ static __always_inline void push(__u32 tid, __u32 probe_id, __u32 is_syscall,
 		count_drop(probe_id);
 		return;
 	}
-	st->depth = d + 1;
-	if (d == 0)
-		st->client_depth = client_state_st(st, &ccur);
 	f = &st->frames[d];
+	f->level = innermost(st, &f->parent, &f->cdepth, &client);
+	st->depth = d + 1;
 	f->probe_id = probe_id;
 	f->is_syscall = is_syscall;
+	f->client = user && client;
 	f->seq = seq;
-	f->parent = d > 0 ? st->frames[(d - 1) & (DC_MAX_DEPTH - 1)].seq : ccur;
 	f->args[0] = args[0];
 	f->args[1] = args[1];
 	f->args[2] = args[2];
@@ -346,6 +387,14 @@ static __always_inline void push(__u32 tid, __u32 probe_id, __u32 is_syscall,
 	f->args[5] = args[5];
 	/* Take the time last so the frame's own bookkeeping is not in it. */
 	f->ts = bpf_ktime_get_ns();
+	if (f->client)
+		nest_mark(f);
+}
+
+static __always_inline void push(__u32 tid, __u32 probe_id, __u32 is_syscall,
+				 const __u64 *args)
+{
+	push_frame(tid, probe_id, is_syscall, false, args);
 }
 
 static __always_inline void fill_header(struct dc_event *ev, __u8 type,
@@ -369,6 +418,26 @@ static __always_inline void fill_header(struct dc_event *ev, __u8 type,
 	ev->error = 0;
 	ev->seq = 0;
 	ev->parent = 0;
+}
+
+/* A uprobe call of a process on the fast path has begun: dc-collect
+ * nests the client's records that fall inside it under it (nest.c). */
+static __always_inline void nest_mark(const struct dc_call_frame *f)
+{
+	struct dc_event *ev;
+
+	ev = bpf_ringbuf_reserve(&events, DC_EVENT_HDR_SIZE, 0);
+	if (!ev) {
+		count_drop(f->probe_id);
+		return;
+	}
+	fill_header(ev, DC_EV_NEST_ENTER, f->probe_id, bpf_get_current_pid_tgid(),
+		    f->ts, 0, f->cdepth, (__u16)f->level);
+	ev->seq = f->seq;
+	ev->parent = f->parent;
+	ev->nargs = 0;
+	ev->size = DC_EVENT_HDR_SIZE;
+	bpf_ringbuf_submit(ev, rb_flags());
 }
 
 static __always_inline bool failed(__u8 ret_kind, __s64 ret)
@@ -776,7 +845,7 @@ static __always_inline void pop(__u32 tid, __u32 probe_id, bool syscall,
 		if (!f->is_syscall)
 			return;
 		st->depth = d;
-		emit_call(f, bpf_ktime_get_ns(), ret, d + st->client_depth);
+		emit_call(f, bpf_ktime_get_ns(), ret, f->level);
 		return;
 	}
 	if (f->probe_id != probe_id || f->is_syscall) {
@@ -787,7 +856,7 @@ static __always_inline void pop(__u32 tid, __u32 probe_id, bool syscall,
 			if (f->probe_id == probe_id && !f->is_syscall) {
 				st->depth = d - i;
 				count(DC_CNT_UNWOUND);
-				emit_call(f, now, ret, d - i + st->client_depth);
+				emit_call(f, now, ret, f->level);
 				return;
 			}
 		}
@@ -795,7 +864,7 @@ static __always_inline void pop(__u32 tid, __u32 probe_id, bool syscall,
 		return;
 	}
 	st->depth = d;
-	emit_call(f, now, ret, d + st->client_depth);
+	emit_call(f, now, ret, f->level);
 }
 
 /* This libbpf has no PT_REGS_PARM6; the sixth argument register by arch. */
@@ -840,7 +909,7 @@ static __always_inline int uprobe_entry(struct pt_regs *ctx)
 	cfg = bpf_map_lookup_elem(&probe_cfg, &cookie);
 	if (cfg && (cfg->derive & DC_DERIVE_ENTRY))
 		derive_entry(cfg, args);
-	push((__u32)pid_tgid, cookie, 0, args);
+	push_frame((__u32)pid_tgid, cookie, 0, true, args);
 	return 0;
 }
 
@@ -1163,22 +1232,16 @@ struct kevent {
 static __always_inline void set_place(struct kevent *k, __u32 tid)
 {
 	struct dc_stack *st = get_stack(tid, false);
-	__u32 d;
+	__u32 cdepth;
+	bool client;
 
-	k->depth = 0;
 	k->parent = 0;
-	if (!st || st->depth == 0) {
-		/* Under the client library's calls only (fast path). */
-		k->depth = client_state_st(st, &k->parent);
-		return;
-	}
-	d = st->depth;
-	k->depth = d + st->client_depth;
-	if (d > DC_MAX_DEPTH) {
+	if (st && st->depth > DC_MAX_DEPTH) {
+		k->depth = st->depth;
 		k->flags |= DC_EVF_ORPHAN;
 		return;
 	}
-	k->parent = st->frames[(d - 1) & (DC_MAX_DEPTH - 1)].seq;
+	k->depth = innermost(st, &k->parent, &cdepth, &client);
 }
 
 static __always_inline int tp_probe_id(__u32 tp, __u32 *probe_id)

@@ -354,25 +354,6 @@ static void start_fast_path(struct collector *c)
 		c->fast = NULL;
 		return;
 	}
-	/* A uprobe outside libc (HDF5, MPI, the application's own) opens a
-	 * kernel frame the client cannot see, so the client's calls under
-	 * it would not nest: such specs stay on the uprobe path. */
-	for (size_t i = 0; i < c->spec->nprobes; i++) {
-		const struct dc_probe *p = &c->spec->probes[i];
-		const char *base = p->target ? strrchr(p->target, '/') : NULL;
-
-		base = base ? base + 1 : p->target;
-		if (p->kind != DC_PROBE_UPROBE || c->skip[i] ||
-		    dc_fast_covers(c->fast, i) ||
-		    (base != NULL && strncmp(base, "libc.so", 7) == 0))
-			continue;
-		notice("fast path off: %s in %s is a uprobe outside libc, and "
-		       "the client's calls under it would not nest", p->function,
-		       p->target ? p->target : "?");
-		dc_fast_close(c->fast);
-		c->fast = NULL;
-		return;
-	}
 	c->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (c->epoll_fd < 0 ||
 	    epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(c->rb), &ev) != 0 ||
@@ -588,6 +569,7 @@ int main(int argc, char **argv)
 	status = end_stream(&c, out_fd);
 	dc_fast_close(c.fast);
 	dc_merge_free(&c.merge);
+	dc_nest_free(&c.nest);
 	free_collector(&c);
 	if (status == DC_EXIT_OK && c.opt.mode == SEL_COMMAND)
 		return command_exit_status(&c);

@@ -46,6 +46,11 @@ struct dc_probe_cfg {
 #define DC_OMPI_DT_SIZE_OFF 24
 #define DC_OMPI_STATUS_UCOUNT_OFF 16
 
+/* Record type of the ring only, never in the stream: a uprobe call of a
+ * process on the fast path began (seq, ts, parent, depth = its level,
+ * ret = the client's open calls then); dc-collect/nest.c. */
+#define DC_EV_NEST_ENTER 0x80
+
 /* One pending call on a thread's stack. */
 struct dc_call_frame {
 	__u32 probe_id;
@@ -53,13 +58,16 @@ struct dc_call_frame {
 	__u64 ts;
 	__u64 seq;               /* this entry's number on the thread */
 	__u64 parent;            /* seq of the call open around it, 0: none */
+	__u32 level;             /* calls open around it (its record's depth) */
+	__u32 cdepth;            /* fast path: the client's open calls then */
+	__u32 client;            /* a uprobe call of a fast-path process */
+	__u32 reserved;
 	__u64 args[DC_MAX_ARGS];
 };
 
 struct dc_stack {
 	__u32 depth;             /* calls pending, may exceed DC_MAX_DEPTH */
-	__u32 client_depth;      /* fast path: the client's open calls when
-	                            the outermost frame was pushed */
+	__u32 reserved;
 	__u64 last_seq;          /* entries numbered so far on the thread */
 	__u64 client_tls;        /* fast path: address of the thread's
 	                            struct dc_client_tls once found, 0 until

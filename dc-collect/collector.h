@@ -32,6 +32,7 @@
 #include "kfuncs.h"
 #include "merge.h"
 #include "proc.h"
+#include "nest.h"
 #include "pidprobe.h"
 #include "profile.h"
 #include "spec.h"
@@ -109,6 +110,7 @@ struct collector {
 	int epoll_fd;                 /* kernel ring + fast path */
 	struct dc_descs descs;        /* the last description of each process */
 	struct dc_pidprobes *pidprobes; /* uprobes in the traced processes only */
+	struct dc_nest nest;          /* client records under uprobe calls */
 };
 
 static inline uint64_t now_ns(void)
@@ -146,7 +148,7 @@ void emit_probes(struct collector *c);
 void emit_sysinfo(struct collector *c);
 void snapshot_paths(struct collector *c);
 void snapshot_processes(struct collector *c);
-void fast_sink(void *ctx, const struct dc_event *ev);
+void fast_sink(void *ctx, struct dc_event *ev);
 int on_record(void *ctx, void *data, size_t size);
 void drain_ordered(struct collector *c, bool final);
 void drain(struct collector *c);

@@ -20,7 +20,7 @@
 struct dc_fast;
 
 /* Where validated records go (the collector's EVENTS batch). */
-typedef void (*dc_fast_sink)(void *ctx, const struct dc_event *ev);
+typedef void (*dc_fast_sink)(void *ctx, struct dc_event *ev);
 /* Is this process one the collector traces (or, in clients mode, may it
  * join)?  Called for every connecting process; true admits it. */
 typedef bool (*dc_fast_admit)(void *ctx, pid_t pid);

@@ -15,7 +15,8 @@ dc_collect_dc_collect_SOURCES = \
 	dc-collect/proc.c dc-collect/proc.h \
 	dc-collect/profile.c dc-collect/profile.h \
 	dc-collect/umulti.c dc-collect/umulti.h \
-	dc-collect/pidprobe.c dc-collect/pidprobe.h
+	dc-collect/pidprobe.c dc-collect/pidprobe.h \
+	dc-collect/nest.c dc-collect/nest.h
 nodist_dc_collect_dc_collect_SOURCES = dc-collect/collect.skel.h
 dc_collect_dc_collect_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/dc-collect \
 	-I$(top_srcdir)/dc-collect $(LIBBPF_CFLAGS) $(JANSSON_CFLAGS)

@@ -239,10 +239,11 @@ static void append_record(struct collector *c, const struct dc_event *ev)
 /* A validated client record (fastpath.c): merged with the kernel's,
  * or straight out when a process's last records are taken while the
  * merge runs (its exit or exec). */
-void fast_sink(void *ctx, const struct dc_event *ev)
+void fast_sink(void *ctx, struct dc_event *ev)
 {
 	struct collector *c = ctx;
 
+	dc_nest_client(&c->nest, ev);
 	if (c->merge.running)
 		append_record(c, ev);
 	else
@@ -261,6 +262,13 @@ int on_record(void *ctx, void *data, size_t size)
 		warn("ignoring a malformed ring-buffer record (%zu bytes)", size);
 		return 0;
 	}
+	/* The start of a uprobe call on the fast path: for nest.c only. */
+	if (ev->type == DC_EV_NEST_ENTER) {
+		dc_nest_enter(&c->nest, ev);
+		return 0;
+	}
+	if (ev->type == DC_EV_CALL)
+		dc_nest_call(&c->nest, ev);
 	/* With clients, the kernel's records wait to be merged with theirs. */
 	if (c->fast != NULL) {
 		dc_merge_kernel(&c->merge, ev);
@@ -275,8 +283,10 @@ static void process_record(struct collector *c, const struct dc_event *ev)
 {
 	/* A process that exits or execs writes nothing more into the rings
 	 * its client had: they go into the stream before this record. */
-	if (ev->type == DC_EV_EXIT_PROC || ev->type == DC_EV_EXEC)
+	if (ev->type == DC_EV_EXIT_PROC || ev->type == DC_EV_EXEC) {
 		dc_fast_finish(c->fast, (pid_t)ev->pid, ev->ts);
+		dc_nest_forget(&c->nest, ev->pid);
+	}
 	/* Every process of the command should load the client: a fork
 	 * inherits it, an exec loads it again, unless something stops it. */
 	if (ev->type == DC_EV_FORK)
@@ -342,6 +352,7 @@ void drain_ordered(struct collector *c, bool final)
 	if (c->fast != NULL) {
 		dc_fast_drain(c->fast);
 		dc_merge_run(&c->merge, upto, final, merged_record, c);
+		dc_nest_drained(&c->nest);
 	}
 	flush_out(c);
 }

@@ -77,9 +77,8 @@ build_h5() {
 	mkdir -p "$1" && h5cc ${2:-} -o "$1/h5-ids" "$DC_SRC_DIR/t/helpers/h5-ids.c"
 }
 
-# check_h5 TRACE FILE: every H5F/H5D/H5G/H5A call names FILE.  The
-# POSIX calls under them are checked by uprobe (--no-preload): the fast
-# path's records do not yet nest under uprobe-traced library calls.
+# check_h5 TRACE FILE: every H5F/H5D/H5G/H5A call names FILE, and the
+# POSIX calls on FILE nest under them.
 check_h5() {
 	python3 - "$1" "$2" <<-\EOF
 	import gzip, json, sys
@@ -112,8 +111,57 @@ test_expect_success BPF,PYTHON3,H5CC 'HDF5 shared: dataset, group and attribute 
 	build_h5 "$TRASH_DIRECTORY/hs" -shlib &&
 	ldd "$TRASH_DIRECTORY/hs/h5-ids" | grep -q libhdf5 &&
 	printf "layers: [posix, hdf5]\n" >c.yaml &&
-	(cd "$TRASH_DIRECTORY/hs" && trace "$OLDPWD/c.yaml" t.pfw.gz --no-preload probes.sig -- ./h5-ids) &&
+	(cd "$TRASH_DIRECTORY/hs" && trace "$OLDPWD/c.yaml" t.pfw.gz probes.sig -- ./h5-ids) &&
+	grep -q "fast path: [0-9]* functions recorded" "$TRASH_DIRECTORY/hs/collect.err" &&
 	check_h5 "$TRASH_DIRECTORY/hs/t.pfw.gz" "$TRASH_DIRECTORY/hs/h5.h5"
+'
+
+# same_tree FAST UPROBE FILE: the POSIX calls on FILE and the system
+# calls under them, each with its
+# level, return value and the name of the call it nests under, are the
+# same whether the client library recorded them (under uprobe-traced HDF5
+# calls) or uprobes did.  Calls libc makes to its own exported functions
+# (the fstatat inside fstat) are seen only by a uprobe: left out, and
+# what ran under them moves up a level.
+same_tree() {
+	python3 - "$@" <<-\EOF
+	import collections, gzip, json, sys
+	def tree(path, file):
+	    ev = [json.loads(l) for l in gzip.open(path, "rt") if l.startswith("{")]
+	    fh = {e["args"]["value"]: e["args"]["name"] for e in ev if e["name"] == "FH" and e["ph"] == "M"}
+	    by_id = {e["id"]: e for e in ev if e["ph"] == "X" and "id" in e}
+	    out = collections.Counter()
+	    on = {e["id"] for e in ev if e.get("cat") == "POSIX" and e["ph"] == "X"
+	          and fh.get(e["args"].get("fhash")) == file}
+	    for e in ev:
+	        if e.get("id") not in on and not (e.get("cat") == "sys" and e["args"].get("p_idx") in on):
+	            continue
+	        p = by_id.get(e["args"].get("p_idx"))
+	        if e["cat"] == "POSIX" and p and p["cat"] == "POSIX":
+	            continue
+	        level = e["args"]["level"]
+	        if p and p["cat"] == "POSIX":
+	            pp = by_id.get(p["args"].get("p_idx"))
+	            if pp and pp["cat"] == "POSIX":
+	                p, level = pp, level - 1
+	        out[(e["cat"], e["name"], level, e["args"].get("ret"),
+	             p["cat"] + ":" + p["name"] if p else None)] += 1
+	    return out
+	fast, slow = tree(sys.argv[1], sys.argv[3]), tree(sys.argv[2], sys.argv[3])
+	for k in sorted(set(fast) | set(slow), key=str):
+	    print("%-60s fast %3d uprobe %3d" % (k, fast[k], slow[k]))
+	assert fast == slow and sum(fast.values()) >= 10, "differ"
+	assert all(k[4] and k[4].startswith("HDF5:") for k in fast if k[0] == "POSIX"), "a POSIX call outside HDF5"
+	assert all(k[4] and k[4].startswith("POSIX:") for k in fast if k[0] == "sys"), "a system call outside POSIX"
+	EOF
+}
+
+test_expect_success BPF,PYTHON3,H5CC 'HDF5 shared: POSIX calls under HDF5 calls, system calls under them: the same on the fast path and by uprobe' '
+	printf "layers: [posix, hdf5, syscalls]\n" >c.yaml &&
+	(cd "$TRASH_DIRECTORY/hs" && rm h5.h5 &&
+	 trace "$OLDPWD/c.yaml" f.pfw.gz probes.sig -- ./h5-ids && rm h5.h5 &&
+	 trace "$OLDPWD/c.yaml" u.pfw.gz --no-preload probes.sig -- ./h5-ids) &&
+	same_tree "$TRASH_DIRECTORY/hs/f.pfw.gz" "$TRASH_DIRECTORY/hs/u.pfw.gz" "$TRASH_DIRECTORY/hs/h5.h5"
 '
 
 test_expect_success BPF,PYTHON3,H5CC 'HDF5 linked into the executable: the hdf5 layer aimed at it' '
@@ -126,7 +174,8 @@ test_expect_success BPF,PYTHON3,H5CC 'HDF5 linked into the executable: the hdf5 
 	  - name: hdf5
 	    target: $TRASH_DIRECTORY/hx/h5-ids
 	EOC
-	(cd "$TRASH_DIRECTORY/hx" && trace "$OLDPWD/c.yaml" t.pfw.gz --no-preload probes.sig -- ./h5-ids) &&
+	(cd "$TRASH_DIRECTORY/hx" && trace "$OLDPWD/c.yaml" t.pfw.gz probes.sig -- ./h5-ids) &&
+	grep -q "fast path: [0-9]* functions recorded" "$TRASH_DIRECTORY/hx/collect.err" &&
 	grep -q "\"target\": \"$TRASH_DIRECTORY/hx/h5-ids\"" "$TRASH_DIRECTORY/hx/probes.json" &&
 	check_h5 "$TRASH_DIRECTORY/hx/t.pfw.gz" "$TRASH_DIRECTORY/hx/h5.h5"
 '
