@@ -261,6 +261,40 @@ static void stamp(struct aggregator *ag, unsigned idx, struct dc_event *ev)
 
 /* ---- events ---- */
 
+/* A kernel function's file comes ahead of its call, as the path the
+ * kernel walked (DC_EV_KPATH, same thread and seq): kept until the call
+ * arrives.  A call that was lost leaves its path behind; past 65,536
+ * the ones left are forgotten. */
+static uint64_t kpath_key(const struct dc_event *ev)
+{
+	return ((uint64_t)ev->tid << 32) ^ ev->seq;
+}
+
+static void kpath_keep(struct aggregator *ag, struct input *in,
+		       const struct dc_event *ev)
+{
+	size_t len;
+
+	if (ev->str_len == 0 || ev->seq == 0 || in->has_ids)
+		return;
+	len = strnlen(DC_EVENT_STR(ev), ev->str_len);
+	if (in->kpaths.count >= 65536)
+		u64map_free(&in->kpaths);
+	u64map_put(&in->kpaths, kpath_key(ev),
+		   intern(ag, DC_EVENT_STR(ev), len, 0));
+}
+
+static void kpath_name(struct input *in, struct dc_event *ev)
+{
+	uint64_t key = kpath_key(ev), *slot = u64map_get(&in->kpaths, key);
+
+	if (slot == NULL)
+		return;
+	if (ev->file_id == 0)
+		ev->file_id = (uint32_t)*slot;
+	u64map_del(&in->kpaths, key);
+}
+
 static void handle_events(struct aggregator *ag,
 			  unsigned idx, const struct dc_frame *f)
 {
@@ -289,6 +323,12 @@ static void handle_events(struct aggregator *ag,
 			ev->file_id = slot ? (uint32_t)*slot : 0;
 		}
 
+		if (ev->type == DC_EV_KPATH) {
+			kpath_keep(ag, in, ev);
+			continue;
+		}
+		if (ev->type == DC_EV_CALL && in->kpaths.count > 0)
+			kpath_name(in, ev);
 		stamp(ag, idx, ev);
 		switch (ev->type) {
 		case DC_EV_CALL:
@@ -779,6 +819,7 @@ static void report_trees(struct aggregator *ag)
 			     calltree_open(ct));
 		calltree_free(ct);
 		snap_free_all(&ag->inputs[i].snapshots);
+		u64map_free(&ag->inputs[i].kpaths);
 	}
 }
 

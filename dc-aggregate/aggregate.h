@@ -77,6 +77,8 @@ struct input {
 	struct calltree tree;     /* else: its call tree */
 	struct snapshot *snapshots; /* /proc's, waiting for their time
 	                            (fdtable.h) */
+	struct u64map kpaths;     /* (tid, seq) -> output string id: the
+	                             file of a kernel call not yet arrived */
 };
 
 /* ---- per process and thread ---- */

@@ -47,12 +47,180 @@ static __always_inline __u64 kfunc_read(__u8 op, __u64 v)
 	return v;
 }
 
+/* ---- the file's path (DC_EV_KPATH) ---- */
+
+/* The path is built backwards, from the file's name up to the root,
+ * in the first DC_KPATH_MAX bytes of buf; rec is the record sent. */
+struct kpath_scratch {
+	char buf[2 * DC_KPATH_MAX];
+	__u8 rec[DC_EVENT_HDR_SIZE + DC_KPATH_MAX + 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct kpath_scratch);
+} kpath_map SEC(".maps");
+
+struct kpath_walk {
+	struct dentry *d;
+	struct vfsmount *mnt;
+	__s64 off;       /* where the path built so far begins in buf */
+	bool trunc;      /* longer than DC_KPATH_MAX or DC_KPATH_DEPTH */
+	bool done;       /* reached the root */
+	bool outside;    /* reached its file system's root, not the mount's:
+	                    not under mnt (or a pseudo file: pipe, socket) */
+};
+
+/* One step up: the name of d before what is built, or across the mount
+ * d is the root of; 1 (stop) at the root of the process's mount tree. */
+static long kpath_step(__u64 i, struct kpath_walk *w)
+{
+	/* Plain copies: CO-RE reads below must not relocate w itself. */
+	struct dentry *d = w->d, *parent, *root;
+	struct vfsmount *mnt = w->mnt;
+	struct kpath_scratch *s;
+	struct qstr q;
+	__u32 zero = 0, len;
+	__s64 off;
+
+	s = bpf_map_lookup_elem(&kpath_map, &zero);
+	if (!s)
+		return 1;
+	parent = BPF_CORE_READ(d, d_parent);
+	root = BPF_CORE_READ(mnt, mnt_root);
+	if (d == root) {
+		struct mount *m = (struct mount *)((char *)mnt -
+				   bpf_core_field_offset(struct mount, mnt));
+		struct mount *up = BPF_CORE_READ(m, mnt_parent);
+
+		if (up == m) {          /* the top mount */
+			w->done = true;
+			return 1;
+		}
+		w->d = BPF_CORE_READ(m, mnt_mountpoint);
+		w->mnt = (struct vfsmount *)((char *)up +
+					     bpf_core_field_offset(struct mount, mnt));
+		return 0;
+	}
+	if (d == parent) {
+		w->outside = true;
+		return 1;
+	}
+	q = BPF_CORE_READ(d, d_name);
+	len = q.len > 255 ? 255 : q.len;
+	off = w->off - (__s64)len - 1;
+	if (off < 0) {
+		w->trunc = true;
+		return 1;
+	}
+	off &= DC_KPATH_MAX - 1;
+	bpf_probe_read_kernel(&s->buf[off + 1], len & 255, q.name);
+	s->buf[off] = '/';
+	w->off = off;
+	w->d = parent;
+	return 0;
+}
+
+/* A dentry alone does not say which mount it was reached through: the
+ * caller's working directory's, or else its root's, where that is the
+ * same file system; NULL if neither is. */
+static __always_inline struct vfsmount *kpath_guess_mnt(struct dentry *d)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct super_block *sb = BPF_CORE_READ(d, d_sb);
+	struct vfsmount *m = BPF_CORE_READ(t, fs, pwd.mnt);
+
+	if (m && BPF_CORE_READ(m, mnt_sb) == sb)
+		return m;
+	m = BPF_CORE_READ(t, fs, root.mnt);
+	if (m && BPF_CORE_READ(m, mnt_sb) == sb)
+		return m;
+	return NULL;
+}
+
+/* Send the path of the file behind ptr (op: what ptr is) as the
+ * DC_EV_KPATH record of the call numbered seq on this thread. */
+static __always_inline void kpath_send(__u8 op, __u64 ptr, __u32 probe_id,
+				       __u64 pid_tgid, __u64 seq)
+{
+	struct kpath_walk w = { .off = DC_KPATH_MAX };
+	struct kpath_scratch *s;
+	struct dc_event *ev;
+	__u32 zero = 0;
+	__u64 len, size;
+
+	if (op == DC_KOP_KIOCB_INO) {
+		ptr = (__u64)BPF_CORE_READ((struct kiocb *)ptr, ki_filp);
+		op = DC_KOP_FILE_INO;
+	}
+	if (ptr == 0)
+		return;
+	if (op == DC_KOP_FILE_INO) {
+		w.d = BPF_CORE_READ((struct file *)ptr, f_path.dentry);
+		w.mnt = BPF_CORE_READ((struct file *)ptr, f_path.mnt);
+	} else if (op == DC_KOP_PATH_INO) {
+		w.d = BPF_CORE_READ((struct path *)ptr, dentry);
+		w.mnt = BPF_CORE_READ((struct path *)ptr, mnt);
+	} else {
+		w.d = (struct dentry *)ptr;
+		w.mnt = kpath_guess_mnt(w.d);
+	}
+	if (!w.d || !w.mnt)
+		return;
+	bpf_loop(DC_KPATH_DEPTH, kpath_step, &w, 0);
+	s = bpf_map_lookup_elem(&kpath_map, &zero);
+	if (!s)
+		return;
+	/* Not under its mount: a guessed mount that was wrong, a pseudo
+	 * file (pipe, socket: no path), a lazily unmounted tree.  The
+	 * call goes without a name. */
+	if (w.outside)
+		return;
+	if (!w.done)
+		w.trunc = true;         /* deeper than DC_KPATH_DEPTH */
+	if (w.off >= DC_KPATH_MAX) {          /* the root itself */
+		w.off = DC_KPATH_MAX - 1;
+		s->buf[DC_KPATH_MAX - 1] = '/';
+	}
+	w.off &= DC_KPATH_MAX - 1;
+	len = DC_KPATH_MAX - w.off;
+	if (len > DC_KPATH_MAX)
+		return;
+	/* The path and the NUL after it, in one copy. */
+	s->buf[DC_KPATH_MAX] = 0;
+	bpf_probe_read_kernel(s->rec + DC_EVENT_HDR_SIZE, len + 1, &s->buf[w.off]);
+	ev = (struct dc_event *)s->rec;
+	fill_header(ev, DC_EV_KPATH, probe_id, pid_tgid, bpf_ktime_get_ns(),
+		    0, 0, 0);
+	ev->seq = seq;
+	ev->nargs = 0;
+	ev->str_len = (__u16)len;
+	if (w.trunc)
+		ev->flags |= DC_EVF_STR_TRUNC;
+	size = (DC_EVENT_HDR_SIZE + len + 1 + 7) & ~7ULL;
+	if (size > sizeof(s->rec))
+		return;
+	ev->size = (__u16)size;
+	if (bpf_ringbuf_output(&events, s->rec, size, rb_flags()) != 0)
+		count_drop(probe_id);
+}
+
 static __always_inline void kfunc_push(__u64 pid_tgid, __u32 probe_id,
 				       __u64 *args)
 {
 	struct dc_kfunc_cfg *kc = bpf_map_lookup_elem(&kfunc_cfg, &probe_id);
+	__u64 file = 0;
+	__u8 path_op = 0;
+	struct dc_stack *st;
+	__u32 d;
 	int i;
 
+	if (kc && kc->path_arg < DC_MAX_ARGS && !profile_mode) {
+		file = args[kc->path_arg & 7];
+		path_op = kc->path_op;
+	}
 	/* Unrolled: a loop's back-edge is refused in some program types on
 	 * older kernels (6.1's kprobes). */
 	if (kc)
@@ -60,6 +228,16 @@ static __always_inline void kfunc_push(__u64 pid_tgid, __u32 probe_id,
 		for (i = 0; i < DC_MAX_ARGS; i++)
 			args[i] = kfunc_read(kc->op[i], args[i]);
 	push((__u32)pid_tgid, probe_id, 0, args);
+	if (file == 0)
+		return;
+	/* Its path goes ahead of the call, numbered as the call is. */
+	st = get_stack((__u32)pid_tgid, false);
+	if (!st || st->depth == 0 || st->depth > DC_MAX_DEPTH)
+		return;
+	d = (st->depth - 1) & (DC_MAX_DEPTH - 1);
+	if (st->frames[d].probe_id != probe_id || st->frames[d].is_syscall)
+		return;
+	kpath_send(path_op, file, probe_id, pid_tgid, st->frames[d].seq);
 }
 
 SEC("kprobe")

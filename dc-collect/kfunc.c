@@ -375,6 +375,22 @@ static void fill_ops(struct collect_bpf *skel, size_t i, const struct dc_probe *
 	for (a = 0; a < p->nargs && a < f->nparams && a < DC_MAX_ARGS; a++)
 		if (p->arg_kinds[a] != DC_ARG_PTR)
 			cfg.op[a] = op_for(f->params[a]);
+	/* The file is named by the first parameter that leads to a path
+	 * with its mount, else by the first dentry (its mount guessed, in
+	 * kfunc.bpf.h). */
+	cfg.path_arg = DC_KPATH_NONE;
+	for (a = 0; a < f->nparams && a < DC_MAX_ARGS; a++)
+		if (f->params[a] == DC_KT_FILE || f->params[a] == DC_KT_KIOCB ||
+		    f->params[a] == DC_KT_PATH) {
+			cfg.path_arg = (__u8)a;
+			break;
+		}
+	for (a = 0; a < f->nparams && a < DC_MAX_ARGS &&
+		    cfg.path_arg == DC_KPATH_NONE; a++)
+		if (f->params[a] == DC_KT_DENTRY)
+			cfg.path_arg = (__u8)a;
+	if (cfg.path_arg != DC_KPATH_NONE)
+		cfg.path_op = op_for(f->params[cfg.path_arg]);
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.kfunc_cfg), &key, &cfg,
 				BPF_ANY) != 0)
 		sysdie("cannot fill the kernel-function table");

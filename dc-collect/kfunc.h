@@ -24,9 +24,21 @@ enum dc_kop {
 	DC_KOP_COUNT
 };
 
-/* Per probe id: how to read each argument. */
+/* Per probe id: how to read each argument, and which one names the
+ * file (a struct file *, struct kiocb *, struct path *, or a struct
+ * dentry * reached through the caller's cwd or root mount): its path
+ * is sent ahead of the call in a DC_EV_KPATH record; DC_KPATH_NONE:
+ * none). */
 struct dc_kfunc_cfg {
 	__u8 op[8];
+	__u8 path_arg;
+	__u8 path_op;          /* DC_KOP_FILE_INO, _KIOCB_INO, _PATH_INO or
+	                          _DENTRY_INO: what path_arg is */
+	__u8 pad[6];
 };
+
+#define DC_KPATH_NONE 0xff
+#define DC_KPATH_MAX 4096      /* a path's bytes, as PATH_MAX */
+#define DC_KPATH_DEPTH 64      /* names and mount crossings walked */
 
 #endif /* DC_KFUNC_H */

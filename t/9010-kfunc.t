@@ -152,6 +152,7 @@ test_expect_success KFUNC,EXT4,PYTHON3 'the filesystems layer: ext4 (a module) w
 	ino=$(stat -c %i F) &&
 	test "$(pfw-query count t.pfw.gz --cat fs --name ext4_file_write_iter --arg inode=$ino --arg size=4096 --arg ret=4096)" = 30 &&
 	test "$(pfw-query count t.pfw.gz --cat fs --name ext4_file_write_iter --arg inode=$ino)" = 30 &&
+	test "$(pfw-query count t.pfw.gz --cat fs --name ext4_file_write_iter --file "$PWD/F")" = 30 &&
 	test "$(pfw-query count t.pfw.gz --cat sys --name write --file "$PWD/F" --arg ret=4096)" = 30
 '
 
@@ -169,6 +170,7 @@ test_expect_success KFUNC,XFS,PYTHON3 'the filesystems layer: xfs reads and writ
 	! grep "fentry refused" collect.err &&
 	ino=$(stat -c %i "$f") && rm -f "$f" &&
 	test "$(pfw-query count t.pfw.gz --cat fs --name xfs_file_write_iter --arg inode=$ino --arg size=8192 --arg ret=8192)" = 12 &&
+	test "$(pfw-query count t.pfw.gz --cat fs --name xfs_file_write_iter --file "$f")" = 12 &&
 	pfw-query list t.pfw.gz --cat fs --name xfs_file_read_iter --arg inode=$ino >r &&
 	python3 -c "
 import json

@@ -3,6 +3,9 @@
  * mode issues a known number of calls so tests can assert exact counts.
  *
  *   workload fsync FILE N          N x (write 1 byte + fsync)
+ *   workload vec FILE N            N x writev of 3 iovecs (1000 + 2000 +
+ *                                  1096 bytes), then N x readv of 2
+ *                                  (2048 + 2048), all through syscall(2)
  *   workload writes N [FILE]       N x write(fd, buf, 1) (default /dev/null)
  *   workload syswrites N [FILE]    the same through syscall(2): no libc
  *                                  write() (which others may uprobe)
@@ -28,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -85,6 +89,30 @@ static int do_fsync(const char *path, long n)
 		if (write(fd, "x", 1) != 1 || fsync(fd) != 0)
 			fail("write/fsync");
 	loop_end(n);
+	return close(fd);
+}
+
+static int do_vec(const char *path, long n)
+{
+	static char buf[4096];
+	struct iovec w[3] = { { buf, 1000 }, { buf + 1000, 2000 },
+			      { buf + 3000, 1096 } };
+	struct iovec r[2] = { { buf, 2048 }, { buf + 2048, 2048 } };
+	int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+	long i;
+
+	if (fd < 0)
+		fail(path);
+	loop_start();
+	for (i = 0; i < n; i++)
+		if (syscall(SYS_writev, fd, w, 3) != 4096)
+			fail("writev");
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		fail("lseek");
+	for (i = 0; i < n; i++)
+		if (syscall(SYS_readv, fd, r, 2) != 4096)
+			fail("readv");
+	loop_end(2 * n);
 	return close(fd);
 }
 
@@ -316,6 +344,8 @@ int main(int argc, char **argv)
 
 	if (strcmp(mode, "fsync") == 0 && argc == 4)
 		return do_fsync(argv[2], atol(argv[3]));
+	if (strcmp(mode, "vec") == 0 && argc == 4)
+		return do_vec(argv[2], atol(argv[3]));
 	if (strcmp(mode, "writes") == 0 && (argc == 3 || argc == 4))
 		return do_writes(atol(argv[2]), argc == 4 ? argv[3] : "/dev/null");
 	if (strcmp(mode, "syswrites") == 0 && (argc == 3 || argc == 4))
