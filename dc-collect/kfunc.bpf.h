@@ -10,7 +10,10 @@
  * library call, so a vfs_write sits under the write system call that
  * made it.  One fentry program serves every function: user space loads
  * copies of it, one per function (a tracing program is bound to its
- * function when it loads).
+ * function when it loads).  At entry the file's path is walked from the
+ * struct file, path or kiocb (or a dentry) and sent ahead of the call
+ * as a DC_EV_KPATH record with the call's seq; dc-aggregate names the
+ * call with it.
  */
 #include "kfunc.h"
 

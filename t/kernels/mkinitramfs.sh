@@ -83,7 +83,12 @@ cp "$src/t/test-lib.sh" "$root/dc/src/t/"
 # DC_TEST_VERBOSE carries into the VM.
 printf '%s' "${DC_TEST_VERBOSE:-}" >"$root/dc/verbose"
 : >"$root/dc/tests"
+# bpftool where there is one: bench/kfunc-vm.sh reads program stats.
+if bt=$(command -v bpftool); then
+	copy "$bt" /usr/sbin/bpftool
+fi
 for t in "$@"; do
+	mkdir -p "$root/dc/src/t/$(dirname "$t")"
 	cp "$src/t/$t" "$root/dc/src/t/$t"
 	echo "$t" >>"$root/dc/tests"
 done
