@@ -275,7 +275,9 @@ static void kpath_keep(struct aggregator *ag, struct input *in,
 {
 	size_t len;
 
-	if (ev->str_len == 0 || ev->seq == 0 || in->has_ids)
+	/* A path cut at its limit would name another file: none. */
+	if (ev->str_len == 0 || ev->seq == 0 || in->has_ids ||
+	    (ev->flags & DC_EVF_STR_TRUNC))
 		return;
 	len = strnlen(DC_EVENT_STR(ev), ev->str_len);
 	if (in->kpaths.count >= 65536)
