@@ -1,7 +1,7 @@
 # t/: TAP test scripts, run with prove by `make check`.
 EXTRA_DIST += t/test-lib.sh t/lsan.supp $(wildcard $(srcdir)/t/*.t) \
 	t/kernels/fetch-kernel.sh t/kernels/mkinitramfs.sh t/kernels/run-vm.sh \
-	t/kernels/vm-init
+	t/kernels/vm-init t/kernels/kfunc-bench.sh
 
 # In a sanitizer build (configure --enable-sanitizers) every finding,
 # leaks included, is written to t/sanitizer/ as well as failing its tool
