@@ -3,20 +3,6 @@
 # page cache, threads and forks, recursion, drops, signals, options.
 . "$(dirname "$0")/test-lib.sh"
 
-WORKLOAD="$DC_BUILD_DIR/t/helpers/workload"
-
-# trace CONFIG.yaml TRACE [dc-collect options] -- COMMAND...: generate,
-# sign and collect, then aggregate and write TRACE.
-trace() {
-	_cfg=$1 _out=$2
-	shift 2
-	dc-gen "$_cfg" >probes.json 2>gen.err &&
-	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
-	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
-		dc-aggregate | dc-write "$_out" &&
-	cat collect.err >&2
-}
-
 # A syscall layer of openat (to name the file) and write only.
 write_layer() {
 	cat <<-EOC

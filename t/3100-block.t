@@ -9,16 +9,6 @@
 WORKLOAD="$DC_BUILD_DIR/t/helpers/workload"
 MNT="$SHARED/mnt"
 
-trace() {
-	_cfg=$1 _out=$2
-	shift 2
-	dc-gen "$_cfg" >probes.json 2>gen.err &&
-	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
-	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
-		dc-aggregate | dc-write "$_out" &&
-	cat collect.err >&2
-}
-
 # block_bytes TRACE PID OP: bytes of the block events of PID on the loop
 # device whose operation has the letter OP (R or W), how many there were,
 # and the largest; metadata (M) left out.  (The program's own start-up may

@@ -4,17 +4,6 @@
 # right files.
 . "$(dirname "$0")/test-lib.sh"
 
-# trace CONFIG.yaml TRACE [dc-collect options] -- COMMAND...
-trace() {
-	_cfg=$1 _out=$2
-	shift 2
-	dc-gen "$_cfg" >probes.json 2>gen.err &&
-	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
-	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
-		dc-aggregate | dc-write "$_out" &&
-	cat collect.err >&2
-}
-
 test_expect_success 'setup: a signing key' '
 	dc-sign --gen-key -k "$SHARED/key" >/dev/null
 '

@@ -5,18 +5,6 @@
 # readahead records the pages it really read.
 . "$(dirname "$0")/test-lib.sh"
 
-WORKLOAD="$DC_BUILD_DIR/t/helpers/workload"
-
-trace() {
-	_cfg=$1 _out=$2
-	shift 2
-	dc-gen "$_cfg" >probes.json 2>gen.err &&
-	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
-	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
-		dc-aggregate | dc-write "$_out" &&
-	cat collect.err >&2
-}
-
 # levels TRACE PID INODE: "CAT NAME LEVEL COUNT pages=N" for the events
 # of PID: page-cache and readahead events of the file INODE only, block
 # I/O without metadata, its bytes as pages.  (If something dropped the

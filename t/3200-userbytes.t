@@ -8,17 +8,6 @@
 
 USERBYTES="$DC_BUILD_DIR/t/helpers/userbytes"
 
-trace() {
-	_cfg=$1 _out=$2
-	shift 2
-	dc-gen "$_cfg" >probes.json 2>gen.err &&
-	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
-	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
-		dc-aggregate | dc-write "$_out" &&
-	cat collect.err >&2 &&
-	test "$(cat collect.rc)" = 0
-}
-
 q() {
 	pfw-query "$@"
 }
@@ -34,7 +23,7 @@ test_expect_success BPF,PYTHON3 'setup: trace the workload with posix, stdio and
 	mkdir "$W" &&
 	printf "layers: [posix, stdio, syscalls]\n" >c.yaml &&
 	cfg="$PWD/c.yaml" &&
-	(cd "$W" && trace "$cfg" "$T" probes.sig -- sh -c "\"$USERBYTES\" >so.txt 2>se.txt") &&
+	(cd "$W" && trace_ok "$cfg" "$T" probes.sig -- sh -c "\"$USERBYTES\" >so.txt 2>se.txt") &&
 	test "$(wc -c <"$W/stdio.out")" = 12013 &&
 	test "$(wc -c <"$W/vec.moved")" = 60 &&
 	test "$(wc -c <"$W/sub/inner.out")" = 77 &&
@@ -134,7 +123,7 @@ test_expect_success BPF,PYTHON3 'profile mode, in the collector and in dc-aggreg
 	mkdir p &&
 	printf "mode: profile\ninterval_ms: 100\nlayers: [posix, stdio]\n" >p.yaml &&
 	cfg="$PWD/p.yaml" &&
-	(cd p && trace "$cfg" ../p.pfw.gz probes.sig -- sh -c "\"$USERBYTES\" >so 2>se") &&
+	(cd p && trace_ok "$cfg" ../p.pfw.gz probes.sig -- sh -c "\"$USERBYTES\" >so 2>se") &&
 	printf "layers: [posix, stdio]\n" >t.yaml &&
 	cfg="$PWD/t.yaml" && mkdir a &&
 	(cd a && dc-gen "$cfg" >probes.json && dc-sign -k "$SHARED/key" -o probes.sig probes.json &&

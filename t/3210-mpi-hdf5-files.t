@@ -16,17 +16,6 @@ test_lazy_prereq H5CC '
 	command -v h5cc >/dev/null || { echo "h5cc (libhdf5-dev) not installed"; false; }
 '
 
-trace() {
-	_cfg=$1 _out=$2
-	shift 2
-	dc-gen "$_cfg" >probes.json 2>gen.err &&
-	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
-	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
-		dc-aggregate | dc-write "$_out" &&
-	cat collect.err >&2 &&
-	test "$(cat collect.rc)" = 0
-}
-
 q() {
 	pfw-query "$@"
 }
@@ -41,7 +30,7 @@ test_expect_success BPF,PYTHON3,MPICC 'setup: two MPI ranks write and read one f
 	mkdir "$M" &&
 	mpicc -o "$M/mpi-bytes" "$DC_SRC_DIR/t/helpers/mpi-bytes.c" &&
 	printf "layers: [posix, mpiio]\n" >"$M/c.yaml" &&
-	(cd "$M" && trace c.yaml t.pfw.gz probes.sig -- \
+	(cd "$M" && trace_ok c.yaml t.pfw.gz probes.sig -- \
 		mpirun --allow-run-as-root --oversubscribe -np 2 ./mpi-bytes) &&
 	test "$(wc -c <"$M/mpi.out")" = 8688
 '
@@ -111,7 +100,7 @@ test_expect_success BPF,PYTHON3,H5CC 'HDF5 shared: dataset, group and attribute 
 	build_h5 "$TRASH_DIRECTORY/hs" -shlib &&
 	ldd "$TRASH_DIRECTORY/hs/h5-ids" | grep -q libhdf5 &&
 	printf "layers: [posix, hdf5]\n" >c.yaml &&
-	(cd "$TRASH_DIRECTORY/hs" && trace "$OLDPWD/c.yaml" t.pfw.gz probes.sig -- ./h5-ids) &&
+	(cd "$TRASH_DIRECTORY/hs" && trace_ok "$OLDPWD/c.yaml" t.pfw.gz probes.sig -- ./h5-ids) &&
 	grep -q "fast path: [0-9]* functions recorded" "$TRASH_DIRECTORY/hs/collect.err" &&
 	check_h5 "$TRASH_DIRECTORY/hs/t.pfw.gz" "$TRASH_DIRECTORY/hs/h5.h5"
 '
@@ -159,8 +148,8 @@ same_tree() {
 test_expect_success BPF,PYTHON3,H5CC 'HDF5 shared: POSIX calls under HDF5 calls, system calls under them: the same on the fast path and by uprobe' '
 	printf "layers: [posix, hdf5, syscalls]\n" >c.yaml &&
 	(cd "$TRASH_DIRECTORY/hs" && rm h5.h5 &&
-	 trace "$OLDPWD/c.yaml" f.pfw.gz probes.sig -- ./h5-ids && rm h5.h5 &&
-	 trace "$OLDPWD/c.yaml" u.pfw.gz --no-preload probes.sig -- ./h5-ids) &&
+	 trace_ok "$OLDPWD/c.yaml" f.pfw.gz probes.sig -- ./h5-ids && rm h5.h5 &&
+	 trace_ok "$OLDPWD/c.yaml" u.pfw.gz --no-preload probes.sig -- ./h5-ids) &&
 	same_tree "$TRASH_DIRECTORY/hs/f.pfw.gz" "$TRASH_DIRECTORY/hs/u.pfw.gz" "$TRASH_DIRECTORY/hs/h5.h5"
 '
 
@@ -174,7 +163,7 @@ test_expect_success BPF,PYTHON3,H5CC 'HDF5 linked into the executable: the hdf5 
 	  - name: hdf5
 	    target: $TRASH_DIRECTORY/hx/h5-ids
 	EOC
-	(cd "$TRASH_DIRECTORY/hx" && trace "$OLDPWD/c.yaml" t.pfw.gz probes.sig -- ./h5-ids) &&
+	(cd "$TRASH_DIRECTORY/hx" && trace_ok "$OLDPWD/c.yaml" t.pfw.gz probes.sig -- ./h5-ids) &&
 	grep -q "fast path: [0-9]* functions recorded" "$TRASH_DIRECTORY/hx/collect.err" &&
 	grep -q "\"target\": \"$TRASH_DIRECTORY/hx/h5-ids\"" "$TRASH_DIRECTORY/hx/probes.json" &&
 	check_h5 "$TRASH_DIRECTORY/hx/t.pfw.gz" "$TRASH_DIRECTORY/hx/h5.h5"

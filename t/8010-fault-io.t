@@ -4,7 +4,6 @@
 . "$(dirname "$0")/test-lib.sh"
 
 APP="$DC_BUILD_DIR/t/helpers/fault-app"
-WORKLOAD="$DC_BUILD_DIR/t/helpers/workload"
 
 test_expect_success 'setup: a key and a spec of the write syscall' '
 	dc-sign --gen-key -k "$SHARED/key" >/dev/null &&

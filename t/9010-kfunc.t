@@ -6,13 +6,6 @@
 # kprobes both trace, with exact counts, module functions (ext4) too.
 . "$(dirname "$0")/test-lib.sh"
 
-WORKLOAD="$DC_BUILD_DIR/t/helpers/workload"
-
-test_lazy_prereq KFUNC '
-	dc-collect --check-kernel >features &&
-	grep "kernel-function probes use" features ||
-	{ echo "this kernel traces no kernel functions (no kprobes, fentry refused)"; false; }
-'
 test_lazy_prereq NOKFUNC '
 	dc-collect --check-kernel >features &&
 	grep "kernel layers fall back to tracepoints" features ||
@@ -25,19 +18,6 @@ test_lazy_prereq LINUX61 '
 test_lazy_prereq EXT4 '
 	test "$(stat -f -c %T .)" = ext2/ext3 || { echo "the test directory is not on ext4"; false; }
 '
-
-# trace CONFIG.yaml TRACE [dc-collect options] -- COMMAND...
-trace() {
-	_cfg=$1 _out=$2
-	shift 2
-	dc-gen "$_cfg" >probes.json 2>gen.err &&
-	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
-	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
-		dc-aggregate | dc-write "$_out"
-	_rc=$?
-	cat gen.err collect.err >&2
-	test $_rc = 0 && test "$(cat collect.rc)" = 0
-}
 
 test_expect_success 'setup: a signing key' '
 	dc-sign --gen-key -k "$SHARED/key" >/dev/null
@@ -131,7 +111,7 @@ check_fsync() {
 
 test_expect_success KFUNC,PYTHON3 'a custom kernel-function layer: 100 fsyncs, 100 vfs_fsync_range on the inode, under them' '
 	fsync_config >c.yaml &&
-	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" fsync "$PWD/F" 100 &&
+	trace_ok c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" fsync "$PWD/F" 100 &&
 	grep "kernel-function probes use" collect.err &&
 	grep "attached 3 of 3 probes" collect.err &&
 	check_fsync 100
@@ -139,7 +119,7 @@ test_expect_success KFUNC,PYTHON3 'a custom kernel-function layer: 100 fsyncs, 1
 
 test_expect_success KFUNC,PYTHON3 'the same through kprobes (--kfunc kprobes)' '
 	fsync_config >c.yaml &&
-	trace c.yaml t.pfw.gz --kfunc kprobes probes.sig -- "$WORKLOAD" fsync "$PWD/F" 100 &&
+	trace_ok c.yaml t.pfw.gz --kfunc kprobes probes.sig -- "$WORKLOAD" fsync "$PWD/F" 100 &&
 	grep "fentry yes but not used (--kfunc kprobes): kernel-function probes use kprobes" collect.err ||
 	grep "kprobes yes, fentry refused.*kernel-function probes use kprobes" collect.err &&
 	check_fsync 100
@@ -147,7 +127,7 @@ test_expect_success KFUNC,PYTHON3 'the same through kprobes (--kfunc kprobes)' '
 
 test_expect_success KFUNC,EXT4,PYTHON3 'the filesystems layer: ext4 (a module) writes, one per write(2), with the bytes' '
 	printf "layers: [syscalls, filesystems]\n" >c.yaml &&
-	trace c.yaml t.pfw.gz probes.sig -- dd if=/dev/zero of=F bs=4096 count=30 &&
+	trace_ok c.yaml t.pfw.gz probes.sig -- dd if=/dev/zero of=F bs=4096 count=30 &&
 	! grep "fentry refused" collect.err &&
 	ino=$(stat -c %i F) &&
 	test "$(pfw-query count t.pfw.gz --cat fs --name ext4_file_write_iter --arg inode=$ino --arg size=4096 --arg ret=4096)" = 30 &&
@@ -165,7 +145,7 @@ test_lazy_prereq XFS '
 test_expect_success KFUNC,XFS,PYTHON3 'the filesystems layer: xfs reads and writes, with the bytes' '
 	f="$DC_TEST_XFS/F.$$" &&
 	printf "layers: [syscalls, filesystems]\n" >c.yaml &&
-	trace c.yaml t.pfw.gz probes.sig -- sh -c \
+	trace_ok c.yaml t.pfw.gz probes.sig -- sh -c \
 		"dd if=/dev/zero of=$f bs=8192 count=12 && \"$WORKLOAD\" read $f" &&
 	! grep "fentry refused" collect.err &&
 	ino=$(stat -c %i "$f") && rm -f "$f" &&

@@ -7,26 +7,6 @@
 # either (t/9010-kfunc.t tests the refusal there).
 . "$(dirname "$0")/test-lib.sh"
 
-WORKLOAD="$DC_BUILD_DIR/t/helpers/workload"
-
-test_lazy_prereq KFUNC '
-	dc-collect --check-kernel >features &&
-	grep "kernel-function probes use" features ||
-	{ echo "this kernel traces no kernel functions (no kprobes, fentry refused)"; false; }
-'
-
-trace() {
-	_cfg=$1 _out=$2
-	shift 2
-	dc-gen "$_cfg" >probes.json 2>gen.err &&
-	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
-	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
-		dc-aggregate | dc-write "$_out"
-	_rc=$?
-	cat gen.err collect.err >&2
-	test $_rc = 0 && test "$(cat collect.rc)" = 0
-}
-
 test_expect_success 'setup: a signing key' '
 	dc-sign --gen-key -k "$SHARED/key" >/dev/null
 '
@@ -78,7 +58,7 @@ check_writes() {
 
 test_expect_success KFUNC,PYTHON3 '40 writes of 4 KiB: 40 vfs_write on the inode, bytes and offsets exact, each under its write' '
 	printf "layers: [syscalls, vfs]\n" >c.yaml &&
-	trace c.yaml t.pfw.gz probes.sig -- dd if=/dev/zero of=F bs=4096 count=40 &&
+	trace_ok c.yaml t.pfw.gz probes.sig -- dd if=/dev/zero of=F bs=4096 count=40 &&
 	grep "kernel-function probes use fentry" collect.err &&
 	! grep "fentry refused" collect.err &&
 	check_writes
@@ -86,7 +66,7 @@ test_expect_success KFUNC,PYTHON3 '40 writes of 4 KiB: 40 vfs_write on the inode
 
 test_expect_success KFUNC,PYTHON3 'the same through kprobes (--kfunc kprobes)' '
 	printf "layers: [syscalls, vfs]\n" >c.yaml &&
-	trace c.yaml t.pfw.gz --kfunc kprobes probes.sig -- dd if=/dev/zero of=F bs=4096 count=40 &&
+	trace_ok c.yaml t.pfw.gz --kfunc kprobes probes.sig -- dd if=/dev/zero of=F bs=4096 count=40 &&
 	grep "kernel-function probes use kprobes" collect.err &&
 	check_writes
 '
@@ -97,7 +77,7 @@ test_expect_success KFUNC,PYTHON3 'the same through kprobes (--kfunc kprobes)' '
 test_expect_success KFUNC,PYTHON3 'reading the file back: vfs_read bytes add up to its size (kprobes)' '
 	dd if=/dev/urandom of=R bs=1000 count=300 2>/dev/null &&
 	printf "layers: [syscalls, vfs]\n" >c.yaml &&
-	trace c.yaml t.pfw.gz --kfunc kprobes probes.sig -- "$WORKLOAD" read "$PWD/R" &&
+	trace_ok c.yaml t.pfw.gz --kfunc kprobes probes.sig -- "$WORKLOAD" read "$PWD/R" &&
 	ino=$(stat -c %i R) &&
 	pfw-query list t.pfw.gz --cat vfs --name vfs_read --arg inode=$ino >vr &&
 	python3 -c "
@@ -112,7 +92,7 @@ assert r[-1][\"ret\"] == 0, r
 
 test_expect_success KFUNC,PYTHON3 'vectored: 25 writev and 25 readv of 4 KiB, one vfs_writev or vfs_readv under each, on the file, bytes and offsets exact' '
 	printf "layers: [syscalls, vfs]\n" >c.yaml &&
-	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" vec "$PWD/V" 25 &&
+	trace_ok c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" vec "$PWD/V" 25 &&
 	test "$(stat -c %s V)" = 102400 &&
 	ino=$(stat -c %i V) &&
 	for f in vfs_writev vfs_readv; do
@@ -139,7 +119,7 @@ test_expect_success KFUNC,PYTHON3 'vectored: 25 writev and 25 readv of 4 KiB, on
 
 test_expect_success KFUNC,PYTHON3 'names and directories: one vfs call per operation (kprobes)' '
 	printf "layers: [syscalls, vfs]\n" >c.yaml &&
-	trace c.yaml t.pfw.gz --kfunc kprobes probes.sig -- sh -c \
+	trace_ok c.yaml t.pfw.gz --kfunc kprobes probes.sig -- sh -c \
 		"mkdir d && touch d/x && mv d/x d/y && ls d >/dev/null && rm d/y && rmdir d" &&
 	for f in vfs_mkdir vfs_rename vfs_unlink vfs_rmdir; do
 		test "$(pfw-query count t.pfw.gz --cat vfs --name $f)" = 1 || {
@@ -168,7 +148,7 @@ test_expect_success KFUNC,PYTHON3 'opens and directory reads: one vfs call under
 	      statx: {args: [fd, path, flags, int, ptr], ret: status}
 	EOC
 	mkdir d && touch d/a d/b F &&
-	trace c.yaml t.pfw.gz probes.sig -- sh -c "ls d >/dev/null; stat F >/dev/null; cat F" &&
+	trace_ok c.yaml t.pfw.gz probes.sig -- sh -c "ls d >/dev/null; stat F >/dev/null; cat F" &&
 	dino=$(stat -c %i d) fino=$(stat -c %i F) &&
 	pfw-query list t.pfw.gz >all &&
 	pfw-query list t.pfw.gz --ph M --name FH >fh &&

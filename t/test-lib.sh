@@ -233,6 +233,42 @@ test_lazy_prereq FULLSPEED '
 # Fixtures shared by the tests of one script live in its trash root.
 SHARED="$TRASH_DIRECTORY"
 
+# ---- tracing real workloads (t/3xxx, t/9xxx) ----
+
+# The test workloads (t/helpers/workload.c says what each does).
+WORKLOAD="$DC_BUILD_DIR/t/helpers/workload"
+
+# trace CONFIG.yaml TRACE [dc-collect options] -- COMMAND...: generate the
+# spec of CONFIG, sign it with $SHARED/key into probes.sig, collect, and
+# aggregate and write TRACE.  Succeeds when the pipeline's end does;
+# dc-collect's exit status is kept in collect.rc for the test to check,
+# its messages in collect.err, and dc-gen's and dc-collect's messages go
+# to standard error.
+trace() {
+	_cfg=$1 _out=$2
+	shift 2
+	dc-gen "$_cfg" >probes.json 2>gen.err &&
+	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
+	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
+		dc-aggregate | dc-write "$_out"
+	_rc=$?
+	cat gen.err >&2
+	test ! -f collect.err || cat collect.err >&2
+	return $_rc
+}
+
+# trace_ok ...: trace, and dc-collect exited 0.
+trace_ok() {
+	trace "$@" && test "$(cat collect.rc)" = 0
+}
+
+# KFUNC: kernel functions can be traced here (kprobes or fentry).
+test_lazy_prereq KFUNC '
+	dc-collect --check-kernel >features &&
+	grep "kernel-function probes use" features ||
+	{ echo "this kernel traces no kernel functions (no kprobes, fentry refused)"; false; }
+'
+
 # wait_for_file FILE [SECONDS]: until FILE exists, at most SECONDS (30):
 # a collector that fails must fail the test, not hang it.
 wait_for_file() {
