@@ -890,6 +890,18 @@ static __always_inline __u64 syscall_param6(struct pt_regs *regs)
 #endif
 }
 
+/* A function's arguments, from the registers at its entry: uprobes and
+ * kprobes (kfunc.bpf.h) alike. */
+static __always_inline void regs_args(struct pt_regs *ctx, __u64 *args)
+{
+	args[0] = PT_REGS_PARM1(ctx);
+	args[1] = PT_REGS_PARM2(ctx);
+	args[2] = PT_REGS_PARM3(ctx);
+	args[3] = PT_REGS_PARM4(ctx);
+	args[4] = PT_REGS_PARM5(ctx);
+	args[5] = param6(ctx);
+}
+
 static __always_inline int uprobe_entry(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -899,12 +911,7 @@ static __always_inline int uprobe_entry(struct pt_regs *ctx)
 
 	if (!current_selected(pid_tgid))
 		return 0;
-	args[0] = PT_REGS_PARM1(ctx);
-	args[1] = PT_REGS_PARM2(ctx);
-	args[2] = PT_REGS_PARM3(ctx);
-	args[3] = PT_REGS_PARM4(ctx);
-	args[4] = PT_REGS_PARM5(ctx);
-	args[5] = param6(ctx);
+	regs_args(ctx, args);
 	cookie = (__u32)bpf_get_attach_cookie(ctx);
 	cfg = bpf_map_lookup_elem(&probe_cfg, &cookie);
 	if (cfg && (cfg->derive & DC_DERIVE_ENTRY))
@@ -913,7 +920,9 @@ static __always_inline int uprobe_entry(struct pt_regs *ctx)
 	return 0;
 }
 
-static __always_inline int uprobe_exit(struct pt_regs *ctx)
+/* A function's return, the probe id in the cookie: uretprobes and
+ * kretprobes (kfunc.bpf.h) alike. */
+static __always_inline int regs_exit(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
@@ -924,7 +933,7 @@ static __always_inline int uprobe_exit(struct pt_regs *ctx)
 	return 0;
 }
 
-/* Attached one function at a time (and to kernel functions as kprobes). */
+/* Attached one function at a time. */
 SEC("uprobe")
 int BPF_KPROBE(dc_uprobe_entry)
 {
@@ -934,7 +943,7 @@ int BPF_KPROBE(dc_uprobe_entry)
 SEC("uretprobe")
 int BPF_KRETPROBE(dc_uprobe_exit)
 {
-	return uprobe_exit(ctx);
+	return regs_exit(ctx);
 }
 
 /* The same, loaded for the kernel's multi-uprobe link (6.6 and later):
@@ -949,7 +958,7 @@ int BPF_KPROBE(dc_umulti_entry)
 SEC("uretprobe")
 int BPF_KRETPROBE(dc_umulti_exit)
 {
-	return uprobe_exit(ctx);
+	return regs_exit(ctx);
 }
 
 /* The probe id + 1 of a system call to trace now, or 0. */

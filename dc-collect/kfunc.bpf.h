@@ -251,12 +251,7 @@ int BPF_KPROBE(dc_kprobe_entry)
 
 	if (!current_selected(pid_tgid))
 		return 0;
-	args[0] = PT_REGS_PARM1(ctx);
-	args[1] = PT_REGS_PARM2(ctx);
-	args[2] = PT_REGS_PARM3(ctx);
-	args[3] = PT_REGS_PARM4(ctx);
-	args[4] = PT_REGS_PARM5(ctx);
-	args[5] = param6(ctx);
+	regs_args(ctx, args);
 	kfunc_push(pid_tgid, (__u32)bpf_get_attach_cookie(ctx), args);
 	return 0;
 }
@@ -264,13 +259,7 @@ int BPF_KPROBE(dc_kprobe_entry)
 SEC("kretprobe")
 int BPF_KRETPROBE(dc_kprobe_exit)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-
-	if (!current_selected(pid_tgid))
-		return 0;
-	pop((__u32)pid_tgid, (__u32)bpf_get_attach_cookie(ctx), false,
-	    (__s64)PT_REGS_RC(ctx));
-	return 0;
+	return regs_exit(ctx);
 }
 
 /* The attach target is set by user space before loading; copies for the
