@@ -684,9 +684,7 @@ static void parse_options(struct aggregator *ag, int argc, char **argv)
 		case 'V':
 			dc_print_version();
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n",
-				dc_program);
-			exit(DC_EXIT_USAGE);
+			dc_try_help();
 		}
 	}
 }

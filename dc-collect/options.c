@@ -229,8 +229,7 @@ static void parse_option(int c, const char *arg, struct options *o)
 		exit(0);
 	case 'V': dc_print_version();
 	default:
-		fprintf(stderr, "Try 'dc-collect --help' for more information.\n");
-		exit(DC_EXIT_USAGE);
+		dc_try_help();
 	}
 }
 

@@ -119,6 +119,12 @@ void dc_print_version(void)
 	exit(0);
 }
 
+void dc_try_help(void)
+{
+	fprintf(stderr, "Try '%s --help' for more information.\n", dc_program);
+	exit(2);
+}
+
 void dc_usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -126,8 +132,7 @@ void dc_usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmessage("", 0, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "Try '%s --help' for more information.\n", dc_program);
-	exit(2);
+	dc_try_help();
 }
 
 void dc_format_error(char *err, size_t len, const char *fmt, ...)

@@ -32,6 +32,10 @@ void die_status(int status, const char *fmt, ...)
 /* Print the version line to stdout and exit 0 (for --version). */
 void dc_print_version(void) __attribute__((noreturn));
 
+/* An option getopt refused (it said why): print "Try 'PROGRAM --help'
+ * for more information." to stderr, exit 2 (DC_EXIT_USAGE). */
+void dc_try_help(void) __attribute__((noreturn));
+
 /* Misuse: print "PROGRAM: MSG" and "Try 'PROGRAM --help'." to stderr,
  * exit 2. */
 void dc_usage_error(const char *fmt, ...)
