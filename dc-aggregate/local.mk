@@ -11,7 +11,7 @@ dc_aggregate_dc_aggregate_LDADD = lib/libdc.la -lpthread
 
 # Unit tests of lib/stream.c, run by t/0000-stream.t.
 check_PROGRAMS += t/helpers/stream-test
-t_helpers_stream_test_SOURCES = t/helpers/stream-test.c
+t_helpers_stream_test_SOURCES = t/helpers/stream-test.c t/helpers/tap.h
 t_helpers_stream_test_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
 t_helpers_stream_test_LDADD = lib/libdc.la $(ZLIB_LIBS)
 EXTRA_DIST += t/helpers/stream-mutate.py

@@ -32,7 +32,7 @@ lib_libdc_la_LIBADD += $(LIBELF_LIBS)
 # Unit tests of lib/'s hash table, FNV-1a and size parser, run by
 # t/0010-lib.t.
 check_PROGRAMS += t/helpers/lib-test
-t_helpers_lib_test_SOURCES = t/helpers/lib-test.c
+t_helpers_lib_test_SOURCES = t/helpers/lib-test.c t/helpers/tap.h
 t_helpers_lib_test_LDADD = lib/libdc.la
 
 # Every SYS_ name of <sys/syscall.h> for this build's architecture, as

@@ -3,19 +3,6 @@
 # page cache, threads and forks, recursion, drops, signals, options.
 . "$(dirname "$0")/test-lib.sh"
 
-# A syscall layer of openat (to name the file) and write only.
-write_layer() {
-	cat <<-EOC
-	layers:
-	  - name: sys
-	    kind: syscall
-	    functions: [openat, write]
-	    args:
-	      openat: {args: [fd, path, flags, mode], ret: fd}
-	      write: {args: [fd, ptr, size], ret: size}
-	EOC
-}
-
 test_expect_success 'setup: a signing key' '
 	dc-sign --gen-key -k "$SHARED/key" >/dev/null
 '

@@ -12,8 +12,7 @@ FC="$DC_BUILD_DIR/t/helpers/fastclient"
 collect() {
 	_cfg=$1 _out=$2
 	shift 2
-	dc-gen "$_cfg" >probes.json 2>gen.err &&
-	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
+	sign_spec "$_cfg" &&
 	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
 		dc-aggregate --text >"$_out"
 }

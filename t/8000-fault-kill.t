@@ -8,15 +8,7 @@ APP="$DC_BUILD_DIR/t/helpers/fault-app"
 
 test_expect_success 'setup: a key and a spec of the write syscall' '
 	dc-sign --gen-key -k "$SHARED/key" >/dev/null &&
-	cat >"$SHARED/c.yaml" <<-\EOC &&
-	layers:
-	  - name: sys
-	    kind: syscall
-	    functions: [openat, write]
-	    args:
-	      openat: {args: [fd, path, flags, mode], ret: fd}
-	      write: {args: [fd, ptr, size], ret: size}
-	EOC
+	write_layer >"$SHARED/c.yaml" &&
 	dc-gen "$SHARED/c.yaml" >p.json &&
 	dc-sign -k "$SHARED/key" -o "$SHARED/p.sig" p.json
 '

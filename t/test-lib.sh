@@ -238,6 +238,28 @@ SHARED="$TRASH_DIRECTORY"
 # The test workloads (t/helpers/workload.c says what each does).
 WORKLOAD="$DC_BUILD_DIR/t/helpers/workload"
 
+# sign_spec CONFIG.yaml: the spec of CONFIG generated (probes.json,
+# dc-gen's messages in gen.err) and signed with $SHARED/key into
+# probes.sig.
+sign_spec() {
+	dc-gen "$1" >probes.json 2>gen.err &&
+	dc-sign -k "$SHARED/key" -o probes.sig probes.json
+}
+
+# write_layer: a dc-gen config of one syscall layer, openat (to name the
+# file) and write only.
+write_layer() {
+	cat <<-EOC
+	layers:
+	  - name: sys
+	    kind: syscall
+	    functions: [openat, write]
+	    args:
+	      openat: {args: [fd, path, flags, mode], ret: fd}
+	      write: {args: [fd, ptr, size], ret: size}
+	EOC
+}
+
 # trace CONFIG.yaml TRACE [dc-collect options] -- COMMAND...: generate the
 # spec of CONFIG, sign it with $SHARED/key into probes.sig, collect, and
 # aggregate and write TRACE.  Succeeds when the pipeline's end does;
@@ -247,8 +269,7 @@ WORKLOAD="$DC_BUILD_DIR/t/helpers/workload"
 trace() {
 	_cfg=$1 _out=$2
 	shift 2
-	dc-gen "$_cfg" >probes.json 2>gen.err &&
-	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
+	sign_spec "$_cfg" &&
 	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
 		dc-aggregate | dc-write "$_out"
 	_rc=$?

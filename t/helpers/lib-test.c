@@ -19,24 +19,7 @@
 #include "numbers.h"
 #include "u64map.h"
 
-static int test_no, test_failed;
-
-static void ok(int cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!cond)
-		test_failed++;
-	fflush(stdout);
-}
+#include "tap.h"
 
 /* ---- u64map ---- */
 
@@ -303,6 +286,5 @@ int main(void)
 	test_hashed();
 	test_fnv();
 	test_sizes();
-	printf("1..%d\n", test_no);
-	return test_failed != 0;
+	return tap_done();
 }

@@ -21,24 +21,7 @@
 
 #include "stream.h"
 
-static int test_no, test_failed;
-
-static void ok(int cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!cond)
-		test_failed++;
-	fflush(stdout);
-}
+#include "tap.h"
 
 static void bail(const char *what)
 {
@@ -750,6 +733,5 @@ int main(void)
 	test_strings();
 	test_exit_statuses();
 	forget_expected();
-	printf("1..%d\n", test_no);
-	return test_failed ? 1 : 0;
+	return tap_done();
 }
