@@ -6,14 +6,6 @@
 test_lazy_prereq READELF '
 	command -v readelf >/dev/null || { echo "readelf (binutils) not installed"; false; }
 '
-# libc as the loader maps it into sh, found without dc-explore's help.
-libc_path() {
-	ldd "$(command -v sh)" | awk '$1 == "libc.so.6" { print $3 }' |
-		xargs readlink -f
-}
-test_lazy_prereq LIBC '
-	test -n "$(libc_path)" || { echo "no libc.so.6 in ldd output"; false; }
-'
 hdf5_path() {
 	ls /usr/lib/*/libhdf5.so /usr/lib/*/libhdf5_serial.so \
 		/usr/lib/*/libhdf5_openmpi.so /usr/lib/libhdf5.so 2>/dev/null | head -n 1

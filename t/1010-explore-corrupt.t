@@ -3,16 +3,6 @@
 # and exit 4 (bad input); unreadable paths are exit 1.
 . "$(dirname "$0")/test-lib.sh"
 
-libc_path() {
-	ldd "$(command -v sh)" | awk '$1 == "libc.so.6" { print $3 }' |
-		xargs readlink -f
-}
-test_lazy_prereq LIBC '
-	test -n "$(libc_path)" || { echo "no libc.so.6 in ldd output"; false; }
-'
-test_lazy_prereq PYTHON3 '
-	command -v python3 >/dev/null || { echo "python3 not installed"; false; }
-'
 
 # expect_bad FILE TEXT: exit 4, exactly one line, naming FILE and TEXT.
 expect_bad() {

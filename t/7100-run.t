@@ -173,23 +173,9 @@ test_expect_success BPF,NOBODY,PYTHON3 'not root: the site service traces the co
 	test "$(pfw-query count svc-trace.pfw.gz --ph M --name PR --arg uid=65534 --arg job_id=56)" -ge 1
 '
 
-# A user's config is signed through dc-signd, under the site's policy.
-start_signd() {
-	cat >policy.json <<-EOF &&
-	{ "datacrumbs_policy": 1, "max_probes": $1,
-	  "allowed_layers": ["POSIX"], "allowed_kinds": ["uprobe"],
-	  "allowed_targets": ["$(dirname "$(realpath /lib/x86_64-linux-gnu/libc.so.6)")/"] }
-	EOF
-	{ dc-signd -s "$PWD/sock" -k "$SHARED/key" -p policy.json --once 2>signd.log & } &&
-	signd=$! &&
-	n=0 &&
-	while ! test -S sock && test $n -lt 100; do sleep 0.1; n=$((n + 1)); done &&
-	chmod 777 . && test -S sock
-}
-
 test_expect_success NOBODY 'not root: a config the policy refuses costs one warning, the command runs' '
 	printf "layers: [posix]\n" >c.yaml && chmod 644 c.yaml &&
-	start_signd 5 &&
+	start_signd 5 && chmod 777 . &&
 	mkdir -m 777 work &&
 	as_nobody DC_SIGN_SOCKET="$PWD/sock" dc-run --job-id 57 --service-dir "$PWD/svc" \
 		"$PWD/c.yaml" "$PWD/work" sh -c "echo ran >\"$PWD/work/ran\"; exit 3" 2>err
@@ -203,7 +189,7 @@ test_expect_success NOBODY 'not root: a config the policy refuses costs one warn
 
 test_expect_success BPF,NOBODY,PYTHON3 'not root: a config dc-signd signs, and the site service traces' '
 	printf "layers: [posix]\n" >c.yaml && chmod 644 c.yaml &&
-	start_signd 100 &&
+	start_signd 100 && chmod 777 . &&
 	mkdir -m 777 work && mkdir -p svc/58 &&
 	echo "$PWD/svc.pfw.gz" >svc/58/trace &&
 	{ dc-collect -k "$SHARED/key" --clients --ready-file svc/58/ready \

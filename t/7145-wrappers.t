@@ -24,19 +24,6 @@ test_expect_success 'setup: stand-ins for sbatch and srun, a key' '
 '
 PATH="$SHARED/bin:$PATH"
 
-start_signd() {
-	cat >policy.json <<-EOF &&
-	{ "datacrumbs_policy": 1, "max_probes": $1,
-	  "allowed_layers": ["POSIX"], "allowed_kinds": ["uprobe"],
-	  "allowed_targets": ["$(dirname "$(realpath /lib/x86_64-linux-gnu/libc.so.6)")/"] }
-	EOF
-	{ dc-signd -s "$PWD/sock" -k "$SHARED/key" -p policy.json --once 2>signd.log & } &&
-	signd=$! &&
-	n=0 &&
-	while ! test -S sock && test $n -lt 100; do sleep 0.1; n=$((n + 1)); done &&
-	test -S sock
-}
-
 test_expect_success NOBODY 'dc-sbatch: a config signed through dc-signd, the request in the comment' '
 	chmod 777 . &&
 	printf "layers: [posix]\n" >c.yaml &&

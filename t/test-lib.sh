@@ -233,6 +233,33 @@ test_lazy_prereq FULLSPEED '
 # Fixtures shared by the tests of one script live in its trash root.
 SHARED="$TRASH_DIRECTORY"
 
+# ---- specs, signing ----
+
+# libc as the loader maps it into sh, found without dc-explore's help.
+libc_path() {
+	ldd "$(command -v sh)" | awk '$1 == "libc.so.6" { print $3 }' |
+		xargs readlink -f
+}
+test_lazy_prereq LIBC '
+	test -n "$(libc_path)" || { echo "no libc.so.6 in ldd output"; false; }
+'
+
+# start_signd MAX_PROBES: a user's config signed through dc-signd, under
+# the site's policy: dc-signd on ./sock for one request (--once), with
+# $SHARED/key and at most MAX_PROBES POSIX uprobes in libc's directory;
+# its pid in $signd, for the test to stop.
+start_signd() {
+	cat >policy.json <<-EOF &&
+	{ "datacrumbs_policy": 1, "max_probes": $1,
+	  "allowed_layers": ["POSIX"], "allowed_kinds": ["uprobe"],
+	  "allowed_targets": ["$(dirname "$(realpath /lib/x86_64-linux-gnu/libc.so.6)")/"] }
+	EOF
+	{ dc-signd -s "$PWD/sock" -k "$SHARED/key" -p policy.json --once 2>signd.log & } &&
+	signd=$! &&
+	wait_for_file sock 10 &&
+	test -S sock
+}
+
 # ---- tracing real workloads (t/3xxx, t/9xxx) ----
 
 # The test workloads (t/helpers/workload.c says what each does).
