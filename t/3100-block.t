@@ -6,7 +6,6 @@
 # directory, so nothing of the host's disks is touched.
 . "$(dirname "$0")/test-lib.sh"
 
-WORKLOAD="$DC_BUILD_DIR/t/helpers/workload"
 MNT="$SHARED/mnt"
 
 # block_bytes TRACE PID OP: bytes of the block events of PID on the loop

@@ -12,17 +12,6 @@
 #    was when the call was made.
 . "$(dirname "$0")/test-lib.sh"
 
-# trace CONFIG.yaml TRACE [dc-collect options] -- COMMAND...
-trace() {
-	_cfg=$1 _out=$2
-	shift 2
-	dc-gen "$_cfg" >probes.json 2>gen.err &&
-	dc-sign -k "$SHARED/key" -o probes.sig probes.json &&
-	{ dc-collect -k "$SHARED/key" "$@" 2>collect.err; echo $? >collect.rc; } |
-		dc-aggregate | dc-write "$_out" &&
-	test "$(cat collect.rc)" = 0
-}
-
 test_expect_success 'setup: a signing key' '
 	dc-sign --gen-key -k "$SHARED/key" >/dev/null
 '
@@ -35,7 +24,7 @@ test_expect_success 'setup: a signing key' '
 test_expect_success BPF,PYTHON3 'a child: its PR at the fork is its parent, its exec has its own' '
 	: >out &&
 	printf "layers: [posix, syscalls]\n" >c.yaml &&
-	RANK=3 trace c.yaml t.pfw.gz probes.sig -- \
+	RANK=3 trace_ok c.yaml t.pfw.gz probes.sig -- \
 		forkexec "$PWD/out" /bin/sleep 0.3 &&
 	test "$(cat out)" = "child 1
 child 2" &&
@@ -86,7 +75,7 @@ child 2" &&
 # shell (read in time) or its path (read too late), never sleep's.
 test_expect_success BPF,PYTHON3 'two execs in a row: each its own PR, the first never the second' '
 	printf "layers: [posix]\n" >c.yaml &&
-	trace c.yaml t.pfw.gz probes.sig -- \
+	trace_ok c.yaml t.pfw.gz probes.sig -- \
 		sh -c "exec /bin/sleep 0.3" &&
 	python3 - "$PWD" <<-\EOF
 	import gzip, json, sys
@@ -153,7 +142,7 @@ shell_loop='i=0; while [ $i -lt 50 ]; do echo $i >/dev/null; i=$((i + 1)); done;
 
 test_expect_success BPF,PYTHON3 'a shell after its exec: each fd names its file of the moment' '
 	printf "layers: [syscalls]\n" >c.yaml &&
-	trace c.yaml t.pfw.gz probes.sig -- sh -c "$shell_loop" &&
+	trace_ok c.yaml t.pfw.gz probes.sig -- sh -c "$shell_loop" &&
 	grep -q "^there\$" collect.err &&
 	E=$PWD/collect.err &&
 	check_names "50:fcntl:1:0:S:$E" "50:close:1::0:$E" \
@@ -167,7 +156,7 @@ test_expect_success BPF,PYTHON3 'a shell after its exec: each fd names its file 
 # runs ahead of the collector the most.
 test_expect_success BPF,PYTHON3 'a forked shell: each fd names its file of the moment' '
 	printf "layers: [syscalls]\n" >c.yaml &&
-	trace c.yaml t.pfw.gz --no-preload probes.sig -- \
+	trace_ok c.yaml t.pfw.gz --no-preload probes.sig -- \
 		sh -c "( { /bin/sleep 0.2; } >/dev/null; echo there ); echo done" &&
 	grep -q "^there\$" collect.err &&
 	E=$PWD/collect.err &&
