@@ -3,6 +3,17 @@
 # page cache, threads and forks, recursion, drops, signals, options.
 . "$(dirname "$0")/test-lib.sh"
 
+# recurse_layer: the workload's dc_test_recurse as the layer RECURSE.
+recurse_layer() {
+	cat <<-EOC
+	layers:
+	  - name: RECURSE
+	    kind: uprobe
+	    target: $WORKLOAD
+	    functions: [dc_test_recurse]
+	EOC
+}
+
 test_expect_success 'setup: a signing key' '
 	dc-sign --gen-key -k "$SHARED/key" >/dev/null
 '
@@ -105,15 +116,8 @@ test_expect_success BPF,PYTHON3 '4 threads and 2 forked children traced complete
 '
 
 test_expect_success BPF,PYTHON3 'a recursive function pairs at every depth' '
-	cat >c.yaml <<-EOC &&
-	layers:
-	  - name: RECURSE
-	    kind: uprobe
-	    target: $WORKLOAD
-	    functions: [dc_test_recurse]
-	    args:
-	      dc_test_recurse: {args: [int], ret: int}
-	EOC
+	{ recurse_layer &&
+	  printf "    args:\n      dc_test_recurse: {args: [int], ret: int}\n"; } >c.yaml &&
 	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" recurse 10 &&
 	test "$(pfw-query count t.pfw.gz --cat RECURSE)" = 11 &&
 	for d in 0 1 2 3 4 5 6 7 8 9 10; do
@@ -138,13 +142,7 @@ test_expect_success BPF,PYTHON3 'USDT probes fire, gated ones too (semaphores ra
 '
 
 test_expect_success BPF,PYTHON3 'calls nested deeper than the kernel stack are counted, not lost silently' '
-	cat >c.yaml <<-EOC &&
-	layers:
-	  - name: RECURSE
-	    kind: uprobe
-	    target: $WORKLOAD
-	    functions: [dc_test_recurse]
-	EOC
+	recurse_layer >c.yaml &&
 	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" recurse 40 &&
 	test "$(pfw-query count t.pfw.gz --cat RECURSE)" = 32 &&
 	pfw-query list t.pfw.gz --name end >end &&
@@ -179,13 +177,7 @@ write_tree_check() {
 }
 
 test_expect_success BPF,PYTHON3 'the recursion the kernel stores nests exactly, call by call' '
-	cat >c.yaml <<-EOC &&
-	layers:
-	  - name: RECURSE
-	    kind: uprobe
-	    target: $WORKLOAD
-	    functions: [dc_test_recurse]
-	EOC
+	recurse_layer >c.yaml &&
 	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" recurse 20 &&
 	write_tree_check &&
 	test "$(python3 tree.py t.pfw.gz)" = 20 &&
