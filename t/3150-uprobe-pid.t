@@ -8,7 +8,6 @@
 # their probes: exact counts.
 . "$(dirname "$0")/test-lib.sh"
 
-WORKLOAD="$DC_BUILD_DIR/t/helpers/workload"
 TRACEFS=/sys/kernel/tracing
 
 test_lazy_prereq TRACEFS '
@@ -17,8 +16,7 @@ test_lazy_prereq TRACEFS '
 
 spec() {
 	printf "layers:\n  - posix\n" >c.yaml &&
-	dc-gen c.yaml >probes.json 2>gen.err &&
-	dc-sign -k "$SHARED/key" -o probes.sig probes.json
+	sign_spec c.yaml
 }
 
 # write_event PID: the tracefs event of collector PID at libc write()'s
