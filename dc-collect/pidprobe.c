@@ -3,22 +3,27 @@
  * they create (pidprobe.h says why it is done this way).
  *
  * Each probe is two tracefs uprobe events of the group "datacrumbs",
- * named after this collector's pid (p<PID>_<N> at entry, r<PID>_<N> at
- * return), so that several collectors never share one and the events of
- * a collector that died are recognised and removed by the next one.
+ * named after this collector's pid and a random token (p<PID>_<TOKEN>_<N>
+ * at entry, r... at return): tracefs is shared by every pid namespace on
+ * the host, so a pid alone could be another container's collector's.  A
+ * collector that is killed leaves its events behind, without consumers
+ * (no breakpoint anywhere): nothing can tell from here whether events
+ * named after a pid another namespace may reuse are still in use, so none
+ * are removed but one's own.
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -47,6 +52,7 @@ struct dc_pidprobes {
 	char root[64];           /* tracefs */
 	int prog[2];             /* entry, return */
 	pid_t self;
+	uint32_t token;          /* tells this collector's events apart */
 	struct pidprobe *p;
 	size_t n;
 };
@@ -87,35 +93,6 @@ static void undefine(const struct dc_pidprobes *pp, const char *name)
 	define(pp, cmd);
 }
 
-/* Events of collectors that are gone (killed before they could remove
- * theirs): harmless without consumers, but they pile up. */
-static void remove_stale(const struct dc_pidprobes *pp)
-{
-	char path[96], line[4096 + 128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/uprobe_events", pp->root);
-	f = fopen(path, "re");
-	if (f == NULL)
-		return;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *name = strstr(line, ":" GROUP "/"), *end;
-		long pid;
-
-		if (name == NULL)
-			continue;
-		name += strlen(":" GROUP "/");
-		end = name + strcspn(name, " \t\n");
-		*end = '\0';
-		if ((name[0] != 'p' && name[0] != 'r') || !isdigit((unsigned char)name[1]))
-			continue;
-		pid = strtol(name + 1, NULL, 10);
-		if (pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-			undefine(pp, name);
-	}
-	fclose(f);
-}
-
 /* Each probe needs a few descriptors per traced thread: as many as the
  * hard limit allows. */
 static void raise_nofile(void)
@@ -144,7 +121,10 @@ struct dc_pidprobes *dc_pidprobes_new(int entry_prog, int exit_prog,
 	pp->prog[0] = entry_prog;
 	pp->prog[1] = exit_prog;
 	pp->self = getpid();
-	remove_stale(pp);
+	/* tracefs is the kernel's, shared by every pid namespace: a pid
+	 * alone could name another container's collector's events. */
+	if (getrandom(&pp->token, sizeof(pp->token), 0) != sizeof(pp->token))
+		pp->token = (uint32_t)time(NULL) ^ ((uint32_t)pp->self << 16);
 	raise_nofile();
 	return pp;
 }
@@ -179,8 +159,8 @@ int dc_pidprobes_add(struct dc_pidprobes *pp, const char *path, __u64 offset,
 	p = &pp->p[pp->n];
 	memset(p, 0, sizeof(*p));
 	for (k = 0; k < 2; k++) {
-		snprintf(p->name[k], sizeof(p->name[k]), "%c%d_%zu", "pr"[k],
-			 (int)pp->self, pp->n);
+		snprintf(p->name[k], sizeof(p->name[k]), "%c%d_%08x_%zu", "pr"[k],
+			 (int)pp->self, pp->token, pp->n);
 		snprintf(cmd, sizeof(cmd), "%c:" GROUP "/%s %s:0x%llx\n", "pr"[k],
 			 p->name[k], path, (unsigned long long)offset);
 		err = define(pp, cmd);

@@ -26,7 +26,7 @@ write_event() {
 for p in json.load(open(\"probes.json\"))[\"probes\"]:
     if p[\"kind\"] == \"uprobe\" and p[\"function\"] == \"write\":
         print(\"%x\" % p[\"offset\"])") &&
-	sed -n "s|^p:datacrumbs/\(p$1_[0-9]*\) .*:0x0*$_off\$|\1|p" \
+	sed -n "s|^p:datacrumbs/\(p$1_[0-9a-f]*_[0-9]*\) .*:0x0*$_off\$|\1|p" \
 		$TRACEFS/uprobe_events
 }
 
