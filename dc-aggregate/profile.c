@@ -24,18 +24,6 @@ struct interval {
 	size_t n, cap;
 };
 
-static int call_failed(uint8_t ret_kind, int64_t ret)
-{
-	/* The collector's rule for its own sums. */
-	if (ret_kind == DC_RET_HANDLE)
-		return ret <= 0;
-	if (ret_kind == DC_RET_NONE)
-		return 0;
-	if (ret_kind == DC_RET_CODE)
-		return ret != 0;
-	return ret < 0;
-}
-
 /* Count a finished call (or an instant) in the interval it ended in. */
 void profile_event(struct aggregator *ag, const struct dc_event *ev)
 {
@@ -87,7 +75,7 @@ void profile_event(struct aggregator *ag, const struct dc_event *ev)
 		if (b.done > 0)
 			e->bytes += (uint64_t)b.done;
 	}
-	if (call_failed(ret_kind, ev->ret))
+	if (dc_call_failed(ret_kind, ev->ret))
 		e->errors++;
 }
 

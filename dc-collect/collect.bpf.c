@@ -440,18 +440,6 @@ static __always_inline void nest_mark(const struct dc_call_frame *f)
 	bpf_ringbuf_submit(ev, rb_flags());
 }
 
-static __always_inline bool failed(__u8 ret_kind, __s64 ret)
-{
-	/* NULL, MAP_FAILED, a negative hid_t */
-	if (ret_kind == DC_RET_HANDLE)
-		return ret <= 0;
-	if (ret_kind == DC_RET_NONE)
-		return false;
-	if (ret_kind == DC_RET_CODE)
-		return ret != 0;
-	return ret < 0;
-}
-
 /* A syscall returns -errno on failure (the last 4095 values). */
 static __always_inline __s32 syscall_error(const struct dc_call_frame *f,
 					   __s64 ret)
@@ -462,7 +450,6 @@ static __always_inline __s32 syscall_error(const struct dc_call_frame *f,
 /* Emit a completed call.  A probe with a string argument goes through the
  * per-CPU scratch record (its length varies); the rest reserve a fixed
  * record in place. */
-static __always_inline bool failed(__u8 ret_kind, __s64 ret);
 
 /* Profile mode: add one call to its process's and probe's sums. */
 static __always_inline void profile_call(__u32 pid, __u32 probe_id, __u64 dur,
@@ -484,7 +471,7 @@ static __always_inline void profile_call(__u32 pid, __u32 probe_id, __u64 dur,
 	v->dur_ns += dur;
 	if (bytes > 0)
 		v->bytes += bytes;
-	if (failed(ret_kind, ret))
+	if (dc_call_failed(ret_kind, ret))
 		v->errors += 1;
 }
 
@@ -645,7 +632,8 @@ static __noinline __u8 derive_exit(const struct dc_probe_cfg *cfg,
 			f->args[i] = (__u64)user_strlen(f->args[i]);
 			break;
 		case DC_ARG_STROUT:
-			n = failed(cfg->ret_kind, ret) ? 0 : user_strlen(f->args[i]);
+			n = dc_call_failed(cfg->ret_kind, ret) ?
+				0 : user_strlen(f->args[i]);
 			f->args[i] = (__u64)(n < 0 ? 0 : n);
 			break;
 		case DC_ARG_DATATYPE:
@@ -785,7 +773,7 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 		}
 		ev->flags |= dflags;
 		ev->str_len = (__u16)(len - 1);
-		if (failed(cfg->ret_kind, ret))
+		if (dc_call_failed(cfg->ret_kind, ret))
 			ev->flags |= DC_EVF_FAILED;
 		ev->error = syscall_error(f, ret);
 		size = (DC_EVENT_FIXED_SIZE + len + 7) & ~7ULL;
@@ -799,7 +787,7 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 		return;
 	}
 
-	if (failed(cfg->ret_kind, ret))
+	if (dc_call_failed(cfg->ret_kind, ret))
 		dflags |= DC_EVF_FAILED;
 	switch (nargs) {
 	case 0: put_call(f, pid_tgid, now, ret, depth, dflags, 0); break;

@@ -210,18 +210,6 @@ static __u64 round8(__u64 n)
 	return (n + 7) & ~7ULL;
 }
 
-/* As collect.bpf.c decides. */
-static int failed(__u8 ret_kind, __s64 ret)
-{
-	if (ret_kind == DC_RET_HANDLE)
-		return ret <= 0;
-	if (ret_kind == DC_RET_NONE)
-		return 0;
-	if (ret_kind == DC_RET_CODE)
-		return ret != 0;
-	return ret < 0;
-}
-
 /* ---- slots derived at return, as collect.bpf.c's derive_exit ---- */
 
 /* Copy n bytes of this process's memory that may not be readable: -1
@@ -432,7 +420,7 @@ void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 	ev->reserved1 = 0;
 	ev->file_id = 0;
 	ev->error = 0;
-	fail = failed(cfg->ret_kind, ret);
+	fail = dc_call_failed(cfg->ret_kind, ret);
 	if (fail) {
 		/* The errno this call failed with: known here exactly. */
 		ev->flags |= DC_EVF_FAILED;

@@ -135,6 +135,21 @@ enum dc_ret_kind {
 	DC_RET_KIND_MAX
 };
 
+/* Whether a call with this return kind failed: one rule for the BPF
+ * programs, the client library and dc-aggregate's sums.  A handle fails
+ * as NULL, MAP_FAILED or a negative hid_t. */
+static inline __attribute__((always_inline)) int
+dc_call_failed(__u8 ret_kind, __s64 ret)
+{
+	if (ret_kind == DC_RET_HANDLE)
+		return ret <= 0;
+	if (ret_kind == DC_RET_NONE)
+		return 0;
+	if (ret_kind == DC_RET_CODE)
+		return ret != 0;
+	return ret < 0;
+}
+
 #define DC_MAX_ARGS 6        /* argument slots a probe may record */
 #define DC_MAX_STR 4096      /* inline string limit (PATH_MAX) */
 
