@@ -142,15 +142,18 @@ static void attach_uprobe_group(struct collector *c, const size_t *idx,
 	attach_uprobe_group(c, idx + n / 2, n - n / 2);
 }
 
-/* -- COMMAND and --pid name the processes before they run or now: their
- * uprobes go into them and what they create, not into every process on
- * the host (pidprobe.h).  Elsewhere the selection grows by processes
- * nobody names in advance, so the uprobes are set system-wide. */
+/* With --process-uprobes, -- COMMAND and --pid put their uprobes into the
+ * traced processes and what they create, not into every process on the
+ * host (pidprobe.h).  Not the default: in a process with threads an
+ * occasional call is lost without a count (t/3150 saw 1198 of 1200
+ * writes in about one run of ten; the cause is not found yet), and a
+ * trace must not lie.  Elsewhere the selection grows by processes nobody names
+ * in advance, so the uprobes are always set system-wide. */
 static void start_pidprobes(struct collector *c)
 {
 	const char *why = NULL;
 
-	if (c->opt.mode != SEL_COMMAND && c->opt.mode != SEL_PIDS)
+	if (!c->opt.process_uprobes)
 		return;
 	c->pidprobes = dc_pidprobes_new(
 		bpf_program__fd(c->skel->progs.dc_uprobe_entry),

@@ -69,6 +69,7 @@ struct options {
 	unsigned long snapshot_max;
 	unsigned proc_interval;  /* --proc-interval SEC, 0: never */
 	bool no_preload;         /* --no-preload: no fast path for COMMAND */
+	bool process_uprobes;    /* --process-uprobes: pidprobe.h */
 	bool fast;               /* --fast: the fast path for --clients */
 	unsigned long long fast_ring; /* --fast-ring */
 	unsigned fast_slots;     /* --fast-slots */

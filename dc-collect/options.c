@@ -40,12 +40,13 @@ static const char usage_text[] =
 	"User-level calls (see dc-wrap(1)): with -- COMMAND the client library\n"
 	"is preloaded into COMMAND, which then records the posix and stdio\n"
 	"calls the spec names itself (the fast path), with no uprobe on those\n"
-	"functions; other functions go through uprobes.  With -- COMMAND and\n"
-	"--pid the uprobes are set in the traced processes only (and what\n"
-	"they start); with --clients, --cgroup and --all they are set in the\n"
-	"library's file, and while they are attached every process on the\n"
-	"host that calls a probed function pays the trap, traced or not.\n"
+	"functions; other functions go through uprobes.  Uprobes are set in\n"
+	"the library's file: while they are attached every process on the\n"
+	"host that calls a probed function pays the trap, traced or not\n"
+	"(with --clients, --cgroup and --all they are always set that way).\n"
 	"      --no-preload    -- COMMAND: no fast path, every call by uprobe\n"
+	"      --process-uprobes  -- COMMAND, --pid: uprobes in the traced\n"
+	"                      processes only; may lose calls of threads (BUGS)\n"
 	"      --fast          --clients: offer the fast path to the clients\n"
 	"      --fast-ring N   client ring bytes per thread (default 16M)\n"
 	"      --fast-slots N  client threads with a ring per process (64)\n"
@@ -82,7 +83,7 @@ static const char usage_text[] =
 
 enum fast_option {
 	OPT_NO_PRELOAD = 0x100, OPT_FAST, OPT_FAST_RING, OPT_FAST_SLOTS,
-	OPT_FAST_SOCKET
+	OPT_FAST_SOCKET, OPT_PROCESS_UPROBES
 };
 
 /* A number of the option opt from lo to hi (suffixes K, M, G...): never
@@ -128,6 +129,7 @@ static const struct option longopts[] = {
 	{ "proc-interval", required_argument, NULL, 'I' },
 	/* Long-only options past the char range: no letter clashes. */
 	{ "no-preload", no_argument, NULL, OPT_NO_PRELOAD },
+	{ "process-uprobes", no_argument, NULL, OPT_PROCESS_UPROBES },
 	{ "fast", no_argument, NULL, OPT_FAST },
 	{ "fast-ring", required_argument, NULL, OPT_FAST_RING },
 	{ "fast-slots", required_argument, NULL, OPT_FAST_SLOTS },
@@ -208,6 +210,7 @@ static void parse_option(int c, const char *arg, struct options *o)
 		o->snapshots[o->nsnapshots++] = arg;
 		break;
 	case OPT_NO_PRELOAD: o->no_preload = true; break;
+	case OPT_PROCESS_UPROBES: o->process_uprobes = true; break;
 	case OPT_FAST: o->fast = true; break;
 	case OPT_FAST_SOCKET: o->fast_socket = arg; break;
 	case 'A':
@@ -248,6 +251,8 @@ static void check_options(struct options *o)
 	}
 	if (o->mode == SEL_NONE)
 		dc_usage_error("say what to trace: -- COMMAND, --pid, --clients, --cgroup or --all");
+	if (o->process_uprobes && o->mode != SEL_COMMAND && o->mode != SEL_PIDS)
+		dc_usage_error("--process-uprobes needs -- COMMAND or --pid");
 	if (o->wakeup > o->ring_size)
 		dc_usage_error("--wakeup must not exceed --ring-size");
 	if (o->run_id != NULL) {

@@ -1,11 +1,12 @@
 #!/bin/sh
-# Uprobes only in the traced processes: with -- COMMAND and --pid the
-# collector's uprobes are tracefs events bound to the traced processes
+# Uprobes only in the traced processes: with --process-uprobes and
+# -- COMMAND or --pid the collector's uprobes are tracefs events bound to the traced processes
 # and inherited by what they start (dc-collect/pidprobe.h), so another
 # process calling a probed function takes no trap at all.  The kernel
 # counts every trap of a tracefs uprobe event (uprobe_profile): that
-# count, not a time, is what is checked.  Children, threads and exec keep
-# their probes: exact counts.
+# count, not a time, is what is checked.  The default (uprobes in the
+# library's file) keeps exact counts through children, threads and exec;
+# --process-uprobes does not yet (BUGS in dc-collect(8)).
 . "$(dirname "$0")/test-lib.sh"
 
 TRACEFS=/sys/kernel/tracing
@@ -54,7 +55,7 @@ test_expect_success 'setup: a signing key' '
 
 test_expect_success BPF,TRACEFS,PYTHON3 '-- COMMAND: 5000 write() calls of another process take no trap; the command'"'"'s 1000 are all traced' '
 	spec || return 1
-	dc-collect -k "$SHARED/key" --no-preload -o s.dcs probes.sig -- sh -c \
+	dc-collect -k "$SHARED/key" --process-uprobes --no-preload -o s.dcs probes.sig -- sh -c \
 		"echo \$\$ >pid; touch started; while ! test -e go; do sleep 0.05; done; exec \"\$0\" writes 1000" \
 		"$WORKLOAD" 2>collect.err &
 	collector=$! &&
@@ -83,7 +84,7 @@ test_expect_success BPF,TRACEFS,PYTHON3 '--pid: another process takes no trap, t
 		"$WORKLOAD" &
 	target=$!
 	test_when_finished "touch go2; test_kill_pid $target"
-	dc-collect -k "$SHARED/key" --pid $target -R ready -o p.dcs probes.sig 2>collect.err &
+	dc-collect -k "$SHARED/key" --process-uprobes --pid $target -R ready -o p.dcs probes.sig 2>collect.err &
 	collector=$! &&
 	test_when_finished "test_kill_pid -INT $collector dc-collect" &&
 	wait_for_file ready &&
@@ -102,7 +103,7 @@ test_expect_success BPF,TRACEFS,PYTHON3 '--pid: another process takes no trap, t
 	test "$w" = 700
 '
 
-test_expect_success BPF,TRACEFS,PYTHON3 'forked children, threads, fork + exec and exec keep their probes: exact counts' '
+test_expect_success BPF,TRACEFS,PYTHON3 'by default, forked children, threads, fork + exec and exec: exact counts (--process-uprobes is not exact there: BUGS in dc-collect(8))' '
 	spec &&
 	mkdir d &&
 	dc-collect -k "$SHARED/key" --no-preload -o s.dcs probes.sig -- sh -c \
@@ -121,7 +122,24 @@ print([i for i, p in enumerate(json.load(open(\"probes.json\"))[\"probes\"])
 
 test_expect_success BPF,TRACEFS '--help says where uprobes are set for every process' '
 	dc-collect --help >help &&
-	grep -q "with --clients, --cgroup and --all they are set in the" help
+	grep -q "with --clients, --cgroup and --all they are always set that way" help &&
+	grep -q -- "--process-uprobes  -- COMMAND, --pid: uprobes in the traced" help
+'
+
+test_expect_success BPF,TRACEFS 'by default the uprobes are in the library, not in per-process tracefs events' '
+	spec &&
+	dc-collect -k "$SHARED/key" --no-preload -o d.dcs probes.sig -- \
+		sh -c "echo \$\$ >pid; while ! test -e go; do sleep 0.05; done; \"\$0\" writes 10" \
+		"$WORKLOAD" 2>collect.err &
+	collector=$! &&
+	test_when_finished "touch go; test_kill_pid -INT $collector dc-collect" &&
+	wait_for_file pid &&
+	! grep -q "^p:datacrumbs/p${collector}_" $TRACEFS/uprobe_events
+'
+
+test_expect_success '--process-uprobes with --all is a usage error' '
+	test_must_fail_with 2 dc-collect --process-uprobes --all probes.sig 2>err &&
+	grep "process-uprobes needs -- COMMAND or --pid" err
 '
 
 test_done
