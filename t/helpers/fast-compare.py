@@ -39,8 +39,31 @@ def load(path):
                 events.append(ev)
     for ev in events:
         ev["file"] = files.get(ev["args"].get("fhash"), "")
-    # Equal microseconds: the enclosing call first.
-    return sorted(events, key=lambda e: (e["ts"], e["args"].get("level", 0)))
+    return tree_order(events)
+
+
+def tree_order(events):
+    """Each call before its children, siblings by start time.
+
+    Times are whole microseconds, so a call's last child and the call's
+    next sibling can start in the same one: order by the tree, not by
+    (ts, level).  Siblings that tie keep the order they were written in
+    (a call is written when it ends, so the earlier one first)."""
+    ids = {e["id"] for e in events}
+    kids = {}
+    for n, e in enumerate(events):
+        e["_n"] = n
+        p = e["args"].get("p_idx")
+        kids.setdefault(p if p in ids else None, []).append(e)
+    out, todo = [], [None]
+    while todo:
+        p = todo.pop()
+        if p is not None:
+            out.append(p)
+        below = sorted(kids.get(None if p is None else p["id"], []),
+                       key=lambda e: (e["ts"], e["_n"]))
+        todo.extend(reversed(below))
+    return out
 
 
 def window(events):
