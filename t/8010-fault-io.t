@@ -61,7 +61,8 @@ test_expect_success 'a closed pipe: dc-aggregate and dc-write say so in one line
 test_expect_success BPF,PYTHON3 'a consumer stalled for 10 s: the command never waits, every loss is counted' '
 	mkfifo s1 s2 &&
 	{ dc-collect -k "$SHARED/key" --ring-size 64K --ready-file ready "$SHARED/p.sig" -- \
-		sh -c "\"$WORKLOAD\" writes 100000 /dev/null && touch \"$PWD/finished\"" \
+		sh -c "while test ! -e \"$PWD/go\"; do sleep 0.05; done &&
+			\"$WORKLOAD\" writes 100000 /dev/null && touch \"$PWD/finished\"" \
 		>s1 2>collect.err & } &&
 	cpid=$! &&
 	{ dc-aggregate <s1 >s2 2>aggregate.err & } &&
@@ -72,6 +73,9 @@ test_expect_success BPF,PYTHON3 'a consumer stalled for 10 s: the command never 
 	wait_for_file ready &&
 	kill -STOP $apid &&
 	stopped=$(date +%s) &&
+	# The writes begin only once the consumer is stopped: on a fast
+	# machine 100000 of them take less than the ready file poll.
+	touch go &&
 	# The command ends while the consumer is stopped: it was never
 	# held up by the stall (the collector drops instead).
 	wait_for_file finished 120 &&
