@@ -43,54 +43,78 @@
  * `lock` while it formats a frame and releases it while it waits for
  * input; the flusher only touches the trace while the main thread waits.
  */
-static struct {
+struct idle {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
+	pthread_t thread;
 	struct trace *trace;
 	long interval;           /* seconds; 0: never */
 	int waiting;             /* the main thread waits for input */
 	unsigned long wait_seq;  /* which wait (one flush per wait) */
 	int stop;
-} idle = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-	   NULL, DEFAULT_FLUSH_INTERVAL, 0, 0, 0 };
+};
 
 static void *idle_flusher(void *arg)
 {
+	struct idle *idle = arg;
 	unsigned long flushed_seq = 0;
 
-	(void)arg;
-	pthread_mutex_lock(&idle.lock);
-	while (!idle.stop) {
-		unsigned long seq = idle.wait_seq;
+	pthread_mutex_lock(&idle->lock);
+	while (!idle->stop) {
+		unsigned long seq = idle->wait_seq;
 		struct timespec until;
 		int rc = 0;
 
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += idle.interval;
+		until.tv_sec += idle->interval;
 		/* Sleep a whole interval unless the state changes. */
-		while (!idle.stop && idle.wait_seq == seq && rc == 0)
-			rc = pthread_cond_timedwait(&idle.wake, &idle.lock, &until);
-		if (!idle.stop && idle.waiting && idle.wait_seq == seq &&
+		while (!idle->stop && idle->wait_seq == seq && rc == 0)
+			rc = pthread_cond_timedwait(&idle->wake, &idle->lock,
+						    &until);
+		if (!idle->stop && idle->waiting && idle->wait_seq == seq &&
 		    flushed_seq != seq) {
-			trace_flush(idle.trace);
+			trace_flush(idle->trace);
 			flushed_seq = seq;
 		}
 	}
-	pthread_mutex_unlock(&idle.lock);
+	pthread_mutex_unlock(&idle->lock);
 	return NULL;
 }
 
-static int next_frame(struct dc_reader *reader, struct dc_frame *frame)
+/* From here until idle_stop, the trace is the main thread's only while it
+ * holds the lock: next_frame lets the flusher in while it waits. */
+static void idle_start(struct idle *idle, struct trace *t)
+{
+	idle->trace = t;
+	pthread_mutex_lock(&idle->lock);
+	if (idle->interval > 0) {
+		errno = pthread_create(&idle->thread, NULL, idle_flusher, idle);
+		if (errno != 0)
+			sysdie("cannot start the flush thread");
+	}
+}
+
+static void idle_stop(struct idle *idle)
+{
+	idle->stop = 1;
+	pthread_cond_signal(&idle->wake);
+	pthread_mutex_unlock(&idle->lock);
+	if (idle->interval > 0)
+		pthread_join(idle->thread, NULL);
+}
+
+static int next_frame(struct idle *idle, struct dc_reader *reader,
+		      struct dc_frame *frame)
 {
 	int st;
 
-	idle.waiting = 1;
-	idle.wait_seq++;
-	pthread_cond_signal(&idle.wake);
-	pthread_mutex_unlock(&idle.lock);
+	idle->waiting = 1;
+	idle->wait_seq++;
+	pthread_cond_signal(&idle->wake);
+	pthread_mutex_unlock(&idle->lock);
 	st = dc_reader_next(reader, frame);
-	pthread_mutex_lock(&idle.lock);
-	idle.waiting = 0;
+	pthread_mutex_lock(&idle->lock);
+	idle->waiting = 0;
 	return st;
 }
 
@@ -158,7 +182,21 @@ static long parse_int(const char *s, const char *opt, long lo, long hi)
 	return v;
 }
 
-int main(int argc, char **argv)
+/* What the command line asked for. */
+struct options {
+	enum { MODE_WRITE, MODE_CHECK, MODE_SUMMARY } mode;
+	struct trace_opts trace;
+	const char *input;       /* NULL or "-": standard input */
+	const char *compressor;  /* auto, zlib or libdeflate */
+	enum gz_compressor gz;   /* what it comes to */
+	long threads;
+	int level;
+	int do_fsync;
+	unsigned top;            /* --summary's rows per layer */
+	long flush_interval;
+};
+
+static void parse_options(int argc, char **argv, struct options *o)
 {
 	enum {
 		OPT_PLAIN = 256, OPT_SPLIT, OPT_MAX_SIZE, OPT_CHUNK,
@@ -185,62 +223,40 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct trace_opts opts;
-	struct dc_stream_info info;
-	struct dc_reader *reader;
-	struct dc_frame frame;
-	struct sigaction sa;
-	struct trace *t;
-	pthread_t flusher;
-	const char *input = NULL;
-	long threads = sysconf(_SC_NPROCESSORS_ONLN);
-	int level = DEFAULT_LEVEL, do_fsync = 0, check = 0, fd, c, st;
-	int summary = 0;
-	unsigned top = 10;
-	const char *compressor = "auto";
-	enum gz_compressor gz;
-	int status = DC_EXIT_OK, how = 0;
-	char err[256];
-	size_t len;
+	int c;
 
-	dc_messages_init(argv[0]);
-	memset(&opts, 0, sizeof(opts));
-	opts.index = 1;
-	opts.chunk_size = DEFAULT_CHUNK;
-	if (threads < 1)
-		threads = 1;
 	while ((c = getopt_long(argc, argv, "i:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			input = optarg;
+			o->input = optarg;
 			break;
 		case OPT_PLAIN:
-			opts.plain = 1;
+			o->trace.plain = 1;
 			break;
 		case OPT_SPLIT:
 			if (strcmp(optarg, "pid") == 0)
-				opts.split = SPLIT_PID;
+				o->trace.split = SPLIT_PID;
 			else if (strcmp(optarg, "host") == 0)
-				opts.split = SPLIT_HOST;
+				o->trace.split = SPLIT_HOST;
 			else if (strcmp(optarg, "none") == 0)
-				opts.split = SPLIT_NONE;
+				o->trace.split = SPLIT_NONE;
 			else
 				dc_usage_error("--split-by takes pid, host or "
 					       "none, not '%s'", optarg);
 			break;
 		case OPT_MAX_SIZE:
-			opts.max_size = dc_size_option(optarg, "--max-size", 1,
-						       UINT64_MAX);
+			o->trace.max_size = dc_size_option(optarg, "--max-size",
+							   1, UINT64_MAX);
 			break;
 		case OPT_CHUNK:
-			opts.chunk_size = (size_t)dc_size_option(
+			o->trace.chunk_size = (size_t)dc_size_option(
 				optarg, "--chunk-size", 1, 1u << 30);
 			break;
 		case OPT_THREADS:
-			threads = parse_int(optarg, "--threads", 0, 256);
+			o->threads = parse_int(optarg, "--threads", 0, 256);
 			break;
 		case OPT_LEVEL:
-			level = (int)parse_int(optarg, "--level", 1, 12);
+			o->level = (int)parse_int(optarg, "--level", 1, 12);
 			break;
 		case OPT_COMPRESSOR:
 			if (strcmp(optarg, "auto") != 0 &&
@@ -248,29 +264,30 @@ int main(int argc, char **argv)
 			    strcmp(optarg, "libdeflate") != 0)
 				dc_usage_error("--compressor takes auto, zlib or "
 					       "libdeflate, not '%s'", optarg);
-			compressor = optarg;
+			o->compressor = optarg;
 			break;
 		case OPT_FLUSH:
-			idle.interval = parse_int(optarg, "--flush-interval",
-						  0, 86400);
+			o->flush_interval = parse_int(optarg, "--flush-interval",
+						      0, 86400);
 			break;
 		case OPT_FSYNC:
-			do_fsync = 1;
+			o->do_fsync = 1;
 			break;
 		case OPT_NO_INDEX:
-			opts.index = 0;
+			o->trace.index = 0;
 			break;
 		case OPT_FORCE:
-			opts.force = 1;
+			o->trace.force = 1;
 			break;
 		case OPT_CHECK:
-			check = 1;
-			break;
 		case OPT_SUMMARY:
-			summary = 1;
+			if (o->mode != MODE_WRITE)
+				dc_usage_error("--check and --summary do not go "
+					       "together");
+			o->mode = c == OPT_CHECK ? MODE_CHECK : MODE_SUMMARY;
 			break;
 		case OPT_TOP:
-			top = (unsigned)parse_int(optarg, "--top", 0, 1000000);
+			o->top = (unsigned)parse_int(optarg, "--top", 0, 1000000);
 			break;
 		case 'h':
 			usage();
@@ -280,40 +297,46 @@ int main(int argc, char **argv)
 			dc_usage_error("unknown option");
 		}
 	}
-	if (summary) {
-		if (optind == argc)
-			dc_usage_error("--summary needs at least one FILE");
-		return summarize_traces(argc - optind, argv + optind, top);
-	}
-	if (check) {
-		if (optind == argc)
-			dc_usage_error("--check needs at least one FILE");
-		return check_traces(argc - optind, argv + optind);
-	}
-	if (argc - optind != 1)
-		dc_usage_error(optind == argc ? "missing output file name"
-					      : "too many arguments");
-	opts.path = argv[optind];
-	len = strlen(opts.path);
-	if (len > 4 && strcmp(opts.path + len - 4, ".pfw") == 0)
-		opts.plain = 1;
-	if (strcmp(opts.path, "-") == 0 && opts.split != SPLIT_NONE)
+}
+
+/* The output OUT and what its name implies; the options that need a
+ * file name refuse '-'. */
+static void set_output(struct options *o, const char *path)
+{
+	size_t len = strlen(path);
+
+	o->trace.path = path;
+	if (len > 4 && strcmp(path + len - 4, ".pfw") == 0)
+		o->trace.plain = 1;
+	if (strcmp(path, "-") == 0 && o->trace.split != SPLIT_NONE)
 		dc_usage_error("--split-by needs a file name, not '-'");
-	if (strcmp(opts.path, "-") == 0 && opts.max_size > 0)
+	if (strcmp(path, "-") == 0 && o->trace.max_size > 0)
 		dc_usage_error("--max-size needs a file name, not '-'");
-	if (opts.plain)
-		threads = 0;
-	/* auto: libdeflate when it is installed; the trace is the same
-	 * gzip either way, only its size and the speed differ. */
-	if (strcmp(compressor, "libdeflate") == 0 ||
-	    (strcmp(compressor, "auto") == 0 && gz_libdeflate_available()))
+	if (o->trace.plain)
+		o->threads = 0;
+}
+
+/* auto: libdeflate when it is installed; the trace is the same gzip
+ * either way, only its size and the speed differ. */
+static enum gz_compressor choose_compressor(const struct options *o)
+{
+	enum gz_compressor gz;
+
+	if (strcmp(o->compressor, "libdeflate") == 0 ||
+	    (strcmp(o->compressor, "auto") == 0 && gz_libdeflate_available()))
 		gz = GZ_LIBDEFLATE;
 	else
 		gz = GZ_ZLIB;
 	if (gz == GZ_LIBDEFLATE && !gz_libdeflate_available())
 		die("--compressor libdeflate: libdeflate.so.0 is not installed");
-	if (gz == GZ_ZLIB && level > 9)
+	if (gz == GZ_ZLIB && o->level > 9)
 		dc_usage_error("--level above 9 needs libdeflate");
+	return gz;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa;
 
 	signal(SIGPIPE, SIG_IGN); /* a closed pipe is a write error */
 	/* Keep SIGINT ignored when it came ignored (a background job of a
@@ -325,51 +348,66 @@ int main(int argc, char **argv)
 		sigemptyset(&sa.sa_mask);
 		sigaction(SIGINT, &sa, NULL);
 	}
+}
 
-	if (input != NULL && strcmp(input, "-") != 0) {
-		fd = open(input, O_RDONLY | O_CLOEXEC);
+/* The stream reader on --input (or standard input), its header read and
+ * checked before anything is created: bad input leaves no empty trace
+ * behind. */
+static struct dc_reader *open_input(const char **input, int *fdp,
+				    struct dc_stream_info *info)
+{
+	struct dc_reader *reader;
+	int fd = STDIN_FILENO, st;
+
+	if (*input != NULL && strcmp(*input, "-") != 0) {
+		fd = open(*input, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
-			sysdie("cannot open %s", input);
+			sysdie("cannot open %s", *input);
 	} else {
-		fd = STDIN_FILENO;
-		input = "standard input";
+		*input = "standard input";
 	}
-	reader = dc_reader_open(fd, input);
+	*fdp = fd;
+	reader = dc_reader_open(fd, *input);
 	if (reader == NULL)
 		sysdie("cannot allocate the stream reader");
-	/* Read the header before creating anything: bad input leaves no
-	 * empty trace behind. */
-	st = dc_reader_header(reader, &info);
+	st = dc_reader_header(reader, info);
 	if (st != DC_READ_FRAME)
 		die_status(dc_read_exit_status(st), "%s", dc_reader_error(reader));
 	/* Parents are dc-aggregate's to decide (the call tree has one
 	 * owner): a stream straight from the collector is refused. */
-	if (!(info.flags & DC_STREAM_F_IDS))
+	if (!(info->flags & DC_STREAM_F_IDS))
 		die_status(DC_EXIT_USAGE, "%s: a collector's stream: put "
 			   "dc-aggregate between dc-collect and dc-write",
-			   input);
+			   *input);
+	return reader;
+}
 
-	opts.pool = gz_pool_new((int)threads, gz, level, do_fsync);
-	t = trace_new(&opts, &info);
-	idle.trace = t;
-	pthread_mutex_lock(&idle.lock);
-	if (idle.interval > 0) {
-		errno = pthread_create(&flusher, NULL, idle_flusher, NULL);
-		if (errno != 0)
-			sysdie("cannot start the flush thread");
-	}
-	while ((st = next_frame(reader, &frame)) == DC_READ_FRAME) {
+/* Format every frame into the trace and finish it: whatever arrived is
+ * written, and the end event says how the input ended.  Returns the exit
+ * status. */
+static int write_trace(struct options *o, struct dc_reader *reader,
+		       const struct dc_stream_info *info)
+{
+	struct idle idle = { .lock = PTHREAD_MUTEX_INITIALIZER,
+			     .wake = PTHREAD_COND_INITIALIZER,
+			     .interval = o->flush_interval };
+	struct dc_frame frame;
+	struct trace *t;
+	int status = DC_EXIT_OK, how = 0, st;
+	char err[256];
+
+	o->trace.pool = gz_pool_new((int)o->threads, o->gz, o->level,
+				    o->do_fsync);
+	t = trace_new(&o->trace, info);
+	idle_start(&idle, t);
+	while ((st = next_frame(&idle, reader, &frame)) == DC_READ_FRAME) {
 		if (trace_frame(t, &frame, err, sizeof(err)) != 0) {
-			warn("%s: frame at byte %llu: %s", input,
+			warn("%s: frame at byte %llu: %s", o->input,
 			     (unsigned long long)frame.offset, err);
 			status = DC_EXIT_BADINPUT;
 		}
 	}
-	idle.stop = 1;
-	pthread_cond_signal(&idle.wake);
-	pthread_mutex_unlock(&idle.lock);
-	if (idle.interval > 0)
-		pthread_join(flusher, NULL);
+	idle_stop(&idle);
 	if (st != DC_READ_EOF) {
 		warn("%s", dc_reader_error(reader));
 		status = dc_read_exit_status(st);
@@ -381,7 +419,47 @@ int main(int argc, char **argv)
 		how |= TRACE_INTERRUPTED;
 	if (trace_finish(t, how) != 0)
 		status = DC_EXIT_FAILURE;
-	gz_pool_free(opts.pool);
+	gz_pool_free(o->trace.pool);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = {
+		.mode = MODE_WRITE,
+		.trace = { .index = 1, .chunk_size = DEFAULT_CHUNK },
+		.compressor = "auto",
+		.threads = sysconf(_SC_NPROCESSORS_ONLN),
+		.level = DEFAULT_LEVEL,
+		.top = 10,
+		.flush_interval = DEFAULT_FLUSH_INTERVAL,
+	};
+	struct dc_stream_info info;
+	struct dc_reader *reader;
+	int fd, status;
+
+	dc_messages_init(argv[0]);
+	if (o.threads < 1)
+		o.threads = 1;
+	parse_options(argc, argv, &o);
+	if (o.mode == MODE_SUMMARY) {
+		if (optind == argc)
+			dc_usage_error("--summary needs at least one FILE");
+		return summarize_traces(argc - optind, argv + optind, o.top);
+	}
+	if (o.mode == MODE_CHECK) {
+		if (optind == argc)
+			dc_usage_error("--check needs at least one FILE");
+		return check_traces(argc - optind, argv + optind);
+	}
+	if (argc - optind != 1)
+		dc_usage_error(optind == argc ? "missing output file name"
+					      : "too many arguments");
+	set_output(&o, argv[optind]);
+	o.gz = choose_compressor(&o);
+	catch_signals();
+	reader = open_input(&o.input, &fd, &info);
+	status = write_trace(&o, reader, &info);
 	dc_reader_close(reader);
 	if (fd != STDIN_FILENO)
 		close(fd);

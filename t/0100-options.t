@@ -62,6 +62,8 @@ test_expect_success 'dc-write: sizes never wrap, counts have ranges' '
 	rejects --level 0 dc-write o.pfw.gz &&
 	rejects --flush-interval -1 dc-write o.pfw.gz &&
 	rejects --top 18446744073709551617 dc-write --summary x &&
+	test_must_fail_with 2 dc-write --check --summary x 2>err &&
+	grep "^dc-write: --check and --summary do not go together$" err &&
 	test ! -e o.pfw.gz
 '
 
