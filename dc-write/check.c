@@ -108,13 +108,115 @@ static void note_use(struct checker *c, struct u64map *m, json_t *args,
 		*slot = c->lineno;
 }
 
-static void check_object(struct checker *c, json_t *obj)
+/* A metadata line (ph "M"): the hashes HH and FH define. */
+static void check_metadata(struct checker *c, json_t *name, json_t *args)
+{
+	unsigned long long ln = (unsigned long long)c->lineno;
+	const char *nm = json_string_value(name);
+	long long n;
+	int added;
+
+	if (args == NULL || !json_is_string(json_object_get(args, "name"))) {
+		problem(c, "line %llu: metadata without args.name", ln);
+		return;
+	}
+	if (nm == NULL || (strcmp(nm, "HH") != 0 && strcmp(nm, "FH") != 0 &&
+			   strcmp(nm, "SH") != 0))
+		return;
+	if (!get_int(json_object_get(args, "value"), &n) || n < 0)
+		problem(c, "line %llu: %s without an integer args.value", ln, nm);
+	else if (strcmp(nm, "HH") == 0)
+		u64map_insert(&c->hh_def, (uint64_t)n, &added);
+	else if (strcmp(nm, "FH") == 0)
+		u64map_insert(&c->fh_def, (uint64_t)n, &added);
+}
+
+/* ts, dur for complete events, and numbers only in a counter sample
+ * (counter tracks plot every arg). */
+static void check_timing(struct checker *c, json_t *obj, const char *ph,
+			 json_t *args)
+{
+	unsigned long long ln = (unsigned long long)c->lineno;
+	const char *key;
+	long long n;
+	json_t *v;
+
+	if (!get_int(json_object_get(obj, "ts"), &n))
+		problem(c, "line %llu: \"ts\" missing or not an integer", ln);
+	if (strcmp(ph, "X") == 0 &&
+	    (!get_int(json_object_get(obj, "dur"), &n) || n < 0))
+		problem(c, "line %llu: \"dur\" missing or not a duration", ln);
+	if (strcmp(ph, "C") != 0)
+		return;
+	if (args == NULL) {
+		problem(c, "line %llu: counter without args", ln);
+		return;
+	}
+	json_object_foreach(args, key, v)
+		if (!json_is_number(v) && !get_int(v, &n)) {
+			problem(c, "line %llu: counter arg \"%s\" is not a "
+				"number", ln, key);
+			break;
+		}
+}
+
+/* Count the event in its category; note this writer's start, end and
+ * dropped events, which the end event's "events" leaves out. */
+static void count_category(struct checker *c, json_t *cat, json_t *name)
+{
+	const char *cs = json_string_value(cat);
+	const char *nm = json_string_value(name);
+	json_t *cnt;
+
+	if (cs == NULL)
+		return;
+	cnt = json_object_get(c->cats, cs);
+	json_object_set_new(c->cats, cs, json_integer(
+		(cnt ? json_integer_value(cnt) : 0) + 1));
+	if (strcmp(cs, META_CAT) != 0 || nm == NULL)
+		return;
+	if (strcmp(nm, "start") == 0)
+		c->started = 1;
+	else if (strcmp(nm, "end") == 0)
+		c->ended = 1;
+	if (strcmp(nm, "start") == 0 || strcmp(nm, "end") == 0 ||
+	    strcmp(nm, "dropped") == 0)
+		c->lifecycle++;
+}
+
+/* DFTracer's end event counts the objects before it; ours also counts
+ * the stream's events (all but start, end, dropped and metadata). */
+static void check_end_counts(struct checker *c, json_t *name, json_t *args)
+{
+	unsigned long long ln = (unsigned long long)c->lineno;
+	long long n;
+	json_t *v;
+
+	if (!json_is_string(name) || strcmp(json_string_value(name), "end") != 0 ||
+	    args == NULL || (v = json_object_get(args, "num_events")) == NULL)
+		return;
+	if (!get_int(v, &n) || (uint64_t)n != c->objects)
+		problem(c, "line %llu: end event says %s events, %llu precede "
+			"it", ln,
+			json_is_integer(v) || json_is_string(v) ? "other" : "no",
+			(unsigned long long)c->objects);
+	v = json_object_get(args, "events");
+	if (v != NULL && (!get_int(v, &n) ||
+			  (uint64_t)n != c->nonmeta - c->lifecycle))
+		problem(c, "line %llu: end event says %lld stream events, %llu "
+			"precede it", ln, n,
+			(unsigned long long)(c->nonmeta - c->lifecycle));
+}
+
+/* The keys every line has: integer id, pid and tid (ids unique), string
+ * name, cat and ph, and args an object if present.  Returns ph, or NULL
+ * when the line cannot be checked further. */
+static const char *check_keys(struct checker *c, json_t *obj, json_t **args)
 {
 	static const char *const int_keys[] = { "id", "pid", "tid" };
 	unsigned long long ln = (unsigned long long)c->lineno;
-	json_t *ph, *name, *cat, *args, *v;
+	json_t *ph, *v;
 	long long id, n;
-	const char *phs;
 	uint64_t *slot;
 	size_t i;
 	int added;
@@ -127,23 +229,20 @@ static void check_object(struct checker *c, json_t *obj)
 			problem(c, "line %llu: \"%s\" is not an integer", ln,
 				int_keys[i]);
 	}
-	name = json_object_get(obj, "name");
-	cat = json_object_get(obj, "cat");
-	ph = json_object_get(obj, "ph");
-	args = json_object_get(obj, "args");
-	if (!json_is_string(name))
+	if (!json_is_string(json_object_get(obj, "name")))
 		problem(c, "line %llu: \"name\" missing or not a string", ln);
-	if (!json_is_string(cat))
+	if (!json_is_string(json_object_get(obj, "cat")))
 		problem(c, "line %llu: \"cat\" missing or not a string", ln);
+	ph = json_object_get(obj, "ph");
 	if (!json_is_string(ph)) {
 		problem(c, "line %llu: \"ph\" missing or not a string", ln);
-		return;
+		return NULL;
 	}
-	if (args != NULL && !json_is_object(args)) {
+	*args = json_object_get(obj, "args");
+	if (*args != NULL && !json_is_object(*args)) {
 		problem(c, "line %llu: \"args\" is not an object", ln);
-		args = NULL;
+		*args = NULL;
 	}
-	phs = json_string_value(ph);
 	if (get_int(json_object_get(obj, "id"), &id)) {
 		slot = u64map_insert(&c->ids, (uint64_t)id, &added);
 		if (!added)
@@ -152,84 +251,30 @@ static void check_object(struct checker *c, json_t *obj)
 		else
 			*slot = c->lineno;
 	}
-	if (strcmp(phs, "M") == 0) {
-		const char *nm = json_string_value(name);
+	return json_string_value(ph);
+}
 
-		if (args == NULL || !json_is_string(json_object_get(args, "name")))
-			problem(c, "line %llu: metadata without args.name", ln);
-		else if (nm != NULL && (strcmp(nm, "HH") == 0 ||
-					strcmp(nm, "FH") == 0 ||
-					strcmp(nm, "SH") == 0)) {
-			if (!get_int(json_object_get(args, "value"), &n) || n < 0)
-				problem(c, "line %llu: %s without an integer "
-					"args.value", ln, nm);
-			else if (strcmp(nm, "HH") == 0)
-				u64map_insert(&c->hh_def, (uint64_t)n, &added);
-			else if (strcmp(nm, "FH") == 0)
-				u64map_insert(&c->fh_def, (uint64_t)n, &added);
-		}
+static void check_object(struct checker *c, json_t *obj)
+{
+	json_t *name = json_object_get(obj, "name");
+	json_t *args = NULL;
+	const char *ph = check_keys(c, obj, &args);
+
+	if (ph == NULL)
+		return;
+	if (strcmp(ph, "M") == 0) {
+		check_metadata(c, name, args);
 		c->objects++;
 		return;
 	}
-	if (!get_int(json_object_get(obj, "ts"), &n))
-		problem(c, "line %llu: \"ts\" missing or not an integer", ln);
-	if (strcmp(phs, "X") == 0 &&
-	    (!get_int(json_object_get(obj, "dur"), &n) || n < 0))
-		problem(c, "line %llu: \"dur\" missing or not a duration", ln);
-	if (strcmp(phs, "C") == 0) {
-		/* Counter tracks plot every arg: each must be a number. */
-		const char *key;
-
-		if (args == NULL)
-			problem(c, "line %llu: counter without args", ln);
-		else
-			json_object_foreach(args, key, v)
-				if (!json_is_number(v) && !get_int(v, &n)) {
-					problem(c, "line %llu: counter arg "
-						"\"%s\" is not a number", ln, key);
-					break;
-				}
-	}
+	check_timing(c, obj, ph, args);
 	if (args != NULL) {
 		note_use(c, &c->hh_use, args, "hhash");
 		note_use(c, &c->fh_use, args, "fhash");
 	}
-	if (json_is_string(cat)) {
-		const char *cs = json_string_value(cat);
-		const char *nm = json_string_value(name);
-		json_t *cnt = json_object_get(c->cats, cs);
-
-		json_object_set_new(c->cats, cs, json_integer(
-			(cnt ? json_integer_value(cnt) : 0) + 1));
-		if (strcmp(cs, META_CAT) == 0 && nm != NULL &&
-		    (strcmp(nm, "start") == 0 || strcmp(nm, "end") == 0 ||
-		     strcmp(nm, "dropped") == 0))
-			c->lifecycle++;
-		if (strcmp(cs, META_CAT) == 0 && nm != NULL) {
-			if (strcmp(nm, "start") == 0)
-				c->started = 1;
-			else if (strcmp(nm, "end") == 0)
-				c->ended = 1;
-		}
-	}
+	count_category(c, json_object_get(obj, "cat"), name);
 	c->nonmeta++;
-	/* DFTracer's end event counts the objects before it. */
-	if (json_is_string(name) && strcmp(json_string_value(name), "end") == 0 &&
-	    args != NULL && (v = json_object_get(args, "num_events")) != NULL) {
-		if (!get_int(v, &n) || (uint64_t)n != c->objects)
-			problem(c, "line %llu: end event says %s events, %llu "
-				"precede it", ln,
-				json_is_integer(v) || json_is_string(v) ? "other" : "no",
-				(unsigned long long)c->objects);
-		v = json_object_get(args, "events");
-		/* Ours also counts the stream's events (all but start,
-		 * end, dropped and metadata). */
-		if (v != NULL && (!get_int(v, &n) ||
-				  (uint64_t)n != c->nonmeta - c->lifecycle))
-			problem(c, "line %llu: end event says %lld stream "
-				"events, %llu precede it", ln, n,
-				(unsigned long long)(c->nonmeta - c->lifecycle));
-	}
+	check_end_counts(c, name, args);
 	c->objects++;
 }
 
@@ -452,66 +497,115 @@ static int compare_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int check_one(const char *file)
+static void checker_init(struct checker *c, const char *file)
 {
-	struct checker c;
-	unsigned char head[2];
-	size_t head_len = 0, i, n = 0;
-	const char **keys;
-	const char *key;
-	json_t *val;
-	int fd, gz = 0, damaged = 0, incomplete;
+	memset(c, 0, sizeof(*c));
+	c->file = file;
+	c->cats = json_object();
+	u64map_init(&c->ids);
+	u64map_init(&c->hh_def);
+	u64map_init(&c->fh_def);
+	u64map_init(&c->hh_use);
+	u64map_init(&c->fh_use);
+}
+
+static void checker_free(struct checker *c)
+{
+	json_decref(c->cats);
+	free(c->line);
+	free(c->members);
+	u64map_free(&c->ids);
+	u64map_free(&c->hh_def);
+	u64map_free(&c->fh_def);
+	u64map_free(&c->hh_use);
+	u64map_free(&c->fh_use);
+}
+
+/* Read every line of fd, gzip (*gz set) or plain; returns nonzero when
+ * the file is damaged. */
+static int read_lines(struct checker *c, int fd, int *gz)
+{
+	unsigned char head[2], buf[1 << 16];
+	size_t head_len = 0;
 	ssize_t r;
 
-	memset(&c, 0, sizeof(c));
-	c.file = file;
-	c.cats = json_object();
-	u64map_init(&c.ids);
-	u64map_init(&c.hh_def);
-	u64map_init(&c.fh_def);
-	u64map_init(&c.hh_use);
-	u64map_init(&c.fh_use);
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		syswarn("cannot open %s", file);
-		json_decref(c.cats);
-		return DC_EXIT_FAILURE;
-	}
 	while (head_len < 2 && (r = read(fd, head + head_len, 2 - head_len)) > 0)
 		head_len += (size_t)r;
 	if (head_len == 2 && head[0] == 0x1f && head[1] == 0x8b) {
-		gz = 1;
-		damaged = read_gzip(&c, fd, head, head_len) != 0;
-	} else {
-		unsigned char buf[1 << 16];
-
-		feed(&c, head, head_len);
-		while ((r = read(fd, buf, sizeof(buf))) > 0)
-			feed(&c, buf, (size_t)r);
-		if (r < 0) {
-			problem(&c, "cannot read: %s", strerror(errno));
-			damaged = 1;
-		}
+		*gz = 1;
+		return read_gzip(c, fd, head, head_len) != 0;
 	}
+	feed(c, head, head_len);
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		feed(c, buf, (size_t)r);
+	if (r < 0) {
+		problem(c, "cannot read: %s", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* Every hash used needs its metadata line somewhere in the file. */
+static void check_hashes(struct checker *c, const struct u64map *use,
+			 const struct u64map *def, const char *key,
+			 const char *meta)
+{
+	size_t i;
+
+	for (i = 0; i < use->cap; i++)
+		if (use->used[i] && u64map_get(def, use->keys[i]) == NULL)
+			problem(c, "line %llu: %s %llu has no %s line",
+				(unsigned long long)use->vals[i], key,
+				(unsigned long long)use->keys[i], meta);
+}
+
+/* The verdict line and the events per category, on standard output. */
+static void print_report(struct checker *c, int gz, int incomplete)
+{
+	const char **keys;
+	const char *key;
+	size_t i, n = 0;
+	json_t *val;
+
+	printf("%s: %s: %llu objects in %llu lines", c->file,
+	       c->problems ? "INVALID" : incomplete ? "incomplete" : "valid",
+	       (unsigned long long)c->objects, (unsigned long long)c->lineno);
+	if (gz)
+		printf(", %zu gzip member%s", c->nmembers,
+		       c->nmembers == 1 ? "" : "s");
+	printf("\n");
+	keys = xcalloc(json_object_size(c->cats) + 1, sizeof(*keys));
+	json_object_foreach(c->cats, key, val)
+		keys[n++] = key;
+	qsort(keys, n, sizeof(*keys), compare_str);
+	printf("%14s  %s\n", "events", "cat");
+	for (i = 0; i < n; i++)
+		printf("%14lld  %s\n",
+		       (long long)json_integer_value(json_object_get(c->cats, keys[i])),
+		       keys[i]);
+	free(keys);
+}
+
+static int check_one(const char *file)
+{
+	struct checker c;
+	int fd, gz = 0, damaged, incomplete;
+
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		syswarn("cannot open %s", file);
+		return DC_EXIT_FAILURE;
+	}
+	checker_init(&c, file);
+	damaged = read_lines(&c, fd, &gz);
 	close(fd);
 	/* The last line may lack its newline (DFTracer's closing "]"). */
 	if (!damaged && c.line_len > 0)
 		check_line(&c, c.line, c.line_len);
 	if (c.objects == 0 && !damaged)
 		problem(&c, "no events");
-	/* Every hash used needs its metadata line somewhere in the file. */
-	for (i = 0; i < c.hh_use.cap; i++)
-		if (c.hh_use.used[i] &&
-		    u64map_get(&c.hh_def, c.hh_use.keys[i]) == NULL)
-			problem(&c, "line %llu: hhash %llu has no HH line",
-				(unsigned long long)c.hh_use.vals[i],
-				(unsigned long long)c.hh_use.keys[i]);
-	for (i = 0; i < c.fh_use.cap; i++)
-		if (c.fh_use.used[i] &&
-		    u64map_get(&c.fh_def, c.fh_use.keys[i]) == NULL)
-			problem(&c, "line %llu: fhash %llu has no FH line",
-				(unsigned long long)c.fh_use.vals[i],
-				(unsigned long long)c.fh_use.keys[i]);
+	check_hashes(&c, &c.hh_use, &c.hh_def, "hhash", "HH");
+	check_hashes(&c, &c.fh_use, &c.fh_def, "fhash", "FH");
 	if (gz && !damaged) {
 		char *idx = xasprintf("%s.idx", file);
 
@@ -530,32 +624,8 @@ static int check_one(const char *file)
 		warn("%s: incomplete: no end record (the writer was stopped "
 		     "before it finished); all %llu lines were read", file,
 		     (unsigned long long)c.lineno);
-
-	printf("%s: %s: %llu objects in %llu lines", file,
-	       c.problems ? "INVALID" : incomplete ? "incomplete" : "valid",
-	       (unsigned long long)c.objects, (unsigned long long)c.lineno);
-	if (gz)
-		printf(", %zu gzip member%s", c.nmembers,
-		       c.nmembers == 1 ? "" : "s");
-	printf("\n");
-	keys = xcalloc(json_object_size(c.cats) + 1, sizeof(*keys));
-	json_object_foreach(c.cats, key, val)
-		keys[n++] = key;
-	qsort(keys, n, sizeof(*keys), compare_str);
-	printf("%14s  %s\n", "events", "cat");
-	for (i = 0; i < n; i++)
-		printf("%14lld  %s\n",
-		       (long long)json_integer_value(json_object_get(c.cats, keys[i])),
-		       keys[i]);
-	free(keys);
-	json_decref(c.cats);
-	free(c.line);
-	free(c.members);
-	u64map_free(&c.ids);
-	u64map_free(&c.hh_def);
-	u64map_free(&c.fh_def);
-	u64map_free(&c.hh_use);
-	u64map_free(&c.fh_use);
+	print_report(&c, gz, incomplete);
+	checker_free(&c);
 	return c.problems ? DC_EXIT_BADINPUT
 	       : incomplete ? DC_EXIT_TRUNCATED : DC_EXIT_OK;
 }
