@@ -206,8 +206,7 @@ static __always_inline void kpath_send(__u8 op, __u64 ptr, __u32 probe_id,
 	if (size > sizeof(s->rec))
 		return;
 	ev->size = (__u16)size;
-	if (bpf_ringbuf_output(&events, s->rec, size, rb_flags()) != 0)
-		count_drop(probe_id);
+	output_event(s->rec, size, probe_id, rb_flags());
 }
 
 static __always_inline void kfunc_push(__u64 pid_tgid, __u32 probe_id,

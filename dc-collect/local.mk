@@ -25,7 +25,11 @@ dc_collect_dc_collect_LDADD = lib/libdc.la $(LIBBPF_LIBS) $(LIBELF_LIBS) \
 BUILT_SOURCES += dc-collect/collect.skel.h
 CLEANFILES += dc-collect/collect.skel.h dc-collect/collect.bpf.o \
 	dc-collect/vmlinux.h
-EXTRA_DIST += dc-collect/collect.bpf.c dc-collect/kfunc.bpf.h dc-collect/README.md
+# collect.bpf.c and its parts, one object (see its opening comment).
+EXTRA_DIST += dc-collect/collect.bpf.c dc-collect/common.bpf.h \
+	dc-collect/derive.bpf.h dc-collect/stack.bpf.h \
+	dc-collect/uprobe.bpf.h dc-collect/tracepoints.bpf.h \
+	dc-collect/syscall.bpf.h dc-collect/kfunc.bpf.h dc-collect/README.md
 
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 	-I$(top_builddir)/dc-collect -I$(top_srcdir)/dc-collect \
@@ -37,6 +41,10 @@ dc-collect/vmlinux.h:
 
 dc-collect/collect.bpf.o: $(srcdir)/dc-collect/collect.bpf.c \
 		$(srcdir)/dc-collect/collect.h $(srcdir)/lib/event.h \
+		$(srcdir)/dc-collect/common.bpf.h $(srcdir)/dc-collect/derive.bpf.h \
+		$(srcdir)/dc-collect/stack.bpf.h $(srcdir)/dc-collect/uprobe.bpf.h \
+		$(srcdir)/dc-collect/tracepoints.bpf.h \
+		$(srcdir)/dc-collect/syscall.bpf.h \
 		$(srcdir)/dc-collect/kfunc.bpf.h $(srcdir)/dc-collect/kfunc.h \
 		dc-collect/vmlinux.h
 	$(AM_V_GEN)$(CLANG) $(BPF_CFLAGS) -c $(srcdir)/dc-collect/collect.bpf.c -o $@

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * common.bpf.h - what all of dc-collect's BPF programs share: the ring
+ * buffer and the maps, the drop counters, the answer to "is this thread
+ * selected?", the ring's wakeups, and the records' common header and
+ * reservation.  Part of collect.bpf.c (one skeleton; see its list).
+ */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 << 20); /* resized by user space */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DC_MAX_SELECTED);
+	__type(key, __u32);   /* tgid */
+	__type(value, __u32); /* reserved */
+} selected SEC(".maps");
+
+/* Processes on the fast path (dc-collect/fastpath.c): where, from the
+ * thread pointer, their client library keeps struct dc_client_tls. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DC_MAX_SELECTED);
+	__type(key, __u32);   /* tgid */
+	__type(value, __s64); /* TLS offset */
+} fast_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DC_MAX_PROBES);
+	__type(key, __u32);
+	__type(value, struct dc_probe_cfg);
+} probe_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DC_MAX_SYSCALLS);
+	__type(key, __u32);   /* syscall number */
+	__type(value, __u32); /* probe id + 1; 0: not traced */
+} syscall_probe SEC(".maps");
+
+/* Each thread's call stack, in the thread itself (task-local storage):
+ * found without hashing, made when a selected thread first calls, freed
+ * with the thread. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct dc_stack);
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, DC_CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, DC_MAX_PROBES);
+	__type(key, __u32);
+	__type(value, __u64);
+} probe_drops SEC(".maps");
+
+/* Profile mode: cumulative sums per (process, probe); user space takes
+ * the difference every interval, so nothing is lost to a reset race. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, DC_MAX_PROFILE);
+	__type(key, struct dc_profile_key);
+	__type(value, struct dc_profile_value);
+} profile SEC(".maps");
+
+/* Scratch space: a record with a string. */
+struct scratch {
+	/* Room for two strings (rename's paths, fopen's path and mode). */
+	__u8 rec[DC_EVENT_FIXED_SIZE + 2 * DC_MAX_STR + 8];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch_map SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline void count_drop(__u32 probe_id)
+{
+	__u64 *c = bpf_map_lookup_elem(&probe_drops, &probe_id);
+
+	if (c)
+		*c += 1;
+	count(DC_CNT_DROPPED);
+}
+
+/* The answers to "is this thread selected?" last given on each CPU, so a
+ * thread making system calls in a row (selected or not: the syscall
+ * tracepoints fire for every thread on the host) asks the hash map once:
+ * tid << 32 | generation << 1 | selected, one 64-bit word so a program
+ * preempted on the same CPU never reads half an answer.  The generation
+ * moves whenever a process is selected or deselected (sel_gen_bump, and
+ * user space when it selects a process), which voids the answers given
+ * before. */
+__u32 sel_gen;
+
+/* A few answers per CPU, by tid: a traced thread and a bystander taking
+ * turns on one CPU keep their answers. */
+#define DC_SEL_WAYS 4
+
+struct sel_answers {
+	__u64 tag[DC_SEL_WAYS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sel_answers);
+} sel_cache SEC(".maps");
+
+static __always_inline void sel_gen_bump(void)
+{
+	__sync_fetch_and_add(&sel_gen, 1);
+}
+
+static __always_inline bool is_selected(__u32 tgid)
+{
+	if (tgid == self_tgid)
+		return false;
+	if (trace_all)
+		return true;
+	/* Everything in the cgroup or below it: its ancestor at its level. */
+	if (cgroup_id != 0 &&
+	    bpf_get_current_ancestor_cgroup_id(cgroup_level) == cgroup_id)
+		return true;
+	return bpf_map_lookup_elem(&selected, &tgid) != NULL;
+}
+
+/* is_selected() for the current thread, through the per-CPU answer. */
+static __always_inline bool current_selected(__u64 pid_tgid)
+{
+	__u32 zero = 0, tid = (__u32)pid_tgid;
+	struct sel_answers *a;
+	__u64 *c = NULL, tag;
+	bool sel;
+
+	/* Cgroup membership can change under a thread: always asked. */
+	if (trace_all || cgroup_id != 0)
+		return is_selected(pid_tgid >> 32);
+	tag = ((__u64)tid << 32) | ((__u64)(sel_gen & 0x7fffffff) << 1);
+	a = bpf_map_lookup_elem(&sel_cache, &zero);
+	if (a) {
+		c = &a->tag[tid & (DC_SEL_WAYS - 1)];
+		if ((*c & ~1ULL) == tag)
+			return *c & 1;
+	}
+	sel = is_selected(pid_tgid >> 32);
+	if (c)
+		*c = tag | sel;
+	return sel;
+}
+
+/* Records since the last look at the ring's fill level, per CPU (racy
+ * increments only make a look come a little early or late), each CPU's
+ * in a cache line of its own: CPUs emitting at once do not pass one
+ * line back and forth. */
+#define RB_STRIDE 16 /* __u32s in 64 bytes */
+__u32 rb_since_query[256 * RB_STRIDE];
+
+/* Wake the reader only when enough data waits; otherwise it polls on a
+ * short timer.  One wakeup per event would cost more than the event, and
+ * so would reading the ring's positions (shared with the reader's CPU) at
+ * every event: look every 32 records. */
+static __always_inline __u64 rb_flags(void)
+{
+	__u32 slot = (bpf_get_smp_processor_id() & 255) * RB_STRIDE;
+
+	if (++rb_since_query[slot] < 32)
+		return BPF_RB_NO_WAKEUP;
+	rb_since_query[slot] = 0;
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		return BPF_RB_FORCE_WAKEUP;
+	return BPF_RB_NO_WAKEUP;
+}
+
+/* Every record's header, all of it written: the ring's memory is not
+ * cleared between records. */
+static __always_inline void fill_header(struct dc_event *ev, __u8 type,
+					__u32 probe_id, __u64 pid_tgid,
+					__u64 ts, __u64 dur, __s64 ret,
+					__u16 depth)
+{
+	ev->type = type;
+	ev->flags = 0;
+	ev->probe_id = probe_id;
+	ev->pid = pid_tgid >> 32;
+	ev->tid = (__u32)pid_tgid;
+	ev->ts = ts;
+	ev->dur = dur;
+	ev->ret = ret;
+	ev->depth = depth;
+	ev->str_len = 0;
+	ev->reserved0 = 0;
+	ev->reserved1 = 0;
+	ev->file_id = 0;
+	ev->error = 0;
+	ev->seq = 0;
+	ev->parent = 0;
+}
+
+/* A record of n argument slots, reserved in the ring at exactly its size
+ * (a constant: callers pick the copy for their count), its size and
+ * count set; NULL, with a drop counted against probe_id, when the ring
+ * is full.  Every byte less is less memory the program writes and the
+ * reader reads (bpf_stats: about 1 ns a byte on a write(2)). */
+static __always_inline struct dc_event *reserve_event(__u32 probe_id,
+						      const int n)
+{
+	struct dc_event *ev;
+
+	ev = bpf_ringbuf_reserve(&events, DC_EVENT_HDR_SIZE + 8 * n, 0);
+	if (!ev) {
+		count_drop(probe_id);
+		return NULL;
+	}
+	ev->nargs = n;
+	ev->size = DC_EVENT_HDR_SIZE + 8 * n;
+	return ev;
+}
+
+/* The n argument slots after a record's header. */
+static __always_inline void put_args(struct dc_event *ev, const __u64 *a,
+				     const int n)
+{
+	__u64 *args = (__u64 *)((__u8 *)ev + DC_EVENT_HDR_SIZE);
+	int i;
+
+	for (i = 0; i < n; i++)
+		args[i] = a[i];
+}
+
+/* A record built in scratch space (its size known only once built),
+ * copied into the ring; a full ring counts a drop against probe_id. */
+static __always_inline void output_event(void *rec, __u64 size,
+					 __u32 probe_id, __u64 flags)
+{
+	if (bpf_ringbuf_output(&events, rec, size, flags) != 0)
+		count_drop(probe_id);
+}
+
+/* Profile mode: add one call to its process's and probe's sums. */
+static __always_inline void profile_call(__u32 pid, __u32 probe_id, __u64 dur,
+					 __s64 ret, __u8 ret_kind, __s64 bytes)
+{
+	struct dc_profile_key key = { .pid = pid, .probe_id = probe_id };
+	struct dc_profile_value *v, zero = {};
+
+	v = bpf_map_lookup_elem(&profile, &key);
+	if (!v) {
+		bpf_map_update_elem(&profile, &key, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&profile, &key);
+		if (!v) {
+			count_drop(probe_id); /* the table is full */
+			return;
+		}
+	}
+	v->calls += 1;
+	v->dur_ns += dur;
+	if (bytes > 0)
+		v->bytes += bytes;
+	if (dc_call_failed(ret_kind, ret))
+		v->errors += 1;
+}
+

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stack.bpf.h - each thread's call stack: an entry pushes a frame, its
+ * exit pops it and emits the completed call as one record.  The client
+ * library's calls (the fast path) are counted in from its thread-local
+ * word, so a call's level and parent span both.  Part of collect.bpf.c.
+ */
+
+/* Where the client library keeps this thread's struct dc_client_tls (0
+ * off the fast path): the process's offset from the thread pointer. */
+static __always_inline __u64 client_tls_addr(void)
+{
+	struct task_struct *task;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__s64 *off;
+	__u64 tp;
+
+	off = bpf_map_lookup_elem(&fast_procs, &tgid);
+	if (!off)
+		return 0;
+	task = (struct task_struct *)bpf_get_current_task();
+#if defined(__TARGET_ARCH_x86)
+	tp = BPF_CORE_READ(task, thread.fsbase);
+#elif defined(__TARGET_ARCH_arm64)
+	tp = BPF_CORE_READ(task, thread.uw.tp_value);
+#else
+	return 0;
+#endif
+	return tp + *off;
+}
+
+/* The client's struct dc_client_tls of the current thread, read into
+ * *tls: its address, or 0 off the fast path.  With the thread's stack
+ * (st), the address is looked up once and kept there: a thread's thread
+ * pointer and its process's offset never move (exec, which could, clears
+ * it). */
+static __always_inline __u64 client_tls(struct dc_stack *st,
+					struct dc_client_tls *tls)
+{
+	__u64 addr;
+
+	if (!fast_path)
+		return 0;
+	addr = st ? st->client_tls : 0;
+	if (addr == 0) {
+		addr = client_tls_addr();
+		if (addr == 0)
+			return 0;
+		if (st)
+			st->client_tls = addr;
+	}
+	if (bpf_probe_read_user(tls, sizeof(*tls), (void *)addr) != 0)
+		return 0;
+	return addr;
+}
+
+/* The current thread's stack (tid is the current thread's); with create,
+ * a zeroed one if it has none. */
+static __always_inline struct dc_stack *get_stack(__u32 tid, bool create)
+{
+	return bpf_task_storage_get(&stacks, bpf_get_current_task_btf(), NULL,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+/* The innermost call open on the current thread, of the kernel's frames
+ * and the client library's calls together: its seq in *parent (0: none),
+ * and the level of a record beginning inside it (the calls open).  A
+ * kernel frame on top (a system call, a kernel function) is innermost: no
+ * user code runs inside one.  A uprobe frame on top is, unless the client
+ * opened calls inside it: its TLS then counts more open calls than when
+ * the frame began (the frame keeps that count), and names the innermost.
+ * With no frame open, the client's innermost call is.  The TLS is the
+ * client's word, read from its memory: bounded, and taken only when it
+ * names a call of the client's.  *cdepth: the client's count of open
+ * calls when it was read, *client: whether it was. */
+static __always_inline __u32 client_level(const struct dc_client_tls *tls)
+{
+	return tls->depth < DC_MAX_CLIENT_DEPTH ? tls->depth : DC_MAX_CLIENT_DEPTH;
+}
+
+static __always_inline __u32 innermost(struct dc_stack *st, __u64 *parent,
+				       __u32 *cdepth, bool *client)
+{
+	struct dc_client_tls tls;
+	__u32 d = st ? st->depth : 0;
+
+	*parent = 0;
+	*cdepth = 0;
+	*client = false;
+	/* (Two branches, each with its own frame pointer: the verifier
+	 * cannot follow a pointer that may be NULL across a helper call.) */
+	if (st && d > 0 && d <= DC_MAX_DEPTH) {
+		struct dc_call_frame *top = &st->frames[(d - 1) & (DC_MAX_DEPTH - 1)];
+
+		if (top->client && client_tls(st, &tls)) {
+			__u32 now = client_level(&tls);
+
+			*cdepth = now;
+			*client = true;
+			if (now > top->cdepth && (tls.cur & DC_SEQ_CLIENT)) {
+				*parent = tls.cur;
+				return top->level + 1 + (now - top->cdepth);
+			}
+		}
+		*parent = top->seq;
+		return top->level + 1;
+	}
+	if (client_tls(st, &tls)) {
+		*cdepth = client_level(&tls);
+		*client = true;
+		if ((tls.cur & DC_SEQ_CLIENT) || tls.cur == 0) {
+			*parent = tls.cur;
+			return *cdepth;
+		}
+	}
+	return 0;
+}
+
+/* A uprobe call of a process on the fast path has begun: dc-collect
+ * nests the client's records that fall inside it under it (nest.c). */
+static __always_inline void nest_mark(const struct dc_call_frame *f)
+{
+	struct dc_event *ev = reserve_event(f->probe_id, 0);
+
+	if (!ev)
+		return;
+	fill_header(ev, DC_EV_NEST_ENTER, f->probe_id, bpf_get_current_pid_tgid(),
+		    f->ts, 0, f->cdepth, (__u16)f->level);
+	ev->seq = f->seq;
+	ev->parent = f->parent;
+	bpf_ringbuf_submit(ev, rb_flags());
+}
+
+/* Open a frame: a system call, a kernel function, or (user) a uprobe
+ * call. */
+static __always_inline void push_frame(__u32 tid, __u32 probe_id,
+				       __u32 is_syscall, bool user,
+				       const __u64 *args)
+{
+	struct dc_stack *st = get_stack(tid, true);
+	struct dc_call_frame *f;
+	bool client;
+	__u64 seq;
+	__u32 d;
+
+	if (!st) {
+		count(DC_CNT_NOSTACK);
+		count_drop(probe_id);
+		return;
+	}
+	/* Every entry gets the next number on its thread, stored or not:
+	 * the numbers say in which order calls began, exactly, even when
+	 * two begin in the same nanosecond (dc-stream(5)). */
+	seq = ++st->last_seq;
+	d = st->depth;
+	if (d >= DC_MAX_DEPTH) {
+		/* A user-level call still counts towards depth so its exit
+		 * pops the right level; a syscall is a leaf and never does. */
+		if (!is_syscall)
+			st->depth = d + 1;
+		count(DC_CNT_DEPTH);
+		count_drop(probe_id);
+		return;
+	}
+	f = &st->frames[d];
+	f->level = innermost(st, &f->parent, &f->cdepth, &client);
+	st->depth = d + 1;
+	f->probe_id = probe_id;
+	f->is_syscall = is_syscall;
+	f->client = user && client;
+	f->seq = seq;
+	f->args[0] = args[0];
+	f->args[1] = args[1];
+	f->args[2] = args[2];
+	f->args[3] = args[3];
+	f->args[4] = args[4];
+	f->args[5] = args[5];
+	/* Take the time last so the frame's own bookkeeping is not in it. */
+	f->ts = bpf_ktime_get_ns();
+	if (f->client)
+		nest_mark(f);
+}
+
+static __always_inline void push(__u32 tid, __u32 probe_id, __u32 is_syscall,
+				 const __u64 *args)
+{
+	push_frame(tid, probe_id, is_syscall, false, args);
+}
+
+/* A syscall returns -errno on failure (the last 4095 values). */
+static __always_inline __s32 syscall_error(const struct dc_call_frame *f,
+					   __s64 ret)
+{
+	return f->is_syscall && ret < 0 && ret >= -4095 ? (__s32)-ret : 0;
+}
+
+/* Emit a completed call.  A probe with a string argument goes through the
+ * per-CPU scratch record (its length varies); the rest reserve a record
+ * of their size in place.
+ *
+ * A completed call without a string: the ring's reservation must be a
+ * constant, so emit_call picks the copy of this for its argument count
+ * (n). */
+static __always_inline void put_call(const struct dc_call_frame *f,
+				     __u64 pid_tgid, __u64 now, __s64 ret,
+				     __u32 depth, __u8 flags, const int n)
+{
+	struct dc_event *ev = reserve_event(f->probe_id, n);
+
+	if (!ev)
+		return;
+	fill_header(ev, DC_EV_CALL, f->probe_id, pid_tgid, f->ts, now - f->ts,
+		    ret, depth);
+	ev->seq = f->seq;
+	ev->parent = f->parent;
+	ev->flags = flags;
+	ev->error = syscall_error(f, ret);
+	put_args(ev, f->args, n);
+	bpf_ringbuf_submit(ev, rb_flags());
+}
+
+/* The user string at addr, at most DC_MAX_STR bytes with its NUL, into
+ * dst: its length with the NUL (1 for an unreadable one, which leaves
+ * zeros), DC_EVF_STR_TRUNC added to *flags if it was cut. */
+static __always_inline long put_str(__u8 *dst, __u64 addr, __u8 *flags)
+{
+	long len = bpf_probe_read_user_str(dst, DC_MAX_STR, (const void *)addr);
+
+	if (len < 1) {
+		len = 1;
+		dst[0] = 0;
+	}
+	if (len >= DC_MAX_STR)
+		*flags |= DC_EVF_STR_TRUNC;
+	if (len > DC_MAX_STR)
+		len = DC_MAX_STR;
+	return len;
+}
+
+/* A completed call with the string in argument slot str (and maybe a
+ * second one, in slot str2, after the first's NUL), built in the scratch
+ * record.  All argument slots are sent, so the string's offset is
+ * fixed. */
+static __always_inline void put_call_str(const struct dc_call_frame *f,
+					 __u8 str, __u8 str2,
+					 __u64 pid_tgid, __u64 now, __s64 ret,
+					 __u32 depth, __u8 flags)
+{
+	struct dc_event *ev;
+	struct scratch *s;
+	__u32 zero = 0;
+	__u64 size;
+	long len;
+
+	if (str >= DC_MAX_ARGS)
+		return;
+	s = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!s)
+		return;
+	ev = (struct dc_event *)s->rec;
+	fill_header(ev, DC_EV_CALL, f->probe_id, pid_tgid, f->ts,
+		    now - f->ts, ret, depth);
+	ev->seq = f->seq;
+	ev->parent = f->parent;
+	ev->nargs = DC_MAX_ARGS;
+	put_args(ev, f->args, DC_MAX_ARGS);
+	len = put_str(s->rec + DC_EVENT_FIXED_SIZE, f->args[str], &flags);
+	if (str2 < DC_MAX_ARGS)
+		len += put_str(s->rec + DC_EVENT_FIXED_SIZE + len,
+			       f->args[str2], &flags);
+	ev->flags = flags;
+	ev->str_len = (__u16)(len - 1);
+	ev->error = syscall_error(f, ret);
+	size = (DC_EVENT_FIXED_SIZE + len + 7) & ~7ULL;
+	if (size > sizeof(s->rec))
+		size = sizeof(s->rec);
+	ev->size = (__u16)size;
+	output_event(s->rec, size, f->probe_id, rb_flags());
+}
+
+static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 ret,
+				      __u32 depth)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 probe_id = f->probe_id;
+	struct dc_probe_cfg *cfg = bpf_map_lookup_elem(&probe_cfg, &probe_id);
+	__u8 dflags = 0;
+
+	if (!cfg)
+		return;
+	/* A C function returning int leaves the upper half of the return
+	 * register undefined: -1 must read as -1, not 4294967295. */
+	if (!f->is_syscall && (cfg->ret_kind == DC_RET_FD ||
+			       cfg->ret_kind == DC_RET_STATUS ||
+			       cfg->ret_kind == DC_RET_INT ||
+			       cfg->ret_kind == DC_RET_ALL ||
+			       cfg->ret_kind == DC_RET_CODE))
+		ret = (__s32)ret;
+	if (cfg->derive & DC_DERIVE_EXIT)
+		dflags = derive_exit(cfg, f, ret);
+	if (profile_mode) {
+		struct dc_bytes b;
+
+		dc_bytes_of(cfg->arg_kinds, cfg->nargs, cfg->ret_kind, f->args,
+			    ret, dflags, &b);
+		profile_call(pid_tgid >> 32, probe_id, now - f->ts, ret,
+			     cfg->ret_kind, b.done);
+		return;
+	}
+	if (dc_call_failed(cfg->ret_kind, ret))
+		dflags |= DC_EVF_FAILED;
+	if (cfg->str_arg < DC_MAX_ARGS) {
+		put_call_str(f, cfg->str_arg, cfg->str_arg2, pid_tgid, now,
+			     ret, depth, dflags);
+		return;
+	}
+	switch (cfg->nargs) {
+	case 0: put_call(f, pid_tgid, now, ret, depth, dflags, 0); break;
+	case 1: put_call(f, pid_tgid, now, ret, depth, dflags, 1); break;
+	case 2: put_call(f, pid_tgid, now, ret, depth, dflags, 2); break;
+	case 3: put_call(f, pid_tgid, now, ret, depth, dflags, 3); break;
+	case 4: put_call(f, pid_tgid, now, ret, depth, dflags, 4); break;
+	case 5: put_call(f, pid_tgid, now, ret, depth, dflags, 5); break;
+	default: put_call(f, pid_tgid, now, ret, depth, dflags, 6); break;
+	}
+}
+
+/* Pop the frame matching probe_id and emit it.  If the top frame is
+ * another probe, calls were abandoned (longjmp, exceptions): search a few
+ * frames down and count what is skipped. */
+static __always_inline void pop(__u32 tid, __u32 probe_id, bool syscall,
+				__s64 ret)
+{
+	/* A syscall exit is timed once its frame is found: most exits are
+	 * of untraced calls. */
+	__u64 now = syscall ? 0 : bpf_ktime_get_ns();
+	struct dc_stack *st = get_stack(tid, false);
+	struct dc_call_frame *f;
+	__u32 d;
+	int i;
+
+	if (!st || st->depth == 0) {
+		if (!syscall)
+			count(DC_CNT_UNPAIRED);
+		return;
+	}
+	d = st->depth - 1;
+	if (d >= DC_MAX_DEPTH) {
+		/* Its entry was counted as lost when it was pushed; syscalls
+		 * pushed nothing at this depth. */
+		if (!syscall)
+			st->depth = d;
+		return;
+	}
+	f = &st->frames[d];
+	if (syscall) {
+		/* Untraced syscalls never pushed a frame. */
+		if (!f->is_syscall)
+			return;
+		st->depth = d;
+		emit_call(f, bpf_ktime_get_ns(), ret, f->level);
+		return;
+	}
+	if (f->probe_id != probe_id || f->is_syscall) {
+		for (i = 1; i < 8; i++) {
+			if (d < (__u32)i)
+				break;
+			f = &st->frames[(d - i) & (DC_MAX_DEPTH - 1)];
+			if (f->probe_id == probe_id && !f->is_syscall) {
+				st->depth = d - i;
+				count(DC_CNT_UNWOUND);
+				emit_call(f, now, ret, f->level);
+				return;
+			}
+		}
+		count(DC_CNT_UNPAIRED);
+		return;
+	}
+	st->depth = d;
+	emit_call(f, now, ret, f->level);
+}
+

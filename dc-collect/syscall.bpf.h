@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * syscall.bpf.h - system calls, through the raw sys_enter/sys_exit
+ * tracepoints and a syscall-number table: two programs cover all of
+ * them.  Part of collect.bpf.c.
+ */
+
+/* The sixth argument from a system call's saved registers, read through
+ * a helper (param6 reads them in place, where tp_btf allows it). */
+static __always_inline __u64 syscall_param6(struct pt_regs *regs)
+{
+#if defined(__TARGET_ARCH_x86)
+	return BPF_CORE_READ(regs, r9);
+#elif defined(__TARGET_ARCH_arm64)
+	return BPF_CORE_READ((struct user_pt_regs *)regs, regs[5]);
+#else
+	return 0;
+#endif
+}
+
+/* The probe id + 1 of a system call to trace now, or 0. */
+static __always_inline __u32 sys_enter_probe(__u64 pid_tgid, long id)
+{
+	__u32 nr = (__u32)id, *pid1;
+
+	if (nr >= DC_MAX_SYSCALLS)
+		return 0;
+	pid1 = bpf_map_lookup_elem(&syscall_probe, &nr);
+	if (!pid1 || *pid1 == 0)
+		return 0;
+	if (!current_selected(pid_tgid))
+		return 0;
+	return *pid1;
+}
+
+/* Two programs for system call entries: where the kernel has BTF-typed
+ * raw tracepoints (tp_btf, kfeatures.c), the saved registers are read in
+ * place; elsewhere through a helper.  User space loads one of them. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(dc_sys_enter_btf, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 pid1 = sys_enter_probe(pid_tgid, id);
+	__u64 args[DC_MAX_ARGS];
+
+	if (pid1 == 0)
+		return 0;
+	args[0] = PT_REGS_PARM1_SYSCALL(regs);
+	args[1] = PT_REGS_PARM2_SYSCALL(regs);
+	args[2] = PT_REGS_PARM3_SYSCALL(regs);
+	args[3] = PT_REGS_PARM4_SYSCALL(regs);
+	args[4] = PT_REGS_PARM5_SYSCALL(regs);
+	args[5] = param6(regs);
+	push((__u32)pid_tgid, pid1 - 1, 1, args);
+	return 0;
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 pid1 = sys_enter_probe(pid_tgid, id);
+	__u64 args[DC_MAX_ARGS];
+
+	if (pid1 == 0)
+		return 0;
+#if defined(__TARGET_ARCH_x86)
+	{
+		/* One copy of the saved registers instead of six reads: the
+		 * helper call, not the bytes, is what costs. */
+		struct pt_regs r;
+
+		if (bpf_probe_read_kernel(&r, sizeof(r), regs) != 0)
+			return 0;
+		args[0] = PT_REGS_PARM1_SYSCALL(&r);
+		args[1] = PT_REGS_PARM2_SYSCALL(&r);
+		args[2] = PT_REGS_PARM3_SYSCALL(&r);
+		args[3] = PT_REGS_PARM4_SYSCALL(&r);
+		args[4] = PT_REGS_PARM5_SYSCALL(&r);
+		args[5] = r.r9;
+	}
+#else
+	args[0] = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	args[1] = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	args[2] = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	args[3] = PT_REGS_PARM4_CORE_SYSCALL(regs);
+	args[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
+	args[5] = syscall_param6(regs);
+#endif
+	push((__u32)pid_tgid, pid1 - 1, 1, args);
+	return 0;
+}
+
+/* Only selected threads have a stack: the per-CPU answer keeps the others
+ * from looking for one. */
+SEC("raw_tp/sys_exit")
+int BPF_PROG(dc_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (!current_selected(pid_tgid))
+		return 0;
+	if (follow_ra)
+		ra_flush((__u32)pid_tgid);
+	pop((__u32)pid_tgid, 0, true, ret);
+	return 0;
+}

@@ -1,0 +1,597 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tracepoints.bpf.h - the kernel layers through tracepoints: block I/O,
+ * the page cache, faults, dirtied folios, readahead, sockets, io_uring,
+ * dropped packets, USDT sites and any other tracepoint.  Part of
+ * collect.bpf.c.
+ *
+ * Classic tracepoints (their trace_event_raw_* records, read with CO-RE)
+ * rather than raw ones: their fields have stayed stable across kernels
+ * where the raw argument lists have not.  Fields are read with plain
+ * loads from the record (ctx->field: CO-RE relocates the offset and the
+ * size), not BPF_CORE_READ's helper call, which cost more than the rest
+ * of an unselected task's visit.  Events are attributed to the
+ * task running when the tracepoint fires and kept only for selected
+ * processes; their depth is that thread's current call depth, so they
+ * nest under the call that caused them.
+ */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DC_TP_COUNT);
+	__type(key, __u32);
+	__type(value, __u32); /* probe id + 1; 0: not traced */
+} tp_probe SEC(".maps");
+
+/* Block I/O from queueing to completion, by device and first sector.
+ * Every bio queued on the host is remembered, selected or not, so that a
+ * completion found nowhere is known to be unattributed (not someone
+ * else's) and is still emitted.  Merged bios leave the map at the merge;
+ * LRU in case a path is missed (bio-based devices never complete a
+ * request), with per-CPU lists: no lock shared by every CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_NO_COMMON_LRU);
+	__type(key, struct dc_block_key);
+	__type(value, struct dc_block_start);
+} block_start SEC(".maps");
+
+/* A kernel-layer record being built: emit_kernel() writes it.  Kept
+ * in a struct (on the BPF stack) rather than passed as fifteen scalars. */
+struct kevent {
+	__u64 pid_tgid;
+	__u64 ts, dur;
+	__s64 ret;
+	__u64 parent;            /* seq of the innermost open call, 0: none */
+	__u32 probe_id;
+	__u32 depth;
+	__u8 type, flags, nargs;
+	__u64 a[DC_MAX_ARGS];
+};
+
+/* Where the current task is in its call tree: the depth and seq of its
+ * innermost open call.  Past the stored frames the parent is unknown
+ * (DC_EVF_ORPHAN), not guessed. */
+static __always_inline void set_place(struct kevent *k, __u32 tid)
+{
+	struct dc_stack *st = get_stack(tid, false);
+	__u32 cdepth;
+	bool client;
+
+	k->parent = 0;
+	if (st && st->depth > DC_MAX_DEPTH) {
+		k->depth = st->depth;
+		k->flags |= DC_EVF_ORPHAN;
+		return;
+	}
+	k->depth = innermost(st, &k->parent, &cdepth, &client);
+}
+
+static __always_inline int tp_probe_id(__u32 tp, __u32 *probe_id)
+{
+	__u32 *v = bpf_map_lookup_elem(&tp_probe, &tp);
+
+	if (!v || *v == 0)
+		return -1;
+	*probe_id = *v - 1;
+	return 0;
+}
+
+/* A kernel-layer record of n argument slots (see reserve_event). */
+static __always_inline void put_kernel(const struct kevent *k, const int n)
+{
+	struct dc_event *ev = reserve_event(k->probe_id, n);
+
+	if (!ev)
+		return;
+	fill_header(ev, k->type, k->probe_id, k->pid_tgid, k->ts, k->dur,
+		    k->ret, (__u16)k->depth);
+	ev->flags = k->flags;
+	ev->parent = k->parent;
+	put_args(ev, k->a, n);
+	bpf_ringbuf_submit(ev, rb_flags());
+}
+
+/* Emit a kernel-layer record. */
+static __always_inline void emit_kernel(const struct kevent *k)
+{
+	if (profile_mode) {
+		profile_call(k->pid_tgid >> 32, k->probe_id, k->dur, k->ret,
+			     DC_RET_NONE, 0);
+		return;
+	}
+	switch (k->nargs) {
+	case 0: put_kernel(k, 0); break;
+	case 1: put_kernel(k, 1); break;
+	case 2: put_kernel(k, 2); break;
+	case 3: put_kernel(k, 3); break;
+	case 4: put_kernel(k, 4); break;
+	case 5: put_kernel(k, 5); break;
+	default: put_kernel(k, 6); break;
+	}
+}
+
+/* An instant by the current task, if it is selected and tp is traced:
+ * k holds its arguments and return value. */
+static __always_inline void emit_instant_k(__u32 tp, struct kevent *k)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (!current_selected(pid_tgid) || tp_probe_id(tp, &k->probe_id))
+		return;
+	k->pid_tgid = pid_tgid;
+	k->type = DC_EV_INSTANT;
+	k->ts = bpf_ktime_get_ns();
+	set_place(k, (__u32)pid_tgid);
+	emit_kernel(k);
+}
+
+static __always_inline void emit_instant(__u32 tp, __u8 nargs, __u64 a0,
+					 __u64 a1, __u64 a2, __u64 a3,
+					 __u64 a4, __u64 a5)
+{
+	struct kevent k = { .nargs = nargs,
+			    .a = { a0, a1, a2, a3, a4, a5 } };
+
+	emit_instant_k(tp, &k);
+}
+
+/* A request's "rwbs" (up to 8 characters, NUL-padded) packed into one
+ * word, read byte by byte from the tracepoint's record: loads, not a
+ * helper call (its offset is 4 bytes past an 8-byte boundary). */
+#define ctx_op(ctx) ((__u64)(__u8)(ctx)->rwbs[0] |			\
+	(__u64)(__u8)(ctx)->rwbs[1] << 8 |				\
+	(__u64)(__u8)(ctx)->rwbs[2] << 16 |				\
+	(__u64)(__u8)(ctx)->rwbs[3] << 24 |				\
+	(__u64)(__u8)(ctx)->rwbs[4] << 32 |				\
+	(__u64)(__u8)(ctx)->rwbs[5] << 40 |				\
+	(__u64)(__u8)(ctx)->rwbs[6] << 48 |				\
+	(__u64)(__u8)(ctx)->rwbs[7] << 56)
+
+/* Is the call numbered seq still open on the current thread?  Work
+ * emitted late tells dc-aggregate whether its parent's record is still to
+ * come or already went by.  Frames hold increasing numbers: look down
+ * from the top until one is older. */
+static __always_inline bool call_open(__u64 seq)
+{
+	struct dc_stack *st = get_stack(0, false);
+	__u32 d, i;
+
+	if (!st)
+		return false;
+	d = st->depth;
+	if (d > DC_MAX_DEPTH)
+		d = DC_MAX_DEPTH;
+	for (i = 0; i < DC_MAX_DEPTH; i++) {
+		__u64 s;
+
+		if (i >= d)
+			break;
+		s = st->frames[(d - 1 - i) & (DC_MAX_DEPTH - 1)].seq;
+		if (s == seq)
+			return true;
+		if (s < seq)
+			break;
+	}
+	return false;
+}
+
+/* Block I/O.  A bio is remembered when it is queued, in the context of the
+ * task that asked for it (the request itself may be issued later by a
+ * kernel worker), and followed to the request that carries it: a split
+ * gives the second part an entry of its own (its first sector is not the
+ * bio's), a front merge makes the bio the request's first, a back merge
+ * leaves the request as it was.  The request is timed from issue and
+ * emitted at each completion (a partial one moves the entry on), as one
+ * CALL with its issue-to-completion latency on a track of its own
+ * (DC_EVF_ASYNC).  Its level is that of the work the queuing task was
+ * doing: one below its innermost open call. */
+static __always_inline bool block_traced(__u32 *probe_id)
+{
+	return tp_probe_id(DC_TP_BLOCK_COMPLETE, probe_id) == 0 ||
+	       tp_probe_id(DC_TP_BLOCK_ISSUE, probe_id) == 0 ||
+	       tp_probe_id(DC_TP_BIO_QUEUE, probe_id) == 0;
+}
+
+SEC("tp/block/block_bio_queue")
+int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct dc_block_key key = {};
+	struct dc_block_start start = {};
+
+	key.dev = ctx->dev;
+	key.sector = ctx->sector;
+	start.pid_tgid = pid_tgid;
+	start.bytes = (__u64)ctx->nr_sector * 512;
+	start.op = ctx_op(ctx);
+	start.selected = current_selected(pid_tgid);
+	if (start.selected) {
+		struct kevent k = {};
+
+		/* Others' bios are only recognised at completion: no time. */
+		start.ts = bpf_ktime_get_ns();
+		set_place(&k, (__u32)pid_tgid);
+		start.depth = k.depth;
+		start.parent = k.parent;
+		start.flags = k.flags;
+	}
+	bpf_map_update_elem(&block_start, &key, &start, BPF_ANY);
+	return 0;
+}
+
+/* A bio cut at new_sector: both parts belong to whoever queued it. */
+SEC("tp/block/block_split")
+int dc_block_split(struct trace_event_raw_block_split *ctx)
+{
+	struct dc_block_key key = {}, rest = {};
+	struct dc_block_start *start;
+
+	key.dev = rest.dev = ctx->dev;
+	key.sector = ctx->sector;
+	rest.sector = ctx->new_sector;
+	start = bpf_map_lookup_elem(&block_start, &key);
+	if (start)
+		bpf_map_update_elem(&block_start, &rest, start, BPF_ANY);
+	return 0;
+}
+
+/* A bio appended to a request: the request's first bio speaks for it. */
+SEC("tp/block/block_bio_backmerge")
+int dc_bio_backmerge(struct trace_event_raw_block_bio *ctx)
+{
+	struct dc_block_key key = {};
+
+	key.dev = ctx->dev;
+	key.sector = ctx->sector;
+	bpf_map_delete_elem(&block_start, &key);
+	return 0;
+}
+
+/* A bio put in front of a request: it becomes the first; the old first
+ * began where the bio ends. */
+SEC("tp/block/block_bio_frontmerge")
+int dc_bio_frontmerge(struct trace_event_raw_block_bio *ctx)
+{
+	struct dc_block_key key = {};
+
+	key.dev = ctx->dev;
+	key.sector = ctx->sector + ctx->nr_sector;
+	bpf_map_delete_elem(&block_start, &key);
+	return 0;
+}
+
+SEC("tp/block/block_rq_issue")
+int dc_block_issue(struct trace_event_raw_block_rq *ctx)
+{
+	struct dc_block_key key = {};
+	struct dc_block_start *start;
+
+	key.dev = ctx->dev;
+	key.sector = ctx->sector;
+	start = bpf_map_lookup_elem(&block_start, &key);
+	if (!start)
+		return 0;
+	if (start->selected)
+		start->ts = bpf_ktime_get_ns();
+	start->bytes = ctx->bytes;
+	start->op = ctx_op(ctx);
+	return 0;
+}
+
+SEC("tp/block/block_rq_complete")
+int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
+{
+	struct dc_block_key key = {};
+	struct dc_block_start *start;
+	__u32 probe_id;
+	__u64 now = bpf_ktime_get_ns(), bytes;
+
+	key.dev = ctx->dev;
+	key.sector = ctx->sector;
+	bytes = (__u64)ctx->nr_sector * 512;
+	if (bytes == 0)
+		return 0; /* a flush: no data, no bio of its own */
+	if (!block_traced(&probe_id))
+		return 0;
+	start = bpf_map_lookup_elem(&block_start, &key);
+	if (!start) {
+		/* Never seen queued (queued before tracing began, or lost):
+		 * emitted all the same, with pid 0, and counted. */
+		struct kevent k = {
+			.ts = now, .ret = ctx->error,
+			.probe_id = probe_id, .type = DC_EV_CALL,
+			.flags = DC_EVF_ASYNC, .nargs = 4,
+			.a = { key.dev, key.sector, bytes, ctx_op(ctx) },
+		};
+
+		count(DC_CNT_BLOCK_UNKNOWN);
+		emit_kernel(&k);
+		return 0;
+	}
+	if (start->selected) {
+		struct kevent k = {
+			.pid_tgid = start->pid_tgid, .ts = start->ts,
+			.dur = now - start->ts,
+			.ret = ctx->error,
+			.parent = start->parent, .probe_id = probe_id,
+			.depth = start->depth, .type = DC_EV_CALL,
+			.flags = DC_EVF_ASYNC | (__u8)start->flags, .nargs = 4,
+			.a = { key.dev, key.sector, bytes, start->op },
+		};
+
+		/* Completion runs in no particular task: whether the
+		 * parent call is still open is not known here, and
+		 * dc-aggregate looks for it both ways. */
+		emit_kernel(&k);
+	}
+	if (bytes < start->bytes) {
+		/* A partial completion: the rest continues from here. */
+		struct dc_block_key rest = key;
+
+		rest.sector += bytes / 512;
+		start->bytes -= bytes;
+		start->ts = now;
+		bpf_map_update_elem(&block_start, &rest, start, BPF_ANY);
+	}
+	bpf_map_delete_elem(&block_start, &key);
+	return 0;
+}
+
+/* A folio added to or removed from the page cache: one instant. */
+static __always_inline void
+emit_page_cache(__u32 tp, struct trace_event_raw_mm_filemap_op_page_cache *ctx)
+{
+	emit_instant(tp, 4, ctx->s_dev,
+		     ctx->i_ino, ctx->index,
+		     1ULL << ctx->order, 0, 0);
+}
+
+/* Declared with the readahead programs below. */
+static __always_inline void ra_count(struct trace_event_raw_mm_filemap_op_page_cache *ctx);
+
+SEC("tp/filemap/mm_filemap_add_to_page_cache")
+int dc_pc_add(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
+{
+	/* Only selected threads have readaheads open: ask first. */
+	if (!current_selected(bpf_get_current_pid_tgid()))
+		return 0;
+	if (follow_ra)
+		ra_count(ctx);
+	emit_page_cache(DC_TP_PC_ADD, ctx);
+	return 0;
+}
+
+SEC("tp/filemap/mm_filemap_delete_from_page_cache")
+int dc_pc_delete(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
+{
+	emit_page_cache(DC_TP_PC_DELETE, ctx);
+	return 0;
+}
+
+SEC("tp/filemap/mm_filemap_fault")
+int dc_fault(struct trace_event_raw_mm_filemap_fault *ctx)
+{
+	emit_instant(DC_TP_FAULT, 3, ctx->s_dev,
+		     ctx->i_ino, ctx->index,
+		     0, 0, 0);
+	return 0;
+}
+
+SEC("tp/writeback/writeback_dirty_folio")
+int dc_dirty(struct trace_event_raw_writeback_folio_template *ctx)
+{
+	emit_instant(DC_TP_DIRTY, 2, ctx->ino,
+		     ctx->index, 0, 0, 0, 0);
+	return 0;
+}
+
+/* Readahead.  Its tracepoints fire before the kernel sizes the window
+ * (their `size` is the previous window's, 0 on a file's first read), so
+ * the pages a readahead really reads are counted as they are added to the
+ * page cache by the same thread, for the same file, and the record is
+ * emitted when the thread moves on: at its next readahead, its next system
+ * call exit (when system calls are traced) or its exit. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct dc_ra_pending);
+} ra_pending SEC(".maps");
+
+/* The current thread's open readahead, or NULL (tid: the current one). */
+static __always_inline struct dc_ra_pending *ra_open(bool create)
+{
+	struct dc_ra_pending *ra;
+
+	ra = bpf_task_storage_get(&ra_pending, bpf_get_current_task_btf(), NULL,
+				  create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	if (ra && !create && !ra->open)
+		return NULL;
+	return ra;
+}
+
+static __always_inline void ra_flush(__u32 tid)
+{
+	struct dc_ra_pending *ra = ra_open(false);
+
+	if (!ra)
+		return;
+	{
+		struct kevent k = {
+			.pid_tgid = ra->pid_tgid, .ts = ra->ts,
+			.parent = ra->parent, .probe_id = ra->probe_id,
+			.depth = ra->depth, .type = DC_EV_INSTANT,
+			.flags = (__u8)ra->flags, .nargs = 4,
+			.a = { ra->dev, ra->ino, ra->index, ra->pages },
+		};
+
+		/* Emitted when the thread moves on (in its own context):
+		 * maybe after the call it began in returned. */
+		if (ra->parent != 0 && !call_open(ra->parent))
+			k.flags |= DC_EVF_PARENT_DONE;
+		emit_kernel(&k);
+	}
+	ra->open = 0;
+}
+
+/* A folio this thread added: part of its open readahead, if any. */
+static __always_inline void
+ra_count(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
+{
+	struct dc_ra_pending *ra = ra_open(false);
+
+	if (!ra || ra->ino != ctx->i_ino ||
+	    ra->dev != ctx->s_dev)
+		return;
+	ra->pages += 1ULL << ctx->order;
+}
+
+static __always_inline void
+ra_begin(__u32 tp, struct trace_event_raw_page_cache_ra_op *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct dc_ra_pending *ra;
+	__u32 probe_id;
+
+	if (!current_selected(pid_tgid) || tp_probe_id(tp, &probe_id))
+		return;
+	ra_flush((__u32)pid_tgid);
+	ra = ra_open(true);
+	if (!ra) {
+		count_drop(probe_id);
+		return;
+	}
+	ra->probe_id = probe_id;
+	ra->ts = bpf_ktime_get_ns();
+	ra->pid_tgid = pid_tgid;
+	ra->dev = ctx->s_dev;
+	ra->ino = ctx->i_ino;
+	ra->index = ctx->index;
+	ra->pages = 0;
+	{
+		struct kevent k = {};
+
+		set_place(&k, (__u32)pid_tgid);
+		ra->depth = k.depth;
+		ra->parent = k.parent;
+		ra->flags = k.flags;
+	}
+	ra->open = 1;
+}
+
+SEC("tp/readahead/page_cache_sync_ra")
+int dc_ra_sync(struct trace_event_raw_page_cache_ra_op *ctx)
+{
+	ra_begin(DC_TP_RA_SYNC, ctx);
+	return 0;
+}
+
+SEC("tp/readahead/page_cache_async_ra")
+int dc_ra_async(struct trace_event_raw_page_cache_ra_op *ctx)
+{
+	ra_begin(DC_TP_RA_ASYNC, ctx);
+	return 0;
+}
+
+static __always_inline void emit_sock_length(__u32 tp,
+					     struct trace_event_raw_sock_msg_length *ctx)
+{
+	struct kevent k = {
+		.ret = ctx->ret, .nargs = 3,
+		.a = { ctx->family, ctx->protocol,
+		       ctx->flags },
+	};
+
+	emit_instant_k(tp, &k);
+}
+
+SEC("tp/sock/sock_send_length")
+int dc_sock_send(struct trace_event_raw_sock_msg_length *ctx)
+{
+	emit_sock_length(DC_TP_SOCK_SEND, ctx);
+	return 0;
+}
+
+SEC("tp/sock/sock_recv_length")
+int dc_sock_recv(struct trace_event_raw_sock_msg_length *ctx)
+{
+	emit_sock_length(DC_TP_SOCK_RECV, ctx);
+	return 0;
+}
+
+SEC("tp/sock/inet_sock_set_state")
+int dc_sock_state(struct trace_event_raw_inet_sock_set_state *ctx)
+{
+	emit_instant(DC_TP_SOCK_STATE, 6, ctx->family,
+		     ctx->protocol, ctx->oldstate,
+		     ctx->newstate, ctx->sport,
+		     ctx->dport);
+	return 0;
+}
+
+SEC("tp/io_uring/io_uring_submit_req")
+int dc_uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
+{
+	emit_instant(DC_TP_URING_SUBMIT, 2, ctx->opcode,
+		     ctx->user_data, 0, 0, 0, 0);
+	return 0;
+}
+
+SEC("tp/io_uring/io_uring_complete")
+int dc_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
+{
+	struct kevent k = {
+		.ret = ctx->res, .nargs = 1,
+		.a = { ctx->user_data },
+	};
+
+	emit_instant_k(DC_TP_URING_COMPLETE, &k);
+	return 0;
+}
+
+/* A packet freed as dropped (consumed packets go through consume_skb):
+ * the protocol and the kernel's reason.  Drops found in softirq context
+ * are attributed to whatever task was running, so only those in a
+ * selected task's context are kept. */
+SEC("tp/skb/kfree_skb")
+int dc_skb_drop(struct trace_event_raw_kfree_skb *ctx)
+{
+	emit_instant(DC_TP_SKB_DROP, 2, ctx->protocol,
+		     (__u64)ctx->reason, 0, 0, 0, 0);
+	return 0;
+}
+
+/* An instant with no fields, for probe id `cookie`. */
+static __always_inline int emit_cookie_instant(__u64 cookie)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct kevent k = {};
+
+	if (!current_selected(pid_tgid))
+		return 0;
+	k.pid_tgid = pid_tgid;
+	k.probe_id = (__u32)cookie;
+	k.type = DC_EV_INSTANT;
+	k.ts = bpf_ktime_get_ns();
+	set_place(&k, (__u32)pid_tgid);
+	emit_kernel(&k);
+	return 0;
+}
+
+/* A USDT probe site: an instant; the cookie is the probe id.  (The
+ * probe's own arguments are not decoded yet.) */
+SEC("uprobe")
+int BPF_KPROBE(dc_usdt)
+{
+	return emit_cookie_instant(bpf_get_attach_cookie(ctx));
+}
+
+/* Any other tracepoint: the instant alone; the cookie is the probe id. */
+SEC("tp")
+int dc_tp_generic(void *ctx)
+{
+	return emit_cookie_instant(bpf_get_attach_cookie(ctx));
+}
+
