@@ -209,46 +209,51 @@ static int by_layer_then_time(const void *a, const void *b)
 					     : strcmp(x->file, y->file);
 }
 
-static int summarize(const char *path, unsigned top)
+/* Read the next line of gz into *line (grown as needed), without its
+ * trailing blanks and comma; 0 at the end of the input. */
+static int next_line(gzFile gz, char **line, size_t *cap, size_t *lenp)
 {
-	struct summary s;
-	size_t cap = 1 << 16, len, i;
-	char *line = xmalloc(cap);
-	const char *layer = NULL;
-	unsigned shown = 0;
-	gzFile gz;
-	int bad = 0;
+	size_t len = 0;
 
-	memset(&s, 0, sizeof(s));
-	u64map_init(&s.index);
-	u64map_init(&s.fnames);
-	u64map_init(&s.pids);
+	(*line)[0] = '\0';
+	while (gzgets(gz, *line + len, (int)(*cap - len)) != NULL) {
+		len += strlen(*line + len);
+		if (len > 0 && (*line)[len - 1] == '\n')
+			break;
+		if (len + 1 >= *cap) {
+			*cap *= 2;
+			*line = xrealloc(*line, *cap);
+		}
+	}
+	if (len == 0)
+		return 0;
+	while (len > 0 && strchr(" \t\r\n,", (*line)[len - 1]))
+		(*line)[--len] = '\0';
+	*lenp = len;
+	return 1;
+}
+
+/* Take every event of the trace at path into s; returns the number of
+ * unreadable lines (a read error counts as one), or -1 when the file
+ * cannot be opened. */
+static int read_trace(struct summary *s, const char *path)
+{
+	size_t cap = 1 << 16, len;
+	char *line = xmalloc(cap);
+	const char *msg;
+	int bad = 0, errnum;
+	gzFile gz;
+
 	gz = gzopen(path, "rb");
 	if (gz == NULL) {
 		syswarn("cannot open %s", path);
 		free(line);
-		return DC_EXIT_FAILURE;
+		return -1;
 	}
-	for (;;) {
+	while (next_line(gz, &line, &cap, &len)) {
 		json_error_t jerr;
 		json_t *ev;
 
-		len = 0;
-		line[0] = '\0';
-		/* Read a whole line, however long. */
-		while (gzgets(gz, line + len, (int)(cap - len)) != NULL) {
-			len += strlen(line + len);
-			if (len > 0 && line[len - 1] == '\n')
-				break;
-			if (len + 1 >= cap) {
-				cap *= 2;
-				line = xrealloc(line, cap);
-			}
-		}
-		if (len == 0)
-			break;
-		while (len > 0 && strchr(" \t\r\n,", line[len - 1]))
-			line[--len] = '\0';
 		if (len == 0 || strcmp(line, "[") == 0 || strcmp(line, "]") == 0)
 			continue;
 		ev = json_loadb(line, len, JSON_DISABLE_EOF_CHECK, &jerr);
@@ -256,43 +261,50 @@ static int summarize(const char *path, unsigned top)
 			bad++;
 			continue;
 		}
-		take(&s, ev);
+		take(s, ev);
 		json_decref(ev);
 	}
-	{
-		int errnum;
-		const char *msg = gzerror(gz, &errnum);
-
-		if (errnum != Z_OK && errnum != Z_STREAM_END) {
-			warn("%s: %s: the summary covers what could be read", path,
-			     errnum == Z_ERRNO ? strerror(errno) : msg);
-			bad++;
-		}
+	msg = gzerror(gz, &errnum);
+	if (errnum != Z_OK && errnum != Z_STREAM_END) {
+		warn("%s: %s: the summary covers what could be read", path,
+		     errnum == Z_ERRNO ? strerror(errno) : msg);
+		bad++;
 	}
 	gzclose(gz);
 	free(line);
+	return bad;
+}
 
-	if (s.nrows > 1) /* qsort(NULL, 0) is undefined */
-		qsort(s.rows, s.nrows, sizeof(*s.rows), by_layer_then_time);
+/* The header line and the table: at most `top` rows per layer, the most
+ * time-consuming first. */
+static void print_summary(struct summary *s, const char *path, unsigned top,
+			  int bad)
+{
+	const char *layer = NULL;
+	unsigned shown = 0;
+	size_t i;
+
+	if (s->nrows > 1) /* qsort(NULL, 0) is undefined */
+		qsort(s->rows, s->nrows, sizeof(*s->rows), by_layer_then_time);
 	printf("%s: %llu events from %zu processes over %.3f s",
-	       path, s.events, s.pids.count,
-	       s.last_ts > s.first_ts ? (double)(s.last_ts - s.first_ts) / 1e6 : 0.0);
-	if (s.samples > 0)
-		printf(", %llu counter samples", s.samples);
-	if (s.have_end)
-		printf(", %llu dropped%s%s", s.dropped,
-		       s.dropped_unknown ? " and an unknown number after the "
-					   "last frame (the collector or a stage "
-					   "after it died)" : "",
-		       s.truncated ? ", input truncated" : "");
+	       path, s->events, s->pids.count,
+	       s->last_ts > s->first_ts ?
+	       (double)(s->last_ts - s->first_ts) / 1e6 : 0.0);
+	if (s->samples > 0)
+		printf(", %llu counter samples", s->samples);
+	if (s->have_end)
+		printf(", %llu dropped%s%s", s->dropped,
+		       s->dropped_unknown ? " and an unknown number after the "
+					    "last frame (the collector or a "
+					    "stage after it died)" : "",
+		       s->truncated ? ", input truncated" : "");
 	if (bad)
 		printf(", %d unreadable lines", bad);
 	printf("\n%-8s %-24s %9s %14s %12s  %s\n", "layer", "function", "calls",
 	       "bytes", "time (ms)", "file");
-	for (i = 0; i < s.nrows; i++) {
-		const struct row *r = &s.rows[i];
+	for (i = 0; i < s->nrows; i++) {
+		const struct row *r = &s->rows[i];
 
-		/* At most `top` rows per layer, the most time-consuming. */
 		if (layer == NULL || strcmp(layer, r->layer) != 0) {
 			layer = r->layer;
 			shown = 0;
@@ -303,18 +315,42 @@ static int summarize(const char *path, unsigned top)
 		       r->name, r->calls, r->bytes, (double)r->time_us / 1e3,
 		       r->file);
 	}
-	for (i = 0; i < s.nrows; i++) {
-		free(s.rows[i].layer);
-		free(s.rows[i].name);
-		free(s.rows[i].file);
+}
+
+static void summary_free(struct summary *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrows; i++) {
+		free(s->rows[i].layer);
+		free(s->rows[i].name);
+		free(s->rows[i].file);
 	}
-	for (i = 0; i < s.nnames; i++)
-		free(s.names[i]);
-	free(s.names);
-	free(s.rows);
-	u64map_free(&s.index);
-	u64map_free(&s.fnames);
-	u64map_free(&s.pids);
+	for (i = 0; i < s->nnames; i++)
+		free(s->names[i]);
+	free(s->names);
+	free(s->rows);
+	u64map_free(&s->index);
+	u64map_free(&s->fnames);
+	u64map_free(&s->pids);
+}
+
+static int summarize(const char *path, unsigned top)
+{
+	struct summary s;
+	int bad;
+
+	memset(&s, 0, sizeof(s));
+	u64map_init(&s.index);
+	u64map_init(&s.fnames);
+	u64map_init(&s.pids);
+	bad = read_trace(&s, path);
+	if (bad < 0) {
+		summary_free(&s);
+		return DC_EXIT_FAILURE;
+	}
+	print_summary(&s, path, top, bad);
+	summary_free(&s);
 	return bad ? DC_EXIT_BADINPUT : DC_EXIT_OK;
 }
 
