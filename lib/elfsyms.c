@@ -419,47 +419,48 @@ static int read_usdt(struct reader *r, struct dc_elf *out, Elf_Scn *scn,
 	return 0;
 }
 
-static int read_elf(struct reader *r, struct dc_elf *out)
+/* The ELF header: a 64-bit executable or shared object.  *swap: the
+ * file's byte order is not the host's. */
+static int read_header(struct reader *r, struct dc_elf *out, GElf_Ehdr *eh,
+		       int *swap)
 {
-	Elf_Scn *scn = NULL, *dynsym = NULL, *symtab = NULL, *stapsdt = NULL;
-	Elf_Data *versym = NULL;
-	GElf_Shdr dynsym_sh, symtab_sh;
-	struct verdefs vd = { 0, NULL };
-	size_t shnum, shstrndx, phnum, i;
-	uint64_t base_addr = 0;
-	int have_base = 0, swap, rc = 0;
-	GElf_Ehdr eh;
-
-	if (gelf_getehdr(r->elf, &eh) == NULL)
+	if (gelf_getehdr(r->elf, eh) == NULL)
 		return corrupt(r, "unreadable ELF header");
 	out->elfclass = gelf_getclass(r->elf);
-	out->type = eh.e_type;
-	out->machine = eh.e_machine;
+	out->type = eh->e_type;
+	out->machine = eh->e_machine;
 	if (out->elfclass != ELFCLASS64) {
 		dc_format_error(r->err, r->errlen,
 		       "%s: %s ELF file: only 64-bit (ELFCLASS64) files are supported",
 		       r->path, out->elfclass == ELFCLASS32 ? "32-bit" : "unknown-class");
 		return EXIT_BAD;
 	}
-	if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) {
+	if (eh->e_type != ET_DYN && eh->e_type != ET_EXEC) {
 		dc_format_error(r->err, r->errlen,
 		       "%s: not an executable or shared object (ELF type %u)",
-		       r->path, (unsigned)eh.e_type);
+		       r->path, (unsigned)eh->e_type);
 		return EXIT_BAD;
 	}
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	swap = eh.e_ident[EI_DATA] != ELFDATA2LSB;
+	*swap = eh->e_ident[EI_DATA] != ELFDATA2LSB;
 #else
-	swap = eh.e_ident[EI_DATA] != ELFDATA2MSB;
+	*swap = eh->e_ident[EI_DATA] != ELFDATA2MSB;
 #endif
+	return 0;
+}
+
+/* The PT_LOAD segments into r->load, each inside the file. */
+static int read_segments(struct reader *r, const GElf_Ehdr *eh)
+{
+	size_t phnum, i;
 
 	if (elf_getphdrnum(r->elf, &phnum) != 0)
 		return corrupt(r, "unreadable program headers");
-	if (eh.e_phnum > phnum)
-		phnum = eh.e_phnum;
-	if (eh.e_phoff > r->file_size ||
+	if (eh->e_phnum > phnum)
+		phnum = eh->e_phnum;
+	if (eh->e_phoff > r->file_size ||
 	    gelf_fsize(r->elf, ELF_T_PHDR, phnum, EV_CURRENT) >
-		    r->file_size - eh.e_phoff)
+		    r->file_size - eh->e_phoff)
 		return corrupt(r, "program headers beyond the end of the file (truncated?)");
 	r->load = calloc(phnum + 1, sizeof(*r->load));
 	if (r->load == NULL)
@@ -482,85 +483,126 @@ static int read_elf(struct reader *r, struct dc_elf *out)
 		}
 		r->load[r->nload++] = ph;
 	}
+	return 0;
+}
+
+/* The sections read_elf reads from. */
+struct sections {
+	Elf_Scn *dynsym, *symtab, *stapsdt;
+	GElf_Shdr dynsym_sh, symtab_sh;
+	Elf_Data *versym;
+	struct verdefs vd;
+	int have_base;          /* .stapsdt.base is there, at base_addr */
+	uint64_t base_addr;
+};
+
+/* One section: check it lies inside the file and note it if it is one of
+ * those in struct sections. */
+static int take_section(struct reader *r, Elf_Scn *scn, size_t shstrndx,
+			struct sections *sec)
+{
+	const char *name;
+	GElf_Shdr sh;
+
+	if (gelf_getshdr(scn, &sh) == NULL)
+		return corrupt(r, "bad section header");
+	if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL &&
+	    (sh.sh_offset > r->file_size ||
+	     sh.sh_size > r->file_size - sh.sh_offset)) {
+		dc_format_error(r->err, r->errlen,
+		       "%s: truncated ELF file: section %zu ends past byte %llu",
+		       r->path, elf_ndxscn(scn),
+		       (unsigned long long)r->file_size);
+		return EXIT_BAD;
+	}
+	name = elf_strptr(r->elf, shstrndx, sh.sh_name);
+	if (name == NULL)
+		return corrupt(r, "bad section name");
+	switch (sh.sh_type) {
+	case SHT_DYNSYM:
+		sec->dynsym = scn;
+		sec->dynsym_sh = sh;
+		break;
+	case SHT_SYMTAB:
+		sec->symtab = scn;
+		sec->symtab_sh = sh;
+		break;
+	case SHT_GNU_versym:
+		sec->versym = elf_getdata(scn, NULL);
+		if (sec->versym == NULL)
+			return corrupt(r, "unreadable .gnu.version");
+		break;
+	case SHT_GNU_verdef:
+		return read_verdefs(r, scn, &sh, &sec->vd);
+	case SHT_NOTE:
+		if (strcmp(name, ".note.stapsdt") == 0)
+			sec->stapsdt = scn;
+		break;
+	default:
+		if (strcmp(name, ".stapsdt.base") == 0) {
+			sec->have_base = 1;
+			sec->base_addr = sh.sh_addr;
+		}
+		break;
+	}
+	return 0;
+}
+
+static int read_sections(struct reader *r, const GElf_Ehdr *eh,
+			 struct sections *sec)
+{
+	Elf_Scn *scn = NULL;
+	size_t shnum, shstrndx;
+	int rc;
 
 	if (elf_getshdrnum(r->elf, &shnum) != 0 ||
 	    elf_getshdrstrndx(r->elf, &shstrndx) != 0)
 		return corrupt(r, "unreadable section headers");
 	/* libelf quietly shows no sections when their headers lie past the
 	 * end of the file; the ELF header still says how many there are. */
-	if (eh.e_shnum > shnum)
-		shnum = eh.e_shnum;
-	if (shnum > 0 && (eh.e_shoff > r->file_size ||
+	if (eh->e_shnum > shnum)
+		shnum = eh->e_shnum;
+	if (shnum > 0 && (eh->e_shoff > r->file_size ||
 			  gelf_fsize(r->elf, ELF_T_SHDR, shnum, EV_CURRENT) >
-				  r->file_size - eh.e_shoff)) {
+				  r->file_size - eh->e_shoff)) {
 		dc_format_error(r->err, r->errlen,
 		       "%s: truncated or corrupt ELF file: section headers end past byte %llu",
 		       r->path, (unsigned long long)r->file_size);
 		return EXIT_BAD;
 	}
-	while ((scn = elf_nextscn(r->elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
+	while ((scn = elf_nextscn(r->elf, scn)) != NULL)
+		if ((rc = take_section(r, scn, shstrndx, sec)) != 0)
+			return rc;
+	if (elf_errno() != 0)
+		return corrupt(r, "bad section list");
+	return 0;
+}
 
-		if (gelf_getshdr(scn, &sh) == NULL)
-			return corrupt(r, "bad section header");
-		if (sh.sh_type != SHT_NOBITS && sh.sh_type != SHT_NULL &&
-		    (sh.sh_offset > r->file_size ||
-		     sh.sh_size > r->file_size - sh.sh_offset)) {
-			dc_format_error(r->err, r->errlen,
-			       "%s: truncated ELF file: section %zu ends past byte %llu",
-			       r->path, elf_ndxscn(scn),
-			       (unsigned long long)r->file_size);
-			return EXIT_BAD;
-		}
-		name = elf_strptr(r->elf, shstrndx, sh.sh_name);
-		if (name == NULL)
-			return corrupt(r, "bad section name");
-		switch (sh.sh_type) {
-		case SHT_DYNSYM:
-			dynsym = scn;
-			dynsym_sh = sh;
-			break;
-		case SHT_SYMTAB:
-			symtab = scn;
-			symtab_sh = sh;
-			break;
-		case SHT_GNU_versym:
-			versym = elf_getdata(scn, NULL);
-			if (versym == NULL)
-				return corrupt(r, "unreadable .gnu.version");
-			break;
-		case SHT_GNU_verdef:
-			rc = read_verdefs(r, scn, &sh, &vd);
-			if (rc != 0)
-				goto out;
-			break;
-		case SHT_NOTE:
-			if (strcmp(name, ".note.stapsdt") == 0)
-				stapsdt = scn;
-			break;
-		default:
-			if (strcmp(name, ".stapsdt.base") == 0) {
-				have_base = 1;
-				base_addr = sh.sh_addr;
-			}
-			break;
-		}
-	}
-	if (elf_errno() != 0) {
-		rc = corrupt(r, "bad section list");
+static int read_elf(struct reader *r, struct dc_elf *out)
+{
+	struct sections sec;
+	GElf_Ehdr eh;
+	int swap = 0, rc;
+
+	memset(&sec, 0, sizeof(sec));
+	if ((rc = read_header(r, out, &eh, &swap)) != 0 ||
+	    (rc = read_segments(r, &eh)) != 0)
+		return rc;
+	if ((rc = read_sections(r, &eh, &sec)) != 0)
 		goto out;
-	}
-	if (dynsym && (rc = read_symbols(r, dynsym, &dynsym_sh, versym, &vd)) != 0)
+	if (sec.dynsym && (rc = read_symbols(r, sec.dynsym, &sec.dynsym_sh,
+					     sec.versym, &sec.vd)) != 0)
 		goto out;
-	if (symtab && (rc = read_symbols(r, symtab, &symtab_sh, NULL, &vd)) != 0)
+	if (sec.symtab && (rc = read_symbols(r, sec.symtab, &sec.symtab_sh,
+					     NULL, &sec.vd)) != 0)
 		goto out;
 	if ((rc = group_functions(r, out)) != 0)
 		goto out;
-	if (stapsdt)
-		rc = read_usdt(r, out, stapsdt, have_base, base_addr, swap);
+	if (sec.stapsdt)
+		rc = read_usdt(r, out, sec.stapsdt, sec.have_base,
+			       sec.base_addr, swap);
 out:
-	free(vd.names);
+	free(sec.vd.names);
 	return rc;
 }
 
