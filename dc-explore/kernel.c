@@ -406,142 +406,162 @@ static char *prototype(const struct btf *btf, struct btf_dump *d,
 	return s;
 }
 
-int explore_kfuncs(const struct explore_opts *o, json_t *json)
+/* What explore_kfuncs knows while it lists. */
+struct kfunc_list {
+	struct btf *btf;
+	struct btf_dump *dump;     /* prototypes, with --fields or --json */
+	struct membuf mb;
+	struct names filter;       /* available_filter_functions */
+	int have_filter;
+	int kprobes, fentry;       /* the mechanisms that attach here */
+};
+
+/* Which mechanism can attach here, said once on stderr. */
+static void detect_mechanisms(struct kfunc_list *k)
 {
 	const char *root = dc_tracefs();
-	struct names filter = { 0 };
 	char kprobe_why[PATH_MAX + 64] = "", fentry_why[256] = "";
-	int kprobes = 0, fentry = 0, have_filter = 0;
-	struct btf_dump *dump = NULL;
-	struct membuf mb = { NULL, 0, NULL };
-	struct btf *btf;
-	__u32 id, n, target = 0;
 	__s32 vfs_read;
-	size_t nfuncs = 0, nprobeable = 0;
-	const char *path = getenv("DC_VMLINUX_BTF");
+	__u32 id, n, target = 0;
 
-	libbpf_set_print(silent_libbpf);
-	errno = 0;
-	btf = path && *path ? btf__parse(path, NULL) : btf__load_vmlinux_btf();
-	if (btf == NULL) {
-		warn("cannot load the kernel's BTF (%s): %s",
-		     path && *path ? path : "/sys/kernel/btf/vmlinux",
-		     strerror(errno ? errno : ENOENT));
-		return DC_EXIT_FAILURE;
-	}
-
-	/* Which mechanism can attach here, said once on stderr. */
 	if (root == NULL) {
 		snprintf(kprobe_why, sizeof(kprobe_why), "%s", NO_TRACEFS);
 	} else {
 		char p[PATH_MAX];
 
 		snprintf(p, sizeof(p), "%s/kprobe_events", root);
-		kprobes = access(p, F_OK) == 0;
-		if (!kprobes)
+		k->kprobes = access(p, F_OK) == 0;
+		if (!k->kprobes)
 			snprintf(kprobe_why, sizeof(kprobe_why),
 				 "no %s (kernel built without CONFIG_KPROBES?)", p);
-		have_filter = read_filter_functions(root, &filter) == 0;
+		k->have_filter = read_filter_functions(root, &k->filter) == 0;
 	}
-	vfs_read = btf__find_by_name_kind(btf, "vfs_read", BTF_KIND_FUNC);
-	n = btf__type_cnt(btf);
+	/* fentry is tried on vfs_read, or on the first function in BTF. */
+	vfs_read = btf__find_by_name_kind(k->btf, "vfs_read", BTF_KIND_FUNC);
+	n = btf__type_cnt(k->btf);
 	if (vfs_read > 0)
 		target = (__u32)vfs_read;
 	for (id = 1; id < n && target == 0; id++)
-		if (btf_is_func(btf__type_by_id(btf, id)))
+		if (btf_is_func(btf__type_by_id(k->btf, id)))
 			target = id;
 	if (geteuid() != 0)
 		snprintf(fentry_why, sizeof(fentry_why),
 			 "unknown: checking needs root");
 	else if (target != 0)
-		fentry = fentry_works(target, fentry_why, sizeof(fentry_why));
+		k->fentry = fentry_works(target, fentry_why, sizeof(fentry_why));
 	else
 		snprintf(fentry_why, sizeof(fentry_why), "no functions in BTF");
 	notice("kernel functions: kprobes %s%s%s; fentry %s%s%s%s",
-	       kprobes ? "available" : "NOT available",
-	       kprobes ? "" : ": ", kprobe_why,
-	       fentry ? "available" : "NOT available",
-	       fentry ? "" : " (", fentry_why, fentry ? "" : ")");
-	if (!kprobes && !fentry)
+	       k->kprobes ? "available" : "NOT available",
+	       k->kprobes ? "" : ": ", kprobe_why,
+	       k->fentry ? "available" : "NOT available",
+	       k->fentry ? "" : " (", fentry_why, k->fentry ? "" : ")");
+	if (!k->kprobes && !k->fentry)
 		notice("no kernel function can be probed on this machine");
+}
 
+/* The names of the BTF functions --match selects, sorted, each as
+ * "name\nid" so the id stays with its name. */
+static void matching_functions(const struct kfunc_list *k,
+			       const struct explore_opts *o, struct names *fns)
+{
+	__u32 id, n = btf__type_cnt(k->btf);
+
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(k->btf, id);
+		const char *name;
+
+		if (t == NULL || !btf_is_func(t))
+			continue;
+		name = btf__name_by_offset(k->btf, t->name_off);
+		if (name == NULL || *name == '\0')
+			continue;
+		if (o->match && regexec(o->match, name, 0, NULL, 0) != 0)
+			continue;
+		names_add(fns, xasprintf("%s\n%u", name, id));
+	}
+	names_sort(fns);
+}
+
+/* One function, as a JSON object or a line (and its prototype with
+ * --fields); returns whether it can be probed. */
+static int list_function(struct kfunc_list *k, const struct explore_opts *o,
+			 json_t *json, const char *name,
+			 const struct btf_type *t)
+{
+	int in_filter = k->have_filter ? names_has(&k->filter, name) : 0;
+	int k_ok = k->kprobes && in_filter;
+	/* fentry needs the ftrace entry too, when known. */
+	int f_ok = k->fentry && (k->have_filter ? in_filter : 1);
+	char *proto = NULL;
+
+	if (json || o->fields)
+		proto = prototype(k->btf, k->dump, &k->mb, t);
+	if (json) {
+		json_t *obj = json_object();
+
+		json_object_set_new(obj, "name", json_string(name));
+		json_object_set_new(obj, "prototype", json_string(proto));
+		json_object_set_new(obj, "kind", json_string("kfunc"));
+		json_object_set_new(obj, "kprobe", json_boolean(k_ok));
+		json_object_set_new(obj, "fentry", json_boolean(f_ok));
+		json_object_set_new(obj, "probeable", json_boolean(k_ok || f_ok));
+		json_array_append_new(json, obj);
+	} else {
+		printf("%s %s\n", name,
+		       k_ok && f_ok ? "kprobe,fentry" :
+		       k_ok ? "kprobe" : f_ok ? "fentry" : "-");
+		if (o->fields)
+			printf("\t%s\n", proto);
+	}
+	free(proto);
+	return k_ok || f_ok;
+}
+
+int explore_kfuncs(const struct explore_opts *o, json_t *json)
+{
+	struct kfunc_list k = { .mb = { NULL, 0, NULL } };
+	const char *path = getenv("DC_VMLINUX_BTF");
+	struct names fns = { 0 };
+	size_t i, nfuncs = 0, nprobeable = 0;
+
+	libbpf_set_print(silent_libbpf);
+	errno = 0;
+	k.btf = path && *path ? btf__parse(path, NULL) : btf__load_vmlinux_btf();
+	if (k.btf == NULL) {
+		warn("cannot load the kernel's BTF (%s): %s",
+		     path && *path ? path : "/sys/kernel/btf/vmlinux",
+		     strerror(errno ? errno : ENOENT));
+		return DC_EXIT_FAILURE;
+	}
+	detect_mechanisms(&k);
 	if (o->fields || json) {
-		mb.f = open_memstream(&mb.buf, &mb.len);
-		if (mb.f == NULL)
+		k.mb.f = open_memstream(&k.mb.buf, &k.mb.len);
+		if (k.mb.f == NULL)
 			sysdie("cannot allocate a buffer");
-		dump = btf_dump__new(btf, dump_printf, &mb, NULL);
-		if (dump == NULL)
+		k.dump = btf_dump__new(k.btf, dump_printf, &k.mb, NULL);
+		if (k.dump == NULL)
 			sysdie("cannot set up BTF printing");
 	}
-	{
-		struct names fns = { 0 };
-		size_t i;
+	matching_functions(&k, o, &fns);
+	for (i = 0; i < fns.n; i++) {
+		char *nl = strchr(fns.v[i], '\n');
 
-		for (id = 1; id < n; id++) {
-			const struct btf_type *t = btf__type_by_id(btf, id);
-			const char *name;
-
-			if (t == NULL || !btf_is_func(t))
-				continue;
-			name = btf__name_by_offset(btf, t->name_off);
-			if (name == NULL || *name == '\0')
-				continue;
-			if (o->match && regexec(o->match, name, 0, NULL, 0) != 0)
-				continue;
-			/* "name\nid" keeps the id for the prototype after
-			 * sorting. */
-			names_add(&fns, xasprintf("%s\n%u", name, id));
-		}
-		names_sort(&fns);
-		for (i = 0; i < fns.n; i++) {
-			char *nl = strchr(fns.v[i], '\n');
-			const struct btf_type *t;
-			int in_filter, k_ok, f_ok;
-
-			*nl = '\0';
-			if (i > 0 && strcmp(fns.v[i], fns.v[i - 1]) == 0)
-				continue; /* static functions sharing a name */
-			t = btf__type_by_id(btf, (__u32)strtoul(nl + 1, NULL, 10));
-			in_filter = have_filter ? names_has(&filter, fns.v[i]) : 0;
-			k_ok = kprobes && in_filter;
-			/* fentry needs the ftrace entry too, when known. */
-			f_ok = fentry && (have_filter ? in_filter : 1);
-			nfuncs++;
-			if (k_ok || f_ok)
-				nprobeable++;
-			if (json) {
-				json_t *obj = json_object();
-				char *proto = prototype(btf, dump, &mb, t);
-
-				json_object_set_new(obj, "name", json_string(fns.v[i]));
-				json_object_set_new(obj, "prototype", json_string(proto));
-				json_object_set_new(obj, "kind", json_string("kfunc"));
-				json_object_set_new(obj, "kprobe", json_boolean(k_ok));
-				json_object_set_new(obj, "fentry", json_boolean(f_ok));
-				json_object_set_new(obj, "probeable", json_boolean(k_ok || f_ok));
-				json_array_append_new(json, obj);
-				free(proto);
-			} else {
-				printf("%s %s\n", fns.v[i],
-				       k_ok && f_ok ? "kprobe,fentry" :
-				       k_ok ? "kprobe" : f_ok ? "fentry" : "-");
-				if (o->fields) {
-					char *proto = prototype(btf, dump, &mb, t);
-
-					printf("\t%s\n", proto);
-					free(proto);
-				}
-			}
-		}
-		names_free(&fns);
+		*nl = '\0';
+		if (i > 0 && strcmp(fns.v[i], fns.v[i - 1]) == 0)
+			continue; /* static functions sharing a name */
+		nfuncs++;
+		nprobeable += list_function(&k, o, json, fns.v[i],
+			btf__type_by_id(k.btf, (__u32)strtoul(nl + 1, NULL, 10)));
 	}
+	names_free(&fns);
 	debug("%zu kernel functions listed, %zu probe-able", nfuncs, nprobeable);
-	if (dump)
-		btf_dump__free(dump);
-	if (mb.f)
-		fclose(mb.f);
-	free(mb.buf);
-	names_free(&filter);
-	btf__free(btf);
+	if (k.dump)
+		btf_dump__free(k.dump);
+	if (k.mb.f)
+		fclose(k.mb.f);
+	free(k.mb.buf);
+	names_free(&k.filter);
+	btf__free(k.btf);
 	return 0;
 }
