@@ -315,20 +315,19 @@ static int caller_allowed(const struct policy *p, const struct caller *c)
 
 /* ---- checking targets as the caller ---- */
 
-static struct dc_key *service_key;
-
 /* In a child with the caller's identity: resolve and open each target.
  * Writes one NUL-terminated record per target to out: 'R' + resolved
  * path, or 'E' + the reason. */
 static void __attribute__((noreturn))
-check_as_caller(const struct caller *c, char **targets, size_t n, int out)
+check_as_caller(const struct caller *c, struct dc_key *key, char **targets,
+		size_t n, int out)
 {
 	char resolved[PATH_MAX];
 	size_t i;
 
 	/* This process becomes the caller's: it must not hold the key, nor
 	 * hang forever on a path the caller controls (FUSE, NFS). */
-	OPENSSL_cleanse(service_key, sizeof(*service_key));
+	OPENSSL_cleanse(key, sizeof(*key));
 	alarm(DC_SIGN_TIMEOUT_S);
 	if (setgroups((size_t)c->ngroups, c->groups) != 0 ||
 	    setresgid(c->gid, c->gid, c->gid) != 0 ||
@@ -371,8 +370,8 @@ check_as_caller(const struct caller *c, char **targets, size_t n, int out)
 
 /* Resolve every uprobe/usdt target as the caller; on success targets[i]
  * is replaced by the canonical path. */
-static int resolve_targets(const struct caller *c, char **targets, size_t n,
-			   char *err, size_t errlen)
+static int resolve_targets(const struct caller *c, struct dc_key *key,
+			   char **targets, size_t n, char *err, size_t errlen)
 {
 	size_t cap = 4096, len = 0, i;
 	char *buf, *rec;
@@ -394,7 +393,7 @@ static int resolve_targets(const struct caller *c, char **targets, size_t n,
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
-		check_as_caller(c, targets, n, pipefd[1]);
+		check_as_caller(c, key, targets, n, pipefd[1]);
 	}
 	close(pipefd[1]);
 	buf = xmalloc(cap);
@@ -440,11 +439,20 @@ out:
 
 /* ---- one request ---- */
 
-static const char *policy_path;
+/* The service: its options, key and socket. */
+struct service {
+	const char *socket_path;
+	const char *keypath;
+	const char *policy_path;   /* read again for every request */
+	struct dc_key key;
+	int once, check;
+	int listen_fd, own_socket; /* own: created here, unlinked at exit */
+	int children;              /* connections being served */
+};
 
 static int check_and_canonicalise(json_t *spec, const struct policy *pol,
-				  const struct caller *c, char *err,
-				  size_t errlen)
+				  const struct caller *c, struct dc_key *key,
+				  char *err, size_t errlen)
 {
 	struct dc_spec *model;
 	char **targets;
@@ -497,7 +505,7 @@ static int check_and_canonicalise(json_t *spec, const struct policy *pol,
 		targets[n] = xstrdup(p->target);
 		index[n++] = i;
 	}
-	if (resolve_targets(c, targets, n, err, errlen) != 0)
+	if (resolve_targets(c, key, targets, n, err, errlen) != 0)
 		goto out;
 	for (i = 0; i < n; i++) {
 		if (!target_allowed(pol, targets[i])) {
@@ -608,7 +616,7 @@ static void refuse(int fd, const struct caller *c, const char *reason)
 	drain(fd);
 }
 
-static void serve(int fd)
+static void serve(struct service *svc, int fd)
 {
 	struct timeval tv = { .tv_sec = DC_SIGN_TIMEOUT_S };
 	struct dc_signer signer;
@@ -654,13 +662,14 @@ static void serve(int fd)
 		return;
 	}
 	/* Read the policy per request: an edit applies at once. */
-	if (policy_load(policy_path, &pol, err, sizeof(err), &status) != 0) {
+	if (policy_load(svc->policy_path, &pol, err, sizeof(err), &status) != 0) {
 		warn("%s", err);
 		refuse(fd, &c, "the service's policy cannot be read; tell the administrator");
 		json_decref(spec);
 		return;
 	}
-	if (check_and_canonicalise(spec, &pol, &c, err, sizeof(err)) != 0) {
+	if (check_and_canonicalise(spec, &pol, &c, &svc->key, err,
+				   sizeof(err)) != 0) {
 		refuse(fd, &c, err);
 		policy_free(&pol);
 		json_decref(spec);
@@ -670,7 +679,7 @@ static void serve(int fd)
 	signer.user = c.name;
 	signer.uid = c.uid;
 	signer.tool = "dc-signd";
-	doc = dc_sign_spec(spec, service_key, &signer, err, sizeof(err), &status);
+	doc = dc_sign_spec(spec, &svc->key, &signer, err, sizeof(err), &status);
 	json_decref(spec);
 	if (doc == NULL) {
 		refuse(fd, &c, err);
@@ -831,34 +840,26 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-int main(int argc, char **argv)
+static void parse_options(int argc, char **argv, struct service *svc)
 {
-	const char *socket_path = DC_SIGN_SOCKET_DEFAULT, *keypath = NULL;
-	struct sigaction sa;
-	struct policy pol;
-	struct dc_key key;
-	char err[1024];
-	int once = 0, check = 0, listen_fd, status, c;
-	int own_socket = 0, children = 0;
+	int c;
 
-	dc_messages_init(argv[0]);
-	policy_path = SYSCONFDIR "/datacrumbs/policy.json";
 	while ((c = getopt_long(argc, argv, "s:k:p:vh", long_options, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			socket_path = optarg;
+			svc->socket_path = optarg;
 			break;
 		case 'k':
-			keypath = optarg;
+			svc->keypath = optarg;
 			break;
 		case 'p':
-			policy_path = optarg;
+			svc->policy_path = optarg;
 			break;
 		case OPT_ONCE:
-			once = 1;
+			svc->once = 1;
 			break;
 		case OPT_CHECK:
-			check = 1;
+			svc->check = 1;
 			break;
 		case 'v':
 			dc_verbose++;
@@ -873,53 +874,67 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		dc_usage_error("unexpected argument '%s'", argv[optind]);
-	if (*socket_path == '\0')
+	if (*svc->socket_path == '\0')
 		dc_usage_error("empty socket path");
-	if (geteuid() != 0)
-		die("dc-signd must run as root: it reads the root-only key and checks targets as each caller");
+}
 
-	/* Keep the key out of core dumps and away from ptrace. */
-	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	if (dc_key_load(keypath, &key, err, sizeof(err)) != 0)
-		die("%s", err);
-	service_key = &key;
-	if (policy_load(policy_path, &pol, err, sizeof(err), &status) != 0)
-		die_status(status, "%s", err);
-	policy_free(&pol);
-	if (check) {
-		notice("key ID %s and policy %s are usable", key.id, policy_path);
-		return 0;
-	}
+/* SIGTERM and SIGINT stop the loop (accept() returns: no SA_RESTART);
+ * SIGCHLD only wakes it to reap. */
+static void catch_signals(void)
+{
+	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
-	sa.sa_handler = on_stop;   /* no SA_RESTART: accept() returns */
+	sa.sa_handler = on_stop;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sa.sa_handler = on_child;
 	sigaction(SIGCHLD, &sa, NULL);
+}
 
-	listen_fd = activated_socket();
-	if (listen_fd < 0) {
-		listen_fd = listen_on(socket_path);
-		own_socket = 1;
+/* A child per connection: a slow or hostile client holds up no one
+ * else. */
+static void serve_in_child(struct service *svc, int conn)
+{
+	struct sigaction sa;
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		syswarn("cannot fork");
+		refuse(conn, NULL, "the service is overloaded, try again");
+		return;
 	}
-	debug("listening with key ID %s, policy %s", key.id, policy_path);
+	if (pid == 0) {
+		/* A whole request, however slowly sent, gets a bound. */
+		alarm(DC_SIGN_REQUEST_TIMEOUT_S);
+		close(svc->listen_fd);
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_DFL;
+		sigaction(SIGCHLD, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		serve(svc, conn);
+		close(conn);
+		_exit(0);
+	}
+	svc->children++;
+}
 
+static void serve_connections(struct service *svc)
+{
 	while (!stopping) {
 		int conn;
-		pid_t pid;
 
 		while (waitpid(-1, NULL, WNOHANG) > 0)
-			children--;
-		if (children >= MAX_CHILDREN) {
+			svc->children--;
+		if (svc->children >= MAX_CHILDREN) {
 			/* Back-pressure: wait for a slot rather than fork on. */
 			if (waitpid(-1, NULL, 0) > 0)
-				children--;
+				svc->children--;
 			continue;
 		}
-		conn = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		conn = accept4(svc->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 		if (conn < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
@@ -927,39 +942,56 @@ int main(int argc, char **argv)
 			sleep(1);
 			continue;
 		}
-		if (once) {
-			serve(conn);
+		if (svc->once) {
+			serve(svc, conn);
 			close(conn);
 			break;
 		}
-		/* A child per connection: a slow or hostile client holds up
-		 * no one else. */
-		pid = fork();
-		if (pid < 0) {
-			syswarn("cannot fork");
-			refuse(conn, NULL, "the service is overloaded, try again");
-			close(conn);
-			continue;
-		}
-		if (pid == 0) {
-			/* A whole request, however slowly sent, gets a bound. */
-			alarm(DC_SIGN_REQUEST_TIMEOUT_S);
-			close(listen_fd);
-			sa.sa_handler = SIG_DFL;
-			sigaction(SIGCHLD, &sa, NULL);
-			sigaction(SIGTERM, &sa, NULL);
-			serve(conn);
-			close(conn);
-			_exit(0);
-		}
-		children++;
+		serve_in_child(svc, conn);
 		close(conn);
 	}
-	if (own_socket)
-		unlink(socket_path);
-	close(listen_fd);
-	while (children > 0 && waitpid(-1, NULL, 0) > 0)
-		children--;
-	dc_key_clear(&key);
+}
+
+int main(int argc, char **argv)
+{
+	struct service svc = {
+		.socket_path = DC_SIGN_SOCKET_DEFAULT,
+		.policy_path = SYSCONFDIR "/datacrumbs/policy.json",
+	};
+	struct policy pol;
+	char err[1024];
+	int status;
+
+	dc_messages_init(argv[0]);
+	parse_options(argc, argv, &svc);
+	if (geteuid() != 0)
+		die("dc-signd must run as root: it reads the root-only key and checks targets as each caller");
+	/* Keep the key out of core dumps and away from ptrace. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (dc_key_load(svc.keypath, &svc.key, err, sizeof(err)) != 0)
+		die("%s", err);
+	if (policy_load(svc.policy_path, &pol, err, sizeof(err), &status) != 0)
+		die_status(status, "%s", err);
+	policy_free(&pol);
+	if (svc.check) {
+		notice("key ID %s and policy %s are usable", svc.key.id,
+		       svc.policy_path);
+		return 0;
+	}
+	catch_signals();
+	svc.listen_fd = activated_socket();
+	if (svc.listen_fd < 0) {
+		svc.listen_fd = listen_on(svc.socket_path);
+		svc.own_socket = 1;
+	}
+	debug("listening with key ID %s, policy %s", svc.key.id,
+	      svc.policy_path);
+	serve_connections(&svc);
+	if (svc.own_socket)
+		unlink(svc.socket_path);
+	close(svc.listen_fd);
+	while (svc.children > 0 && waitpid(-1, NULL, 0) > 0)
+		svc.children--;
+	dc_key_clear(&svc.key);
 	return 0;
 }
