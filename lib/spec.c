@@ -111,12 +111,68 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
+/* The optional non-negative integer key of probe p into *out; -1 with a
+ * message when it is there but not one. */
+static int probe_number(json_t *p, const char *key, size_t idx,
+			const char *function, int64_t *out, char *err,
+			size_t errlen)
+{
+	json_t *v = json_object_get(p, key);
+
+	if (v == NULL)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0) {
+		dc_format_error(err, errlen, "probe %zu (%s): bad \"%s\"", idx,
+				function, key);
+		return -1;
+	}
+	*out = json_integer_value(v);
+	return 0;
+}
+
+/* The argument plan: at most DC_MAX_ARGS known kinds, one fewer with a
+ * FILE * (its descriptor travels in the last slot). */
+static int probe_args(json_t *args, size_t idx, const char *function,
+		      struct dc_probe *out, char *err, size_t errlen)
+{
+	json_t *v;
+	size_t i;
+
+	if (!json_is_array(args) || json_array_size(args) > DC_MAX_ARGS) {
+		dc_format_error(err, errlen,
+		       "probe %zu (%s): \"args\" must be an array of at most %d names",
+		       idx, function, DC_MAX_ARGS);
+		return -1;
+	}
+	json_array_foreach(args, i, v) {
+		const char *a = json_string_value(v);
+		int ak = a ? dc_arg_kind_parse(a) : -1;
+
+		if (ak < 0) {
+			dc_format_error(err, errlen,
+			       "probe %zu (%s): unknown argument kind \"%s\"",
+			       idx, function, a ? a : "(not a string)");
+			return -1;
+		}
+		out->arg_kinds[i] = (uint8_t)ak;
+	}
+	out->nargs = (int)json_array_size(args);
+	for (i = 0; out->nargs == DC_MAX_ARGS && i < DC_MAX_ARGS; i++)
+		if (out->arg_kinds[i] == DC_ARG_FILE) {
+			dc_format_error(err, errlen,
+			       "probe %zu (%s): a plan with a \"file\" argument has at most %d arguments",
+			       idx, function, DC_MAX_ARGS - 1);
+			return -1;
+		}
+	return 0;
+}
+
 static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
 			   char *err, size_t errlen)
 {
 	const char *layer, *kind, *function, *target, *ret;
-	json_t *args, *v;
-	size_t i;
+	int64_t nr = -1, offset = 0, semaphore = 0;
+	json_t *args;
 	int k;
 
 	if (!json_is_object(p)) {
@@ -140,31 +196,14 @@ static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
 		return -1;
 	}
 	out->kind = (enum dc_probe_kind)k;
-	out->nr = -1;
-	if ((v = json_object_get(p, "nr")) != NULL) {
-		if (!json_is_integer(v) || json_integer_value(v) < 0) {
-			dc_format_error(err, errlen, "probe %zu (%s): bad \"nr\"", idx,
-			       function);
-			return -1;
-		}
-		out->nr = json_integer_value(v);
-	}
-	if ((v = json_object_get(p, "offset")) != NULL) {
-		if (!json_is_integer(v) || json_integer_value(v) < 0) {
-			dc_format_error(err, errlen, "probe %zu (%s): bad \"offset\"", idx,
-			       function);
-			return -1;
-		}
-		out->offset = (uint64_t)json_integer_value(v);
-	}
-	if ((v = json_object_get(p, "semaphore")) != NULL) {
-		if (!json_is_integer(v) || json_integer_value(v) < 0) {
-			dc_format_error(err, errlen, "probe %zu (%s): bad \"semaphore\"", idx,
-			       function);
-			return -1;
-		}
-		out->semaphore = (uint64_t)json_integer_value(v);
-	}
+	if (probe_number(p, "nr", idx, function, &nr, err, errlen) != 0 ||
+	    probe_number(p, "offset", idx, function, &offset, err, errlen) != 0 ||
+	    probe_number(p, "semaphore", idx, function, &semaphore, err,
+			 errlen) != 0)
+		return -1;
+	out->nr = nr;
+	out->offset = (uint64_t)offset;
+	out->semaphore = (uint64_t)semaphore;
 	if (out->kind == DC_PROBE_SYSCALL && out->nr < 0) {
 		dc_format_error(err, errlen, "probe %zu (%s): syscall without \"nr\"", idx,
 		       function);
@@ -177,35 +216,8 @@ static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
 		return -1;
 	}
 	args = json_object_get(p, "args");
-	if (args != NULL) {
-		if (!json_is_array(args) || json_array_size(args) > DC_MAX_ARGS) {
-			dc_format_error(err, errlen,
-			       "probe %zu (%s): \"args\" must be an array of at most %d names",
-			       idx, function, DC_MAX_ARGS);
-			return -1;
-		}
-		json_array_foreach(args, i, v) {
-			const char *a = json_string_value(v);
-			int ak = a ? dc_arg_kind_parse(a) : -1;
-
-			if (ak < 0) {
-				dc_format_error(err, errlen,
-				       "probe %zu (%s): unknown argument kind \"%s\"",
-				       idx, function, a ? a : "(not a string)");
-				return -1;
-			}
-			out->arg_kinds[i] = (uint8_t)ak;
-		}
-		out->nargs = (int)json_array_size(args);
-		/* A FILE *'s descriptor travels in the last slot. */
-		for (i = 0; out->nargs == DC_MAX_ARGS && i < DC_MAX_ARGS; i++)
-			if (out->arg_kinds[i] == DC_ARG_FILE) {
-				dc_format_error(err, errlen,
-				       "probe %zu (%s): a plan with a \"file\" argument has at most %d arguments",
-				       idx, function, DC_MAX_ARGS - 1);
-				return -1;
-			}
-	}
+	if (args != NULL && probe_args(args, idx, function, out, err, errlen) != 0)
+		return -1;
 	ret = json_string_value(json_object_get(p, "ret"));
 	if (ret != NULL) {
 		k = dc_ret_kind_parse(ret);
