@@ -242,45 +242,62 @@ static int explore_file(const char *arg, const struct explore_opts *o,
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	struct explore_opts o;
-	const char *match = NULL;
-	json_t *json = NULL;
-	regex_t re;
-	int c, i, rc = 0, r;
+/* The kinds --kind takes; func's other name is uprobe. */
+static const struct {
+	const char *name;
+	enum explore_kind kind;
+} kinds[] = {
+	{ "func", EXPLORE_FUNC },
+	{ "uprobe", EXPLORE_FUNC },
+	{ "usdt", EXPLORE_USDT },
+	{ "tracepoint", EXPLORE_TRACEPOINT },
+	{ "syscall", EXPLORE_SYSCALL },
+	{ "kfunc", EXPLORE_KFUNC },
+};
 
-	dc_messages_init(argv[0]);
-	memset(&o, 0, sizeof(o));
-	o.kind = EXPLORE_FUNC;
+static enum explore_kind parse_kind(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(s, kinds[i].name) == 0)
+			return kinds[i].kind;
+	dc_usage_error("unknown kind '%s' (func, usdt, tracepoint, syscall, kfunc)",
+		       s);
+}
+
+static const char *kind_name(enum explore_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].kind == kind)
+			return kinds[i].name;
+	return "?";
+}
+
+/* The options into o; returns the --match pattern or NULL. */
+static const char *parse_options(int argc, char **argv, struct explore_opts *o)
+{
+	const char *match = NULL;
+	int c;
+
 	while ((c = getopt_long(argc, argv, "k:m:jofvhV", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'k':
-			if (strcmp(optarg, "func") == 0 || strcmp(optarg, "uprobe") == 0)
-				o.kind = EXPLORE_FUNC;
-			else if (strcmp(optarg, "usdt") == 0)
-				o.kind = EXPLORE_USDT;
-			else if (strcmp(optarg, "tracepoint") == 0)
-				o.kind = EXPLORE_TRACEPOINT;
-			else if (strcmp(optarg, "syscall") == 0)
-				o.kind = EXPLORE_SYSCALL;
-			else if (strcmp(optarg, "kfunc") == 0)
-				o.kind = EXPLORE_KFUNC;
-			else
-				dc_usage_error("unknown kind '%s' (func, usdt, tracepoint, syscall, kfunc)",
-					       optarg);
+			o->kind = parse_kind(optarg);
 			break;
 		case 'm':
 			match = optarg;
 			break;
 		case 'j':
-			o.json = 1;
+			o->json = 1;
 			break;
 		case 'o':
-			o.offsets = 1;
+			o->offsets = 1;
 			break;
 		case 'f':
-			o.fields = 1;
+			o->fields = 1;
 			break;
 		case 'v':
 			dc_verbose++;
@@ -288,13 +305,55 @@ int main(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			xfclose_stdout();
-			return 0;
+			exit(0);
 		case 'V':
 			dc_print_version();
 		default:
 			dc_usage_error("unknown option");
 		}
 	}
+	return match;
+}
+
+/* List what the kind in o names: the FILE arguments' functions or USDT
+ * probes, or the kernel's tracepoints, syscalls or functions. */
+static int explore(const struct explore_opts *o, int nfiles, char **files,
+		   json_t *json)
+{
+	int i, r, rc = 0;
+
+	if (o->kind == EXPLORE_FUNC || o->kind == EXPLORE_USDT) {
+		if (nfiles == 0)
+			dc_usage_error("no file or library given");
+		for (i = 0; i < nfiles; i++) {
+			r = explore_file(files[i], o, json, nfiles > 1 && !o->json);
+			if (r != 0 && rc == 0)
+				rc = r;
+		}
+		return rc;
+	}
+	if (nfiles > 0)
+		dc_usage_error("--kind %s takes no file arguments",
+			       kind_name(o->kind));
+	if (o->kind == EXPLORE_TRACEPOINT)
+		return explore_tracepoints(o, json);
+	if (o->kind == EXPLORE_SYSCALL)
+		return explore_syscalls(o, json);
+	return explore_kfuncs(o, json);
+}
+
+int main(int argc, char **argv)
+{
+	struct explore_opts o;
+	const char *match;
+	json_t *json = NULL;
+	regex_t re;
+	int rc, r;
+
+	dc_messages_init(argv[0]);
+	memset(&o, 0, sizeof(o));
+	o.kind = EXPLORE_FUNC;
+	match = parse_options(argc, argv, &o);
 	if (match) {
 		char buf[256];
 
@@ -307,27 +366,7 @@ int main(int argc, char **argv)
 	}
 	if (o.json)
 		json = json_array();
-
-	if (o.kind == EXPLORE_FUNC || o.kind == EXPLORE_USDT) {
-		if (optind >= argc)
-			dc_usage_error("no file or library given");
-		for (i = optind; i < argc; i++) {
-			r = explore_file(argv[i], &o, json, argc - optind > 1 && !o.json);
-			if (r != 0 && rc == 0)
-				rc = r;
-		}
-	} else {
-		if (optind < argc)
-			dc_usage_error("--kind %s takes no file arguments",
-				       o.kind == EXPLORE_TRACEPOINT ? "tracepoint" :
-				       o.kind == EXPLORE_SYSCALL ? "syscall" : "kfunc");
-		if (o.kind == EXPLORE_TRACEPOINT)
-			rc = explore_tracepoints(&o, json);
-		else if (o.kind == EXPLORE_SYSCALL)
-			rc = explore_syscalls(&o, json);
-		else
-			rc = explore_kfuncs(&o, json);
-	}
+	rc = explore(&o, argc - optind, argv + optind, json);
 	if (json) {
 		char *s = json_dumps(json, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 
