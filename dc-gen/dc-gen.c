@@ -744,66 +744,109 @@ static void write_spec(const char *text, const char *output)
 	}
 }
 
-int main(int argc, char **argv)
-{
-	const char *output = NULL, *layers = NULL, *check = NULL;
-	struct config cfg;
-	struct gen g;
-	struct dc_spec *back;
-	char *path = NULL, *text, err[512];
-	int c, use_default = 0;
-	json_t *json;
+/* What the command line asked for. */
+struct options {
+	const char *output;      /* -o, or NULL: standard output */
+	const char *layers;      /* --layers */
+	const char *check;       /* --check SPEC */
+	int use_default;         /* --default */
+};
 
-	dc_messages_init(argv[0]);
+static void list_layers(void) __attribute__((noreturn));
+
+static void list_layers(void)
+{
+	const struct builtin_layer *b;
+
+	for (b = dc_builtin_layers; b->name; b++)
+		printf("%-10s %s\n", b->name, b->description);
+	xfclose_stdout();
+	exit(0);
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	int c;
+
 	while ((c = getopt_long(argc, argv, "o:l:dc:LvhV", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			output = optarg;
+			o->output = optarg;
 			break;
 		case 'l':
-			layers = optarg;
+			o->layers = optarg;
 			break;
 		case 'd':
-			use_default = 1;
+			o->use_default = 1;
 			break;
 		case 'c':
-			check = optarg;
+			o->check = optarg;
 			break;
-		case 'L': {
-			const struct builtin_layer *b;
-
-			for (b = dc_builtin_layers; b->name; b++)
-				printf("%-10s %s\n", b->name, b->description);
-			xfclose_stdout();
-			return 0;
-		}
+		case 'L':
+			list_layers();
 		case 'v':
 			dc_verbose++;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			xfclose_stdout();
-			return 0;
+			exit(0);
 		case 'V':
 			dc_print_version();
 		default:
 			dc_usage_error("unknown option");
 		}
 	}
-	if (check) {
-		if (optind < argc || layers || use_default || output)
+	if (o->check) {
+		if (optind < argc || o->layers || o->use_default || o->output)
 			dc_usage_error("--check takes only the spec to check");
-		return check_spec(check);
+		return;
 	}
 	if (argc - optind > 1)
 		dc_usage_error("more than one config given");
-	if (layers && (use_default || optind < argc))
+	if (o->layers && (o->use_default || optind < argc))
 		dc_usage_error("--layers replaces the config: give one or the other");
-	if (use_default && optind < argc)
+	if (o->use_default && optind < argc)
 		dc_usage_error("--default and a config file: give one or the other");
+}
 
-	if (layers) {
-		config_from_layers(&cfg, layers);
+/* The spec as the text written out: indented JSON and a newline, checked
+ * to read back first (the collector reads it with the same code). */
+static char *spec_text(const struct dc_spec *spec)
+{
+	struct dc_spec *back;
+	json_t *json = dc_spec_to_json(spec);
+	char *text, err[512];
+	size_t n;
+
+	back = dc_spec_from_json(json, err, sizeof(err));
+	if (back == NULL)
+		die("generated an invalid spec: %s", err);
+	dc_spec_free(back);
+	text = json_dumps(json, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	if (text == NULL)
+		die("out of memory");
+	json_decref(json);
+	n = strlen(text);
+	text = xrealloc(text, n + 2);
+	text[n] = '\n';
+	text[n + 1] = '\0';
+	return text;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct config cfg;
+	struct gen g;
+	char *path = NULL, *text;
+
+	dc_messages_init(argv[0]);
+	parse_options(argc, argv, &o);
+	if (o.check)
+		return check_spec(o.check);
+	if (o.layers) {
+		config_from_layers(&cfg, o.layers);
 	} else {
 		path = optind < argc ? xstrdup(argv[optind]) : default_config();
 		config_load(&cfg, path);
@@ -813,26 +856,9 @@ int main(int argc, char **argv)
 	generate(&g);
 	if (g.spec.nprobes == 0)
 		config_die(&cfg, 0, 0, "no probes: nothing in the config exists on this host");
-
-	json = dc_spec_to_json(&g.spec);
-	/* What we write must read back: the collector uses the same code. */
-	back = dc_spec_from_json(json, err, sizeof(err));
-	if (back == NULL)
-		die("generated an invalid spec: %s", err);
-	dc_spec_free(back);
-	text = json_dumps(json, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-	if (text == NULL)
-		die("out of memory");
-	json_decref(json);
-	{
-		size_t n = strlen(text);
-
-		text = xrealloc(text, n + 2);
-		text[n] = '\n';
-		text[n + 1] = '\0';
-	}
+	text = spec_text(&g.spec);
 	debug("%zu probes", g.spec.nprobes);
-	write_spec(text, output);
+	write_spec(text, o.output);
 	free(text);
 	gen_free(&g);
 	config_free(&cfg);
