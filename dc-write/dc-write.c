@@ -196,33 +196,35 @@ struct options {
 	long flush_interval;
 };
 
+enum {
+	OPT_PLAIN = 256, OPT_SPLIT, OPT_MAX_SIZE, OPT_CHUNK,
+	OPT_THREADS, OPT_LEVEL, OPT_FSYNC, OPT_NO_INDEX, OPT_CHECK,
+	OPT_COMPRESSOR, OPT_FLUSH, OPT_SUMMARY, OPT_TOP, OPT_FORCE,
+};
+
+static const struct option longopts[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "plain", no_argument, NULL, OPT_PLAIN },
+	{ "split-by", required_argument, NULL, OPT_SPLIT },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "chunk-size", required_argument, NULL, OPT_CHUNK },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "level", required_argument, NULL, OPT_LEVEL },
+	{ "compressor", required_argument, NULL, OPT_COMPRESSOR },
+	{ "fsync", no_argument, NULL, OPT_FSYNC },
+	{ "flush-interval", required_argument, NULL, OPT_FLUSH },
+	{ "no-index", no_argument, NULL, OPT_NO_INDEX },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "summary", no_argument, NULL, OPT_SUMMARY },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	enum {
-		OPT_PLAIN = 256, OPT_SPLIT, OPT_MAX_SIZE, OPT_CHUNK,
-		OPT_THREADS, OPT_LEVEL, OPT_FSYNC, OPT_NO_INDEX, OPT_CHECK,
-		OPT_COMPRESSOR, OPT_FLUSH, OPT_SUMMARY, OPT_TOP, OPT_FORCE,
-	};
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "plain", no_argument, NULL, OPT_PLAIN },
-		{ "split-by", required_argument, NULL, OPT_SPLIT },
-		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
-		{ "chunk-size", required_argument, NULL, OPT_CHUNK },
-		{ "threads", required_argument, NULL, OPT_THREADS },
-		{ "level", required_argument, NULL, OPT_LEVEL },
-		{ "compressor", required_argument, NULL, OPT_COMPRESSOR },
-		{ "fsync", no_argument, NULL, OPT_FSYNC },
-		{ "flush-interval", required_argument, NULL, OPT_FLUSH },
-		{ "no-index", no_argument, NULL, OPT_NO_INDEX },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "check", no_argument, NULL, OPT_CHECK },
-		{ "summary", no_argument, NULL, OPT_SUMMARY },
-		{ "top", required_argument, NULL, OPT_TOP },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 
 	while ((c = getopt_long(argc, argv, "i:hV", longopts, NULL)) != -1) {
