@@ -380,14 +380,58 @@ static const char *drop_key(const struct trace *t, uint32_t kind, uint32_t id)
 	return NULL;
 }
 
+/* The args of a drops frame's instant: kind, total and the losses by
+ * key (probe name, CPU, ...); returns its end in the xmalloc'd *out. */
+static char *drops_args(struct trace *t, const struct dc_frame *f,
+			const struct dc_drops_rec *rec, char **out)
+{
+	struct dc_drops_entry e;
+	const char *key;
+	size_t i, need = 128;
+	char *p;
+
+	for (i = 0; i < rec->count; i++) {
+		memcpy(&e, f->data + sizeof(*rec) + i * sizeof(e), sizeof(e));
+		key = drop_key(t, rec->kind, e.key);
+		need += 48 + (key ? strlen(key) : 0);
+	}
+	p = *out = xmalloc(need);
+	p = PUT(p, "\"kind\":");
+	p = rec->kind == DC_DROPS_PER_CPU ? PUT(p, "\"cpu\"")
+	  : rec->kind == DC_DROPS_PER_PROBE ? PUT(p, "\"probe\"")
+	  : rec->kind == DC_DROPS_UNATTRIBUTED ? PUT(p, "\"unattributed\"")
+					    : put_u64(p, rec->kind);
+	p = PUT(p, ",\"total\":");
+	p = put_u64(p, rec->total);
+	p = PUT(p, ",\"by\":{");
+	for (i = 0; i < rec->count; i++) {
+		memcpy(&e, f->data + sizeof(*rec) + i * sizeof(e), sizeof(e));
+		if (i > 0)
+			*p++ = ',';
+		if ((key = drop_key(t, rec->kind, e.key)) != NULL) {
+			size_t kl = strlen(key);
+
+			memcpy(p, key, kl);
+			p += kl;
+			*p++ = ':';
+		} else {
+			*p++ = '"';
+			p = put_u64(p, e.key);
+			p = PUT(p, "\":");
+		}
+		p = put_u64(p, e.dropped);
+	}
+	*p++ = '}';
+	return p;
+}
+
 static int frame_drops(struct trace *t, const struct dc_frame *f, char *err,
 		       size_t errlen)
 {
 	struct dc_drops_rec rec;
 	struct dc_drops_entry e;
-	const char *key;
-	char *args, *p;
-	size_t i, k, need;
+	char *args, *end;
+	size_t i, k;
 
 	if (f->len < sizeof(rec)) {
 		snprintf(err, errlen, "malformed drops frame");
@@ -411,47 +455,14 @@ static int frame_drops(struct trace *t, const struct dc_frame *f, char *err,
 		}
 	} else if (rec.kind != DC_DROPS_PER_PROCESS)
 		t->drops_cpu += rec.total;
-	need = 128;
-	for (i = 0; i < rec.count; i++) {
-		memcpy(&e, f->data + sizeof(rec) + i * sizeof(e), sizeof(e));
-		key = drop_key(t, rec.kind, e.key);
-		need += 48 + (key ? strlen(key) : 0);
-	}
-	args = xmalloc(need);
-	p = args;
-	p = PUT(p, "\"kind\":");
-	p = rec.kind == DC_DROPS_PER_CPU ? PUT(p, "\"cpu\"")
-	  : rec.kind == DC_DROPS_PER_PROBE ? PUT(p, "\"probe\"")
-	  : rec.kind == DC_DROPS_UNATTRIBUTED ? PUT(p, "\"unattributed\"")
-					   : put_u64(p, rec.kind);
-	p = PUT(p, ",\"total\":");
-	p = put_u64(p, rec.total);
-	p = PUT(p, ",\"by\":{");
-	for (i = 0; i < rec.count; i++) {
-		memcpy(&e, f->data + sizeof(rec) + i * sizeof(e), sizeof(e));
-		if (i > 0)
-			*p++ = ',';
-		if ((key = drop_key(t, rec.kind, e.key)) != NULL) {
-			size_t kl = strlen(key);
-
-			memcpy(p, key, kl);
-			p += kl;
-			*p++ = ':';
-		} else {
-			*p++ = '"';
-			p = put_u64(p, e.key);
-			p = PUT(p, "\":");
-		}
-		p = put_u64(p, e.dropped);
-	}
-	*p++ = '}';
+	end = drops_args(t, f, &rec, &args);
 	/* An instant in every open file: the loss happened to the stream. */
 	for (k = 0; k < t->nouts; k++) {
 		struct output *o = t->outs[k];
 		char *start, *q;
 		uint64_t id;
 
-		q = line_begin(o, (size_t)(p - args) + LINE_SLACK, &start, &id);
+		q = line_begin(o, (size_t)(end - args) + LINE_SLACK, &start, &id);
 		q = rec.kind == DC_DROPS_UNATTRIBUTED
 		    ? PUT(q, ",\"name\":\"unattributed\",\"cat\":\"" META_CAT "\",\"pid\":")
 		    : PUT(q, ",\"name\":\"dropped\",\"cat\":\"" META_CAT "\",\"pid\":");
@@ -461,8 +472,8 @@ static int frame_drops(struct trace *t, const struct dc_frame *f, char *err,
 		q = PUT(q, ",\"ts\":");
 		q = put_u64(q, t->last_us ? t->last_us : o->start_us);
 		q = PUT(q, ",\"dur\":0,\"ph\":\"i\",\"s\":\"g\",\"args\":{");
-		memcpy(q, args, (size_t)(p - args));
-		q += p - args;
+		memcpy(q, args, (size_t)(end - args));
+		q += end - args;
 		q = PUT(q, "}}\n");
 		commit(o, start, q, id);
 	}
