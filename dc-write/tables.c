@@ -21,31 +21,35 @@
 
 /* ---- probes, strings, processes ---- */
 
-static void set_probe(struct probe *pr, const char *name, size_t name_len,
-		      const char *cat, size_t cat_len, uint8_t nargs,
-		      const uint8_t *kinds, uint8_t ret_kind)
+/* The args key of each argument kind. */
+static const char *const arg_names[DC_ARG_KIND_MAX] = {
+	[DC_ARG_FD] = "fd", [DC_ARG_SIZE] = "size",
+	[DC_ARG_OFFSET] = "offset", [DC_ARG_FLAGS] = "flags",
+	[DC_ARG_MODE] = "mode", [DC_ARG_HANDLE] = "handle",
+	[DC_ARG_WHENCE] = "whence", [DC_ARG_INT] = "arg",
+	[DC_ARG_DEV] = "dev", [DC_ARG_SECTOR] = "sector",
+	[DC_ARG_INODE] = "inode", [DC_ARG_INDEX] = "index",
+	[DC_ARG_PAGES] = "pages", [DC_ARG_OP] = "op",
+	[DC_ARG_FAMILY] = "family", [DC_ARG_PROTOCOL] = "protocol",
+	[DC_ARG_OLDSTATE] = "oldstate", [DC_ARG_NEWSTATE] = "newstate",
+	[DC_ARG_SPORT] = "sport", [DC_ARG_DPORT] = "dport",
+	[DC_ARG_OPCODE] = "opcode", [DC_ARG_REASON] = "reason",
+	[DC_ARG_ISIZE] = "isize", [DC_ARG_COUNT] = "count",
+	[DC_ARG_HANDLE_OUT] = "handle", [DC_ARG_HANDLE_IN] = "handle",
+	[DC_ARG_FILE] = "handle", [DC_ARG_CHAR] = "char",
+	[DC_ARG_CMD] = "cmd", [DC_ARG_DATATYPE] = "datatype",
+};
+
+/* The probe's name and cat, and the JSON made of them once: the line
+ * prefix and the key its drops are counted under. */
+static void set_probe_names(struct probe *pr, const char *name,
+			    size_t name_len, const char *cat, size_t cat_len)
 {
-	static const char *const names[DC_ARG_KIND_MAX] = {
-		[DC_ARG_FD] = "fd", [DC_ARG_SIZE] = "size",
-		[DC_ARG_OFFSET] = "offset", [DC_ARG_FLAGS] = "flags",
-		[DC_ARG_MODE] = "mode", [DC_ARG_HANDLE] = "handle",
-		[DC_ARG_WHENCE] = "whence", [DC_ARG_INT] = "arg",
-		[DC_ARG_DEV] = "dev", [DC_ARG_SECTOR] = "sector",
-		[DC_ARG_INODE] = "inode", [DC_ARG_INDEX] = "index",
-		[DC_ARG_PAGES] = "pages", [DC_ARG_OP] = "op",
-		[DC_ARG_FAMILY] = "family", [DC_ARG_PROTOCOL] = "protocol",
-		[DC_ARG_OLDSTATE] = "oldstate", [DC_ARG_NEWSTATE] = "newstate",
-		[DC_ARG_SPORT] = "sport", [DC_ARG_DPORT] = "dport",
-		[DC_ARG_OPCODE] = "opcode", [DC_ARG_REASON] = "reason",
-		[DC_ARG_ISIZE] = "isize", [DC_ARG_COUNT] = "count",
-		[DC_ARG_HANDLE_OUT] = "handle", [DC_ARG_HANDLE_IN] = "handle",
-		[DC_ARG_FILE] = "handle", [DC_ARG_CHAR] = "char",
-		[DC_ARG_CMD] = "cmd", [DC_ARG_DATATYPE] = "datatype",
-	};
 	size_t nj, cj;
 	char *name_json = jstr_dup(name, name_len, &nj);
-	uint64_t used = 0;
-	int i;
+	/* Names repeat across layers (POSIX write, sys write). */
+	char *both = xasprintf("%.*s/%.*s", (int)cat_len, cat,
+			       (int)name_len, name);
 
 	free(pr->cat_json);
 	free(pr->prefix);
@@ -54,56 +58,65 @@ static void set_probe(struct probe *pr, const char *name, size_t name_len,
 	free(pr->cat);
 	pr->name = xasprintf("%.*s", (int)name_len, name);
 	pr->cat = xasprintf("%.*s", (int)cat_len, cat);
-	{
-		/* Names repeat across layers (POSIX write, sys write). */
-		char *both = xasprintf("%.*s/%.*s", (int)cat_len, cat,
-				       (int)name_len, name);
-
-		pr->drop_key = jstr_dup(both, strlen(both), &cj);
-		free(both);
-	}
+	pr->drop_key = jstr_dup(both, strlen(both), &cj);
+	free(both);
 	pr->cat_json = jstr_dup(cat, cat_len, &cj);
 	pr->cat_json_len = cj;
 	pr->prefix = xasprintf(",\"name\":%s,\"cat\":%s,\"pid\":", name_json,
 			       pr->cat_json);
 	pr->prefix_len = strlen(pr->prefix);
 	free(name_json);
+}
+
+/* Argument i's key in args (empty: not printed), and the slots of the
+ * inline strings. */
+static void set_arg_key(struct probe *pr, int i, uint8_t k, uint64_t *used)
+{
+	pr->kinds[i] = k;
+	pr->key[i][0] = '\0';
+	/* The first string slot is the inline string; a second one
+	 * follows it after its NUL. */
+	if (k == DC_ARG_PATH || k == DC_ARG_STR) {
+		if (pr->path_slot < 0 && pr->str_slot < 0)
+			*(k == DC_ARG_PATH ? &pr->path_slot : &pr->str_slot) = i;
+		else if (pr->str2_slot < 0)
+			pr->str2_slot = i;
+	}
+	/* Paths become fhash, strings shash; pointers are noise;
+	 * lengths read through pointers become "size" and "bytes". */
+	if (k == DC_ARG_NONE || k == DC_ARG_PATH || k == DC_ARG_PTR ||
+	    k == DC_ARG_STR || k == DC_ARG_IOV || k == DC_ARG_STRLEN ||
+	    k == DC_ARG_STROUT || k == DC_ARG_MPISTATUS)
+		return;
+	/* A kind newer than this table prints as a plain integer;
+	 * a second argument of one kind gets its slot number. */
+	if (arg_names[k] == NULL)
+		snprintf(pr->key[i], sizeof(pr->key[i]), ",\"arg%d\":", i);
+	else if (k == DC_ARG_INT || k >= 64 || (*used & (1ull << k)))
+		snprintf(pr->key[i], sizeof(pr->key[i]), ",\"%s%d\":",
+			 arg_names[k], i);
+	else
+		snprintf(pr->key[i], sizeof(pr->key[i]), ",\"%s\":",
+			 arg_names[k]);
+	if (k < 64)
+		*used |= 1ull << k;
+}
+
+static void set_probe(struct probe *pr, const char *name, size_t name_len,
+		      const char *cat, size_t cat_len, uint8_t nargs,
+		      const uint8_t *kinds, uint8_t ret_kind)
+{
+	uint64_t used = 0;
+	int i;
+
+	set_probe_names(pr, name, name_len, cat, cat_len);
 	pr->nargs = nargs > DC_MAX_ARGS ? DC_MAX_ARGS : nargs;
 	pr->ret_kind = ret_kind;
 	pr->path_slot = pr->str_slot = pr->str2_slot = -1;
-	for (i = 0; i < pr->nargs; i++) {
-		uint8_t k = kinds[i] < DC_ARG_KIND_MAX ? kinds[i] : DC_ARG_INT;
-
-		pr->kinds[i] = k;
-		pr->key[i][0] = '\0';
-		/* The first string slot is the inline string; a second one
-		 * follows it after its NUL. */
-		if (k == DC_ARG_PATH || k == DC_ARG_STR) {
-			if (pr->path_slot < 0 && pr->str_slot < 0)
-				*(k == DC_ARG_PATH ? &pr->path_slot
-						   : &pr->str_slot) = i;
-			else if (pr->str2_slot < 0)
-				pr->str2_slot = i;
-		}
-		/* Paths become fhash, strings shash; pointers are noise;
-		 * lengths read through pointers become "size" and "bytes". */
-		if (k == DC_ARG_NONE || k == DC_ARG_PATH || k == DC_ARG_PTR ||
-		    k == DC_ARG_STR || k == DC_ARG_IOV || k == DC_ARG_STRLEN ||
-		    k == DC_ARG_STROUT || k == DC_ARG_MPISTATUS)
-			continue;
-		/* A kind newer than this table prints as a plain integer;
-		 * a second argument of one kind gets its slot number. */
-		if (names[k] == NULL)
-			snprintf(pr->key[i], sizeof(pr->key[i]), ",\"arg%d\":", i);
-		else if (k == DC_ARG_INT || k >= 64 || (used & (1ull << k)))
-			snprintf(pr->key[i], sizeof(pr->key[i]), ",\"%s%d\":",
-				 names[k], i);
-		else
-			snprintf(pr->key[i], sizeof(pr->key[i]), ",\"%s\":",
-				 names[k]);
-		if (k < 64)
-			used |= 1ull << k;
-	}
+	for (i = 0; i < pr->nargs; i++)
+		set_arg_key(pr, i, kinds[i] < DC_ARG_KIND_MAX ? kinds[i]
+							     : DC_ARG_INT,
+			    &used);
 	for (i = 0; i < pr->nargs; i++)
 		pr->key_len[i] = (uint8_t)strlen(pr->key[i]);
 	callargs_init(&pr->ca, pr->kinds, pr->nargs, ret_kind);
