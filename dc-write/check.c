@@ -586,7 +586,7 @@ static void print_report(struct checker *c, int gz, int incomplete)
 	free(keys);
 }
 
-static int check_one(const char *file)
+int check_trace(const char *file)
 {
 	struct checker c;
 	int fd, gz = 0, damaged, incomplete;
@@ -637,7 +637,7 @@ int check_traces(int n, char **files)
 	/* The worst file decides: cannot read (1), invalid (4),
 	 * incomplete (3), valid (0). */
 	for (i = 0; i < n; i++) {
-		int st = check_one(files[i]);
+		int st = check_trace(files[i]);
 
 		if (status == DC_EXIT_FAILURE || st == DC_EXIT_OK)
 			continue;

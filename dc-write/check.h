@@ -9,4 +9,8 @@
  * valid, 4 some invalid, 1 some unreadable. */
 int check_traces(int n, char **files);
 
+/* Check one file, as check_traces does, leaving standard output open:
+ * 0 valid, 3 incomplete, 4 invalid, 1 unreadable. */
+int check_trace(const char *file);
+
 #endif

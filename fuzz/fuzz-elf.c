@@ -6,18 +6,15 @@
 #include "config.h"
 
 #include "elfsyms.h"
-#include "messages.h"
+#include "fuzz.h"
 
-int main(int argc, char **argv)
+static int elf_one(struct fuzz_input *in)
 {
 	struct dc_elf *elf;
 	char err[512];
 	int st;
 
-	dc_messages_init("fuzz-elf");
-	if (argc != 2)
-		die_status(2, "usage: fuzz-elf FILE");
-	st = dc_elf_open(argv[1], &elf, err, sizeof(err));
+	st = dc_elf_open(fuzz_input_path(in), &elf, err, sizeof(err));
 	if (st != 0)
 		return st;
 	/* Look names up as dc-gen does: bare, versioned, missing. */
@@ -27,3 +24,5 @@ int main(int argc, char **argv)
 	dc_elf_free(elf);
 	return 0;
 }
+
+const struct fuzz_target fuzz_target = { "fuzz-elf", NULL, elf_one };

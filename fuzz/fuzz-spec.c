@@ -5,26 +5,20 @@
  */
 #include "config.h"
 
-#include <stdlib.h>
-
 #include "fuzz.h"
-#include "messages.h"
 #include "sign.h"
 #include "spec.h"
+#include "stream.h"
 
-int main(int argc, char **argv)
+static int spec_one(struct fuzz_input *in)
 {
 	char err[512];
-	size_t len;
-	unsigned char *in;
 	struct dc_spec *spec;
 	json_t *doc;
 	int status = 0;
 
-	dc_messages_init("fuzz-spec");
-	in = fuzz_read_input(argc, argv, &len);
-	doc = dc_json_read_buffer(in, len, "input", err, sizeof(err), &status);
-	free(in);
+	doc = dc_json_read_buffer(in->data, in->len, "input", err, sizeof(err),
+				  &status);
 	if (doc == NULL)
 		return status;
 	spec = dc_spec_from_json(doc, err, sizeof(err));
@@ -34,3 +28,5 @@ int main(int argc, char **argv)
 	dc_spec_free(spec);
 	return 0;
 }
+
+const struct fuzz_target fuzz_target = { "fuzz-spec", NULL, spec_one };

@@ -6,29 +6,25 @@
  */
 #include "config.h"
 
-#include <stdio.h>
-#include <unistd.h>
-
+#include "fuzz.h"
 #include "messages.h"
 #include "stream.h"
 
-int main(void)
+static int stream_one(struct fuzz_input *in)
 {
 	struct dc_stream_info info;
 	struct dc_reader *r;
 	struct dc_frame f;
-	unsigned long frames = 0;
 	int st;
 
-	dc_messages_init("fuzz-stream");
-	r = dc_reader_open(STDIN_FILENO, "standard input");
+	r = dc_reader_open(fuzz_input_fd(in), "input");
 	if (r == NULL)
 		sysdie("cannot allocate the reader");
 	st = dc_reader_header(r, &info);
-	if (st == DC_READ_FRAME)
-		while ((st = dc_reader_next(r, &f)) == DC_READ_FRAME)
-			frames++;
-	st = dc_read_exit_status(st);
+	while (st == DC_READ_FRAME)
+		st = dc_reader_next(r, &f);
 	dc_reader_close(r);
-	return st;
+	return dc_read_exit_status(st);
 }
+
+const struct fuzz_target fuzz_target = { "fuzz-stream", NULL, stream_one };
