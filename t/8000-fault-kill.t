@@ -15,7 +15,11 @@ test_expect_success 'setup: a key and a spec of the write syscall' '
 
 # start_pipeline: dc-collect | dc-aggregate | dc-write t.pfw.gz, joined
 # by FIFOs so each stage has a pid of its own (cpid, apid, wpid), around
-# "fault-app phases F 10 ."; waits until the first phase is done.
+# "fault-app phases F 10 ."; waits until the first phase is done and the
+# stream has reached dc-write, which creates t.pfw.gz once it has the
+# header.  (dc-aggregate passes the header on with the first frame after
+# it: killed before that frame came, it leaves dc-write nothing to write,
+# which under the sanitizers happened now and then.)
 start_pipeline() {
 	mkfifo s1 s2 || return 1
 	dc-collect -k "$SHARED/key" --ready-file ready "$SHARED/p.sig" -- \
@@ -26,7 +30,8 @@ start_pipeline() {
 	dc-write --flush-interval 1 -i s2 t.pfw.gz 2>write.err &
 	wpid=$!
 	test_when_finished "test_kill_pid $cpid dc-collect; test_kill_pid $apid dc-aggregate; test_kill_pid $wpid dc-write; touch go" &&
-	wait_for_file phase1 60
+	wait_for_file phase1 60 &&
+	wait_for_file t.pfw.gz 60
 }
 
 # app_finished: the command ran its second phase after the kill.
