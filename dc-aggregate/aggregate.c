@@ -87,7 +87,7 @@ void out_flush(struct aggregator *ag)
 	}
 }
 
-static void out_event(struct aggregator *ag, const struct dc_event *ev)
+void out_event(struct aggregator *ag, const struct dc_event *ev)
 {
 	if (ag->opt_profile != 0 &&
 	    (ev->type == DC_EV_CALL || ev->type == DC_EV_INSTANT)) {
@@ -332,6 +332,8 @@ static void handle_events(struct aggregator *ag,
 		if (ev->type == DC_EV_CALL && in->kpaths.count > 0)
 			kpath_name(in, ev);
 		stamp(ag, idx, ev);
+		if (hold_event(ag, idx, pr, ev))
+			continue;
 		switch (ev->type) {
 		case DC_EV_CALL:
 			track_files(ag, idx, pr, ev, 1);
@@ -495,6 +497,7 @@ static void handle_end(struct aggregator *ag,
 		return;
 	}
 	memcpy(&rec, f->data, sizeof(rec));
+	hold_release_input(ag, idx);
 	in->saw_end = 1;
 	in->end_dropped = rec.dropped;
 	in->end_ts = rec.end_mono_ns + (uint64_t)in->delta;
@@ -782,6 +785,9 @@ static int write_end(struct aggregator *ag, uint64_t *dropped_out)
 			end.flags |= DC_END_INPUT_CORRUPT;
 		status = worse(status, s);
 	}
+	/* An input cut short has no END frame. */
+	for (i = 0; i < ag->n_inputs; i++)
+		hold_release_input(ag, i);
 	flush_events(ag);
 	end.events = ag->events_out;
 	end.dropped = dropped;

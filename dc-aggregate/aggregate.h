@@ -5,6 +5,7 @@
  *                probes, events, the END frame
  *   files.c      what calls do to the file tables: processes, fds,
  *                handles, working directories, paths
+ *   cwdhold.c    events that wait for their process's working directory
  *   profile.c    --profile: calls summed into COUNTERS per interval
  *   read.c       reading the inputs: in time order, or a thread each
  *   calltree.c   ids and parents (calltree.h)
@@ -79,6 +80,7 @@ struct input {
 	                            (fdtable.h) */
 	struct u64map kpaths;     /* (tid, seq) -> output string id: the
 	                             file of a kernel call not yet arrived */
+	unsigned held_procs;      /* processes whose events wait (cwdhold.c) */
 };
 
 /* ---- per process and thread ---- */
@@ -98,6 +100,9 @@ struct proc {
 	int64_t closed_fd;
 	uint32_t closed_file;
 	uint64_t closed_in;
+	/* Its events waiting for its working directory (cwdhold.c). */
+	unsigned char *held;
+	size_t held_len, held_cap;
 };
 
 /* ---- all of it ---- */
@@ -153,6 +158,7 @@ struct aggregator {
 /* aggregate.c */
 void out_frame(struct aggregator *ag, uint16_t type, const void *data,
 	       uint32_t len);
+void out_event(struct aggregator *ag, const struct dc_event *ev);
 void flush_events(struct aggregator *ag);
 void out_flush(struct aggregator *ag);
 const char *string_value(struct aggregator *ag, uint32_t id);
@@ -179,6 +185,20 @@ void apply_snapshots(struct aggregator *ag, unsigned idx, uint64_t upto);
 /* Set ev->file_id and, for a finished call, update the tables. */
 void track_files(struct aggregator *ag, unsigned in, const struct probe *pr,
 		 struct dc_event *ev, int finished);
+
+/* cwdhold.c */
+/* Keep ev (stamped, file tables not yet applied) if its process waits
+ * for its working directory, or should from ev on; 1 if kept.  Any
+ * other event of a waiting process lets its events go first. */
+int hold_event(struct aggregator *ag, unsigned idx, const struct probe *pr,
+	       const struct dc_event *ev);
+/* Let pid's waiting events go, in order, through the file tables and
+ * out: cwd is the directory /proc showed after them (NULL: unknown). */
+void hold_release(struct aggregator *ag, unsigned idx, uint32_t pid,
+		  const char *cwd);
+/* The input ends: every waiting process gets its pending snapshot's
+ * directory. */
+void hold_release_input(struct aggregator *ag, unsigned idx);
 
 /* profile.c */
 void profile_event(struct aggregator *ag, const struct dc_event *ev);

@@ -104,6 +104,14 @@ void snap_free(struct snapshot *s)
 	free(s);
 }
 
+const char *snap_cwd(const struct snapshot *list, uint32_t pid)
+{
+	for (; list != NULL; list = list->next)
+		if (list->pid == pid && list->cwd != NULL)
+			return list->cwd;
+	return NULL;
+}
+
 void snap_drop_pid(struct snapshot **list, uint32_t pid)
 {
 	while (*list != NULL) {

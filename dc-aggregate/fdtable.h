@@ -9,7 +9,9 @@
  * snapshots and applies each before the first event of its input that
  * ends after it was taken.  Even then a snapshot only fills in: a
  * descriptor an event opened, duplicated or closed keeps what the
- * events say (issue 9: /proc must never override the stream).
+ * events say (issue 9: /proc must never override the stream).  Events
+ * that need a working directory only a pending snapshot has wait for it
+ * (cwdhold.c).
  *
  * A table maps fd -> value: the output string id of its file in the low
  * 32 bits (0: not known) and the FD_* bits above.
@@ -56,6 +58,9 @@ struct snapshot {
 void snap_insert(struct snapshot **list, struct snapshot *s);
 /* Take off the list the first snapshot taken before upto, or NULL. */
 struct snapshot *snap_due(struct snapshot **list, uint64_t upto);
+/* The working directory of pid's first pending snapshot that has one,
+ * or NULL. */
+const char *snap_cwd(const struct snapshot *list, uint32_t pid);
 /* Forget pid's snapshots (it exited), or all of them. */
 void snap_drop_pid(struct snapshot **list, uint32_t pid);
 void snap_free_all(struct snapshot **list);

@@ -134,6 +134,7 @@ void drop_proc(struct aggregator *ag, unsigned in, uint32_t pid)
 
 	if (p == NULL)
 		return;
+	hold_release(ag, in, pid, NULL);
 	free(p->cwd);
 	u64map_free(&p->fds);
 	u64map_free(&p->handles);
@@ -148,6 +149,9 @@ static void apply_snapshot(struct aggregator *ag, unsigned idx,
 {
 	struct proc *p = get_proc(ag, idx, s->pid, 1);
 
+	/* Its events that waited for it come first: they are older. */
+	if (s->cwd != NULL && p->held_len > 0)
+		hold_release(ag, idx, s->pid, s->cwd);
 	if (s->has_fds)
 		fdt_apply(&p->fds, &s->fds);
 	if (s->cwd != NULL && !p->cwd_from_stream) {
@@ -553,13 +557,19 @@ static void apply_op(struct aggregator *ag, struct proc *p,
 					(uint32_t)args[1]);
 		break;
 	case OP_CHDIR:
-	case OP_FCHDIR:
-		if (!failed && ev->ret == 0 && ev->file_id != 0) {
-			free(p->cwd);
-			p->cwd = xstrdup(string_value(ag, ev->file_id));
-			p->cwd_from_stream = 1;
-		}
+	case OP_FCHDIR: {
+		/* Somewhere the events cannot name (a relative path from an
+		 * unknown directory, an fd of unknown path): unknown, until
+		 * /proc says. */
+		const char *dir = string_value(ag, ev->file_id);
+
+		if (failed || ev->ret != 0)
+			break;
+		free(p->cwd);
+		p->cwd = dir != NULL && dir[0] == '/' ? xstrdup(dir) : NULL;
+		p->cwd_from_stream = p->cwd != NULL;
 		break;
+	}
 	case OP_NONE:
 		break;
 	}

@@ -2,6 +2,7 @@
 bin_PROGRAMS += dc-aggregate/dc-aggregate
 dc_aggregate_dc_aggregate_SOURCES = dc-aggregate/aggregate.c \
 	dc-aggregate/aggregate.h dc-aggregate/files.c dc-aggregate/profile.c \
+	dc-aggregate/cwdhold.c \
 	dc-aggregate/read.c \
 	dc-aggregate/calltree.c dc-aggregate/calltree.h \
 	dc-aggregate/text.c dc-aggregate/text.h \

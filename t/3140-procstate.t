@@ -165,4 +165,114 @@ test_expect_success BPF,PYTHON3 'a forked shell: each fd names its file of the m
 		"1:write:1::6:$E" "1:write:1::5:$E"
 '
 
+# A process the collector began to follow while it ran (a client that
+# registered) is described from /proc after it went on: its working
+# directory comes later than its first relative names.  It changes only
+# by chdir and fchdir, which the stream shows, so /proc's holds back to
+# the last of them.
+write_late() {
+	cat <<-\EOF
+	header host=node1 run=r1 offset=1700000000000000000 start=1000 ids=0
+	probe id=0 kind=uprobe layer=POSIX name=open target=/lib/libc.so.6 args=path,flags,mode ret=fd
+	probe id=1 kind=uprobe layer=POSIX name=write target=/lib/libc.so.6 args=fd,ptr,size ret=size
+	probe id=2 kind=syscall layer=sys name=chdir args=path ret=status
+	probe id=3 kind=syscall layer=sys name=fchdir args=fd ret=status
+	probe id=4 kind=syscall layer=sys name=openat args=fd,path,flags,mode ret=fd
+	EOF
+}
+
+# late_files: each call of the aggregated s as "pid probe file".
+late_files() {
+	dc-mkstream s >in.bin &&
+	dc-aggregate --text in.bin >out 2>err &&
+	test_line_count err 0 &&
+	sed -n "s/^call probe=\([0-9]*\) pid=\([0-9]*\) .* file=\([^ ]*\) .*/\2 \1 \3/p" out
+}
+
+test_expect_success 'described late: names opened before /proc was read resolve against its directory' '
+	write_late >s &&
+	cat >>s <<-\EOF &&
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/dd cmdline=dd cwd=/work/dir taken=500
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=F
+	call probe=4 pid=100 tid=100 ts=200 dur=10 ret=4 args=-100,0,0,0 str=../G
+	call probe=4 pid=100 tid=100 ts=210 dur=10 ret=5 args=3,0,0,0 str=H
+	call probe=1 pid=100 tid=100 ts=300 dur=10 ret=1 args=3,0,1
+	call probe=0 pid=200 tid=200 ts=540 dur=10 ret=3 args=0,0,0 str=/abs
+	call probe=1 pid=100 tid=100 ts=600 dur=10 ret=1 args=4,0,1
+	call probe=0 pid=100 tid=100 ts=700 dur=10 ret=6 args=0,0,0 str=I
+	end
+	EOF
+	late_files >got &&
+	cat >expect <<-\EOF &&
+	100 0 /work/dir/F
+	100 4 /work/G
+	100 4 /work/dir/F/H
+	100 1 /work/dir/F
+	200 0 /abs
+	100 1 /work/G
+	100 0 /work/dir/I
+	EOF
+	test_cmp expect got
+'
+
+test_expect_success 'described late after a chdir: its directory holds from the chdir on, not before' '
+	write_late >s &&
+	cat >>s <<-\EOF &&
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/work/dir/sub taken=500
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=a
+	call probe=2 pid=100 tid=100 ts=200 dur=10 ret=-2 flags=2 args=0 str=missing
+	call probe=2 pid=100 tid=100 ts=300 dur=10 ret=0 args=0 str=sub
+	call probe=0 pid=100 tid=100 ts=400 dur=10 ret=4 args=0,0,0 str=b
+	call probe=1 pid=100 tid=100 ts=600 dur=10 ret=1 args=3,0,1
+	end
+	EOF
+	late_files >got &&
+	cat >expect <<-\EOF &&
+	100 0 a
+	100 2 missing
+	100 2 /work/dir/sub
+	100 0 /work/dir/sub/b
+	100 1 a
+	EOF
+	test_cmp expect got
+'
+
+test_expect_success 'described late: a stream that ends first still gets the directory' '
+	write_late >s &&
+	cat >>s <<-\EOF &&
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/work/dir taken=500
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=a
+	end
+	EOF
+	late_files >got &&
+	echo "100 0 /work/dir/a" >expect &&
+	test_cmp expect got
+'
+
+# A chdir or fchdir to where the events cannot name (an fd of unknown
+# path, a relative name from there) leaves the directory unknown until
+# the next snapshot says it: not the one from before, not a relative one.
+test_expect_success 'a chdir the events cannot name: unknown until /proc says' '
+	write_late >s &&
+	cat >>s <<-\EOF &&
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/work/dir taken=50
+	call probe=3 pid=100 tid=100 ts=100 dur=10 ret=0 args=9
+	call probe=0 pid=100 tid=100 ts=200 dur=10 ret=3 args=0,0,0 str=a
+	call probe=2 pid=100 tid=100 ts=210 dur=10 ret=0 args=0 str=x
+	call probe=0 pid=100 tid=100 ts=220 dur=10 ret=4 args=0,0,0 str=b
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/elsewhere/x taken=250
+	call probe=0 pid=100 tid=100 ts=300 dur=10 ret=5 args=0,0,0 str=c
+	end
+	EOF
+	late_files >got &&
+	cat >expect <<-\EOF &&
+	100 3 -
+	100 0 a
+	100 2 x
+	100 0 b
+	100 0 /elsewhere/x/c
+	EOF
+	test_cmp expect got
+'
+
 test_done

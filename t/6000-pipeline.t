@@ -37,11 +37,8 @@ test_expect_success BPF,PYTHON3 'the same through dc-wrap and a collector in cli
 	wait_for_file ready &&
 	collector=$(ready_pid ready) &&
 	test_when_finished "test_kill_pid -INT $collector dc-collect" &&
-	# An absolute path: the working directory of a client-mode process comes
-	# from /proc, read after it registers, and a relative name opened
-	# before that read stays unresolved (see the stop note).
 	dc-wrap --ready-file ready --timeout 30 \
-		dd if=/dev/zero of="$PWD/F" bs=1M count=16 2>/dev/null &&
+		dd if=/dev/zero of=F bs=1M count=16 2>/dev/null &&
 	dd if=/dev/zero of="$PWD/G" bs=1M count=3 2>/dev/null &&
 	kill -INT "$collector" &&
 	wait &&

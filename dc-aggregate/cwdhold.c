@@ -1,0 +1,187 @@
+/*
+ * cwdhold.c - events of a process that wait for its working directory
+ * (aggregate.h).
+ *
+ * A process the collector began to follow while it ran (a client that
+ * registered, --pid) has no working directory in the stream until its
+ * PROCESS frame's is due, and /proc is read some time after the process
+ * went on: a relative path it opened in between would stay unresolved.
+ * The working directory can change only by chdir and fchdir, which the
+ * stream shows, so what /proc read is also what the process had before,
+ * back to its last chdir or fchdir.  Such a process's events wait here,
+ * in their order, from its first event that needs the directory until
+ * the snapshot is due (or its input ends): then the directory /proc
+ * showed holds from the last chdir or fchdir among them on, or for all
+ * of them if they have none.  A fork, exec or exit of the process, or
+ * HOLD_MAX bytes of waiting events, lets them go with the directory
+ * unknown, as before.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
+#include "messages.h"
+
+#define HOLD_MAX (1u << 20)       /* bytes of events one process holds */
+
+/* Does ev name a relative path to be resolved against the working
+ * directory (no dirfd, or AT_FDCWD)? */
+static int dirfd_is_cwd(const struct dc_event *ev, int dirfd_arg)
+{
+	return dirfd_arg < 0 || dirfd_arg >= ev->nargs ||
+	       (int32_t)DC_EVENT_ARGS(ev)[dirfd_arg] == AT_FDCWD;
+}
+
+static int needs_cwd(const struct probe *pr, const struct dc_event *ev)
+{
+	const char *str = DC_EVENT_STR(ev);
+	size_t len1;
+
+	if (pr->path_arg < 0 || ev->str_len == 0)
+		return 0;
+	if (str[0] != '/' && dirfd_is_cwd(ev, pr->dirfd_arg))
+		return 1;
+	len1 = strnlen(str, ev->str_len);
+	return pr->path2_arg >= 0 && len1 + 1 < ev->str_len &&
+	       str[len1 + 1] != '/' && dirfd_is_cwd(ev, pr->dirfd2_arg);
+}
+
+static int is_chdir(const struct probe *pr, const struct dc_event *ev)
+{
+	return pr != NULL && ev->type == DC_EV_CALL &&
+	       (pr->op == OP_CHDIR || pr->op == OP_FCHDIR) && ev->ret == 0 &&
+	       !(ev->flags & DC_EVF_FAILED);
+}
+
+static void hold_append(struct proc *p, const struct dc_event *ev)
+{
+	if (p->held_len + ev->size > p->held_cap) {
+		p->held_cap = p->held_cap ? 2 * p->held_cap : 4096;
+		while (p->held_cap < p->held_len + ev->size)
+			p->held_cap *= 2;
+		p->held = xrealloc(p->held, p->held_cap);
+	}
+	memcpy(p->held + p->held_len, ev, ev->size);
+	p->held_len += ev->size;
+}
+
+/* The offset of the last successful chdir or fchdir among held events,
+ * or held_len if none. */
+static size_t last_chdir(struct aggregator *ag, const unsigned char *held,
+			 size_t len)
+{
+	size_t pos, last = len;
+
+	for (pos = 0; pos < len; pos += ((const struct dc_event *)(held + pos))->size) {
+		const struct dc_event *ev = (const void *)(held + pos);
+
+		if (is_chdir(probe_of(ag, ev->probe_id), ev))
+			last = pos;
+	}
+	return last;
+}
+
+static void set_cwd(struct proc *p, const char *cwd, int from_stream)
+{
+	free(p->cwd);
+	p->cwd = xstrdup(cwd);
+	p->cwd_from_stream = from_stream;
+}
+
+void hold_release(struct aggregator *ag, unsigned idx, uint32_t pid,
+		  const char *cwd)
+{
+	struct proc *p = get_proc(ag, idx, pid, 0);
+	unsigned char *held;
+	struct dc_event *ev;
+	size_t len, pos, last;
+
+	if (p == NULL || p->held_len == 0)
+		return;
+	held = p->held;
+	len = p->held_len;
+	p->held = NULL;
+	p->held_len = p->held_cap = 0;
+	ag->inputs[idx].held_procs--;
+	last = cwd != NULL ? last_chdir(ag, held, len) : len;
+	if (cwd != NULL && last == len)
+		set_cwd(p, cwd, 0);
+	ev = xmalloc(REC_MAX);
+	for (pos = 0; pos < len; pos += ((struct dc_event *)(held + pos))->size) {
+		struct probe *pr;
+
+		memcpy(ev, held + pos, ((struct dc_event *)(held + pos))->size);
+		pr = probe_of(ag, ev->probe_id);
+		track_files(ag, idx, pr, ev, ev->type == DC_EV_CALL);
+		if (pos == last) {
+			/* The directory /proc showed is where it went. */
+			const char *named = string_value(ag, ev->file_id);
+
+			if (named == NULL || named[0] != '/')
+				ev->file_id = intern(ag, cwd, strlen(cwd), 0);
+			set_cwd(p, cwd, 1);
+		}
+		out_event(ag, ev);
+	}
+	free(ev);
+	free(held);
+}
+
+int hold_event(struct aggregator *ag, unsigned idx, const struct probe *pr,
+	       const struct dc_event *ev)
+{
+	struct input *in = &ag->inputs[idx];
+	struct proc *p;
+
+	if (ag->opt_profile != 0 ||
+	    (in->held_procs == 0 && in->snapshots == NULL))
+		return 0;
+	p = get_proc(ag, idx, ev->pid, 0);
+	if (p != NULL && p->held_len > 0) {
+		if ((ev->type == DC_EV_CALL || ev->type == DC_EV_INSTANT) &&
+		    pr != NULL && p->held_len + ev->size <= HOLD_MAX) {
+			hold_append(p, ev);
+			return 1;
+		}
+		/* A fork copies the directory, an exec or exit ends the
+		 * process, it waited too long, or a record of no known probe
+		 * (its id is the input's, not an output probe's) would be
+		 * taken for another's: unknown it is. */
+		hold_release(ag, idx, ev->pid, NULL);
+		return 0;
+	}
+	if ((ev->type != DC_EV_CALL && ev->type != DC_EV_INSTANT) ||
+	    pr == NULL || (p != NULL && p->cwd != NULL) || !needs_cwd(pr, ev) ||
+	    snap_cwd(in->snapshots, ev->pid) == NULL)
+		return 0;
+	p = get_proc(ag, idx, ev->pid, 1);
+	hold_append(p, ev);
+	in->held_procs++;
+	return 1;
+}
+
+void hold_release_input(struct aggregator *ag, unsigned idx)
+{
+	struct input *in = &ag->inputs[idx];
+	uint64_t *pids;
+	size_t i, n = 0;
+
+	if (in->held_procs == 0)
+		return;
+	/* Not while visiting the map: collect the pids first. */
+	pids = xmalloc(ag->procs.count * sizeof(*pids));
+	for (i = 0; i < ag->procs.cap; i++) {
+		struct proc *p = PTR(ag->procs.vals[i]);
+
+		if (ag->procs.used[i] && (ag->procs.keys[i] >> 32) == idx &&
+		    p->held_len > 0)
+			pids[n++] = (uint32_t)ag->procs.keys[i];
+	}
+	for (i = 0; i < n; i++)
+		hold_release(ag, idx, (uint32_t)pids[i],
+			     snap_cwd(in->snapshots, (uint32_t)pids[i]));
+	free(pids);
+}
