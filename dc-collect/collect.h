@@ -41,10 +41,8 @@ struct dc_probe_cfg {
 #define DC_DERIVE_EXIT 0x02
 /* glibc's struct _IO_FILE: _fileno on LP64 (public ABI: getc macros). */
 #define DC_GLIBC_FILENO_OFF 112
-/* OpenMPI 4 and 5: opal_datatype_t.size (after the 16-byte object
- * header, flags, id and bdt_used), and ompi_status_public_t._ucount. */
-#define DC_OMPI_DT_SIZE_OFF 24
-#define DC_OMPI_STATUS_UCOUNT_OFF 16
+/* The MPI libraries' datatype and status fields: lib/mpiabi.h. */
+#include "mpiabi.h"
 
 /* Record type of the ring only, never in the stream: a uprobe call of a
  * process on the fast path began (seq, ts, parent, depth = its level,

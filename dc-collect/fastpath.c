@@ -18,6 +18,7 @@
  */
 #include "config.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -83,6 +84,8 @@ struct dc_fast {
 	uint8_t *want_nargs;             /* per probe id */
 	bool *want_str;                  /* per probe id */
 	size_t ncovered;
+	const char *lib_target;          /* the last mpiio or hdf5 target */
+	bool lib_shared;                 /* ... is a shared library */
 	struct ring *rings;
 	pid_t *expect;                   /* processes that should connect */
 	size_t nexpect, expect_cap;
@@ -114,12 +117,64 @@ static bool is_libc(const char *target)
 	return base != NULL && strncmp(base, "libc.so", 7) == 0;
 }
 
-/* Arguments read through MPI handles are not emulated by the client:
- * such a function stays a uprobe, so the trace is the same.  A FILE's
- * descriptor, a second string and one slot derived at return (an iovec
- * total, a string's length: lib/bytes.h) are. */
-static bool client_can_record(const struct dc_probe *p)
+/* Whether PATH is a shared library: an ELF ET_DYN file without an
+ * interpreter (a PIE executable has one).  An mpiio or hdf5 layer aimed
+ * at an executable means the library is linked into it: its calls never
+ * reach the client's wrappers. */
+static bool is_shared_library(const char *path)
 {
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	bool ok = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), i;
+
+	if (fd < 0)
+		return false;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_type != ET_DYN ||
+	    eh.e_phentsize != sizeof(ph))
+		goto out;
+	for (i = 0; i < eh.e_phnum; i++) {
+		off_t at = (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof(ph));
+
+		if (pread(fd, &ph, sizeof(ph), at) != (ssize_t)sizeof(ph) ||
+		    ph.p_type == PT_INTERP)
+			goto out;
+	}
+	ok = true;
+out:
+	close(fd);
+	return ok;
+}
+
+/* Whether the client's wrapper of function fn sees the calls the probe
+ * would: libc's functions in libc, the mpiio and hdf5 layers' in a
+ * shared library (the program reaches it through the dynamic linker,
+ * and so the wrapper first). */
+static bool client_sees(struct dc_fast *f, const struct dc_probe *p, int fn)
+{
+	if (fn < DC_FN_FIRST_LIB)
+		return is_libc(p->target);
+	if (f->lib_target != NULL && strcmp(f->lib_target, p->target) == 0)
+		return f->lib_shared;
+	f->lib_target = p->target;
+	f->lib_shared = is_shared_library(p->target);
+	if (!f->lib_shared)
+		notice("fast path: %s is not a shared library: its mpiio and "
+		       "hdf5 functions stay uprobes (a trap a call)", p->target);
+	return f->lib_shared;
+}
+
+/* What the client reads as the kernel programs do: a FILE's descriptor,
+ * up to two strings, one slot derived at return (an iovec total, a
+ * string's length: lib/bytes.h), and for the mpiio and hdf5 functions
+ * the handles, datatype sizes and status counts read through their
+ * pointers (dc-wrap/iolibs.c).  Anything else stays a uprobe, so the
+ * trace is the same. */
+static bool client_can_record(const struct dc_probe *p, int fn)
+{
+	bool lib = fn >= DC_FN_FIRST_LIB;
 	int a, strings = 0, derived = 0;
 
 	for (a = 0; a < p->nargs && a < DC_MAX_ARGS; a++) {
@@ -137,12 +192,14 @@ static bool client_can_record(const struct dc_probe *p)
 		case DC_ARG_MPISTATUS:
 		case DC_ARG_HANDLE_OUT:
 		case DC_ARG_HANDLE_IN:
-			return false;
+			if (!lib)
+				return false;
+			break;
 		}
 	}
 	return strings <= 2 && derived <= 1 &&
 	       (p->ret_kind <= DC_RET_INT || p->ret_kind == DC_RET_ITEMS ||
-		p->ret_kind == DC_RET_ALL);
+		p->ret_kind == DC_RET_ALL || (lib && p->ret_kind == DC_RET_CODE));
 }
 
 /* The wrapped functions the spec names, each with its probe's plan. */
@@ -164,13 +221,13 @@ static void plan(struct dc_fast *f, const struct dc_spec *spec, const bool *skip
 		const struct dc_probe *p = &spec->probes[i];
 		struct dc_fast_func_cfg *fc;
 
-		if (skip[i] || p->kind != DC_PROBE_UPROBE || !is_libc(p->target))
+		if (skip[i] || p->kind != DC_PROBE_UPROBE)
 			continue;
 		for (fn = 0; fn < DC_FAST_NFUNCS; fn++)
 			if (strcmp(fast_names[fn], p->function) == 0)
 				break;
 		if (fn == DC_FAST_NFUNCS || f->cfg.funcs[fn].on ||
-		    !client_can_record(p))
+		    !client_sees(f, p, fn) || !client_can_record(p, fn))
 			continue;
 		fc = &f->cfg.funcs[fn];
 		fc->on = 1;
@@ -179,6 +236,7 @@ static void plan(struct dc_fast *f, const struct dc_spec *spec, const bool *skip
 		fc->ret_kind = p->ret_kind;
 		fc->str_arg = fc->str_arg2 = fc->file_arg = fc->derive_arg = 0xff;
 		for (a = 0; a < fc->nargs; a++) {
+			fc->arg_kinds[a] = p->arg_kinds[a];
 			if (p->arg_kinds[a] == DC_ARG_PATH ||
 			    p->arg_kinds[a] == DC_ARG_STR) {
 				if (fc->str_arg == 0xff)
@@ -530,7 +588,7 @@ static bool valid_record(struct dc_fast *f, struct ring *r, struct dc_event *ev,
 	ev->pid = (__u32)r->pid;
 	if (ev->tid == 0)
 		ev->tid = (__u32)r->pid;
-	ev->flags &= DC_EVF_STR_TRUNC | DC_EVF_FAILED;
+	ev->flags &= DC_EVF_STR_TRUNC | DC_EVF_FAILED | DC_EVF_DTSIZE;
 	ev->reserved0 = 0;
 	ev->reserved1 = 0;
 	ev->file_id = 0;

@@ -45,6 +45,7 @@ dc-collect/collect.bpf.o: $(srcdir)/dc-collect/collect.bpf.c \
 		$(srcdir)/dc-collect/stack.bpf.h $(srcdir)/dc-collect/uprobe.bpf.h \
 		$(srcdir)/dc-collect/tracepoints.bpf.h \
 		$(srcdir)/dc-collect/syscall.bpf.h \
+		$(srcdir)/lib/mpiabi.h \
 		$(srcdir)/dc-collect/kfunc.bpf.h $(srcdir)/dc-collect/kfunc.h \
 		dc-collect/vmlinux.h
 	$(AM_V_GEN)$(CLANG) $(BPF_CFLAGS) -c $(srcdir)/dc-collect/collect.bpf.c -o $@

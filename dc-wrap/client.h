@@ -58,6 +58,8 @@ struct dc_call {
 	int fn;
 	int file_fd;
 	int errno0;              /* errno before the call */
+	__u8 evflags;            /* flags the record gets (DC_EVF_DTSIZE):
+	                            set for the mpiio and hdf5 functions only */
 };
 
 /* clock_gettime: the vDSO's own function once found (fast.c), which
@@ -112,8 +114,24 @@ dc_call_begin(struct dc_call *c, int fn, const __u64 *args, int nargs)
 DC_HIDDEN void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args,
 			   int nargs, int str_index, int efault);
 
-/* The next definition of a libc function (dlsym RTLD_NEXT), or abort with
- * one line if there is none: a wrapper cannot go on without it. */
+/* The next definition of a wrapped function (dlsym RTLD_NEXT), or abort
+ * with one line if there is none: a wrapper cannot go on without it. */
 DC_HIDDEN void *dc_real(const char *name);
+
+/* The next definition, resolved at first use: a wrapper may run before
+ * this library's constructor (from another library's). */
+#define REAL(fn)                                                            \
+	(*({                                                                \
+		if (__builtin_expect(real_##fn == NULL, 0))                 \
+			real_##fn = (__typeof__(real_##fn))dc_real(#fn);    \
+		real_##fn;                                                  \
+	}))
+
+/* How the collector told this process to record a function. */
+DC_HIDDEN const struct dc_fast_func_cfg *dc_fast_func(int fn);
+
+/* Copy n bytes of this process's memory that may not be readable: 0, or
+ * -1 if they are not. */
+DC_HIDDEN int dc_safe_read(void *dst, __u64 src, size_t n);
 
 #endif /* DC_CLIENT_INTERNAL_H */

@@ -15,8 +15,8 @@
  * depends on nothing but libc, and its constructor only calls getpid(2),
  * which is async-signal-safe.
  *
- * The library also carries the fast path (fast.c, wrappers.c): it wraps
- * the posix and stdio functions and, when a collector answers on its
+ * The library also carries the fast path (fast.c, wrappers.c, iolibs.c):
+ * it wraps the posix, stdio, MPI-IO and HDF5 functions and, when a collector answers on its
  * socket (DC_FAST_SOCKET), writes the same struct dc_event records
  * (lib/event.h) the uprobes would into a shared ring that dc-collect
  * drains; lib/fastabi.h is that protocol.  Without a collector each

@@ -212,9 +212,14 @@ static __u64 round8(__u64 n)
 
 /* ---- slots derived at return, as collect.bpf.c's derive_exit ---- */
 
-/* Copy n bytes of this process's memory that may not be readable: -1
- * if they are not (the system call reads them, not us). */
-static int safe_read(void *dst, __u64 src, size_t n)
+const struct dc_fast_func_cfg *dc_fast_func(int fn)
+{
+	return &fast.funcs[fn];
+}
+
+/* Through the kernel, which reports an unreadable address instead of
+ * faulting: the system call reads them, not us. */
+int dc_safe_read(void *dst, __u64 src, size_t n)
 {
 	struct iovec local = { dst, n }, remote = { (void *)(uintptr_t)src, n };
 	int saved = errno;
@@ -244,7 +249,7 @@ static __attribute__((noinline)) __s64 iov_total(__u64 iov, __s64 cnt,
 	}
 	while (i < cnt) {
 		m = cnt - i < 32 ? cnt - i : 32;
-		if (safe_read(chunk, iov + (__u64)i * sizeof(struct iovec),
+		if (dc_safe_read(chunk, iov + (__u64)i * sizeof(struct iovec),
 			      (size_t)m * sizeof(struct iovec)) != 0)
 			return -1;
 		for (k = 0; k < m; k++)
@@ -425,6 +430,13 @@ void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 		/* The errno this call failed with: known here exactly. */
 		ev->flags |= DC_EVF_FAILED;
 		ev->error = err;
+	}
+	if (__builtin_expect(c->fn >= DC_FN_FIRST_LIB, 0)) {
+		/* An MPI or HDF5 call: errno is not how it fails, and
+		 * dc-aggregate takes the error of a failed system call
+		 * under it, as on the uprobe path. */
+		ev->flags |= c->evflags;
+		ev->error = 0;
 	}
 	ev->seq = c->seq;
 	ev->parent = c->parent;

@@ -7,10 +7,12 @@ dc_wrap_dc_wrap_LDADD = lib/libdc.la
 # other than its hooks: everything else is hidden.
 lib_LTLIBRARIES += dc-wrap/libdcclient.la
 include_HEADERS = dc-wrap/dcclient.h
-# The fast path (fast.c) and the wrappers it serves (wrappers.c) are in
+# The fast path (fast.c) and the wrappers it serves (wrappers.c, and
+# iolibs.c for MPI-IO and HDF5, which it does not link) are in
 # the same library: preloading one file is all a process needs.
 dc_wrap_libdcclient_la_SOURCES = dc-wrap/dcclient.c dc-wrap/dcclient.h \
-	dc-wrap/fast.c dc-wrap/client.h dc-wrap/wrappers.c lib/fastabi.h
+	dc-wrap/fast.c dc-wrap/client.h dc-wrap/wrappers.c dc-wrap/iolibs.c \
+	lib/fastabi.h lib/mpiabi.h
 # Never sanitized: it is preloaded into applications that are not.
 dc_wrap_libdcclient_la_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS)) \
 	-fvisibility=hidden -ftls-model=initial-exec

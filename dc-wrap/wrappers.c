@@ -1,7 +1,7 @@
 /*
  * wrappers.c - libdcclient.so's interposing wrappers for the functions of
  * dc-gen's posix and stdio layers (the list is DC_FAST_FUNCS in
- * lib/fastabi.h).
+ * lib/fastabi.h; the mpiio and hdf5 layers' are in iolibs.c).
  *
  * Preloaded, these definitions come before libc's, so a program's call to
  * write() lands here.  Each wrapper tests one byte (is this function
@@ -38,15 +38,6 @@
 #include "client.h"
 
 #define DC_EXPORT __attribute__((visibility("default")))
-
-/* The next definition, resolved at first use: a wrapper may run before
- * this library's constructor (from another library's). */
-#define REAL(fn)                                                            \
-	(*({                                                                \
-		if (__builtin_expect(real_##fn == NULL, 0))                 \
-			real_##fn = (__typeof__(real_##fn))dc_real(#fn);    \
-		real_##fn;                                                  \
-	}))
 
 #define I(x) ((__u64)(__u32)(x))
 #define P(x) ((__u64)(uintptr_t)(x))

@@ -46,7 +46,7 @@
 #define DC_FAST_DEFAULT_SOCKET "@datacrumbs-clients"
 #define DC_FAST_MAGIC 0x64636661u        /* "dcfa" */
 #define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
-#define DC_FAST_VERSION 3u
+#define DC_FAST_VERSION 4u
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 
 /* The functions the client wraps, in table order: X(name, layer).  The
@@ -71,7 +71,28 @@
 	X(fseeko, stdio) X(ftell, stdio) X(ftello, stdio) X(fflush, stdio) \
 	X(fclose, stdio) X(fgets, stdio) X(fputs, stdio) X(fprintf, stdio) \
 	X(fscanf, stdio) X(fputc, stdio) X(putc, stdio) X(preadv2, posix) \
-	X(pwritev2, posix)
+	X(pwritev2, posix) \
+	X(MPI_Init, mpiio) X(MPI_Finalize, mpiio) X(MPI_Comm_rank, mpiio) \
+	X(MPI_File_open, mpiio) X(MPI_File_close, mpiio) \
+	X(MPI_File_sync, mpiio) X(MPI_File_set_view, mpiio) \
+	X(MPI_File_seek, mpiio) X(MPI_File_read, mpiio) \
+	X(MPI_File_write, mpiio) X(MPI_File_read_all, mpiio) \
+	X(MPI_File_write_all, mpiio) X(MPI_File_read_at, mpiio) \
+	X(MPI_File_write_at, mpiio) X(MPI_File_read_at_all, mpiio) \
+	X(MPI_File_write_at_all, mpiio) X(MPI_File_iread, mpiio) \
+	X(MPI_File_iwrite, mpiio) X(MPI_File_iread_at, mpiio) \
+	X(MPI_File_iwrite_at, mpiio) X(MPI_File_iread_all, mpiio) \
+	X(MPI_File_iwrite_all, mpiio) X(MPI_File_iread_at_all, mpiio) \
+	X(MPI_File_iwrite_at_all, mpiio) X(MPI_File_read_shared, mpiio) \
+	X(MPI_File_write_shared, mpiio) X(MPI_File_read_ordered, mpiio) \
+	X(MPI_File_write_ordered, mpiio) \
+	X(H5Fcreate, hdf5) X(H5Fopen, hdf5) X(H5Fclose, hdf5) \
+	X(H5Fflush, hdf5) X(H5Dcreate2, hdf5) X(H5Dopen2, hdf5) \
+	X(H5Dread, hdf5) X(H5Dwrite, hdf5) X(H5Dclose, hdf5) \
+	X(H5Gcreate2, hdf5) X(H5Gopen2, hdf5) X(H5Gclose, hdf5) \
+	X(H5Acreate2, hdf5) X(H5Aopen, hdf5) X(H5Aread, hdf5) \
+	X(H5Awrite, hdf5) X(H5Aclose, hdf5) X(H5Pcreate, hdf5) \
+	X(H5Pclose, hdf5) X(H5Pset_fapl_mpio, hdf5) X(H5Pset_dxpl_mpio, hdf5)
 
 enum dc_fast_func {
 #define DC_FAST_ENUM(name, layer) DC_FN_##name,
@@ -79,6 +100,11 @@ enum dc_fast_func {
 #undef DC_FAST_ENUM
 	DC_FAST_NFUNCS
 };
+
+/* From here on the functions of the mpiio and hdf5 layers: a shared
+ * library's (libmpi, libhdf5), which the client resolves with
+ * dlsym(RTLD_NEXT) and never links. */
+#define DC_FN_FIRST_LIB DC_FN_MPI_Init
 
 /* Client -> collector, first message. */
 struct dc_fast_hello {
@@ -105,6 +131,10 @@ struct dc_fast_func_cfg {
 	__u8 derive_kind;        /* ... as this kind: DC_ARG_IOV (total of
 	                            iov_len, count in the next slot),
 	                            DC_ARG_STRLEN or DC_ARG_STROUT */
+	__u8 arg_kinds[DC_MAX_ARGS]; /* the plan's kinds: the mpiio and
+	                            hdf5 functions read their handles,
+	                            datatype sizes and status counts as the
+	                            kernel programs do */
 };
 
 /* Collector -> client, the answer to the hello. */

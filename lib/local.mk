@@ -11,6 +11,7 @@ lib_libdc_la_SOURCES = \
 	lib/fdpass.h \
 	lib/hash.h \
 	lib/messages.c lib/messages.h \
+	lib/mpiabi.h \
 	lib/numbers.c lib/numbers.h \
 	lib/sanreport.c \
 	lib/outfile.c lib/outfile.h \

@@ -2,6 +2,7 @@
 """fast-compare - compare the fast path's trace with the uprobe path's.
 
   fast-compare FAST.pfw.gz UPROBE.pfw.gz
+  fast-compare --cats MPI,HDF5 FAST.pfw.gz UPROBE.pfw.gz
 
 Takes the events of the traced workload (t/helpers/fastclient mix) between
 its two marker stat() calls, in time order, and compares them one by one
@@ -12,6 +13,10 @@ that libc makes to its own exported functions (fopen's open, stat's
 fstatat) are seen by a uprobe (it is on the function's address) but not
 by an interposing wrapper: they are removed from the uprobe trace and
 what ran under them moves up a level.
+With --cats, takes the events of those categories (MPI-IO and HDF5
+calls) of every process instead, each process's in tree order, and
+compares process with process (an MPI job's ranks have other pids in
+the other run: processes are matched by their sorted event lists).
 Prints the differences; exit 1 if any.
 """
 import gzip
@@ -76,11 +81,14 @@ def window(events):
     return [e for e in events if e["pid"] == pid and t0 <= e["ts"] <= t1]
 
 
-def drop_libc_internals(events):
-    user = [e for e in events if e["cat"] in ("POSIX", "STDIO")]
+def drop_internals(events, cats=("POSIX", "STDIO")):
+    """A library's calls to its own exported functions (libc's, or
+    MPICH's MPI_Comm_rank inside its collective reads): calls of cats
+    inside another call of cats on the same thread."""
+    user = [e for e in events if e["cat"] in cats]
     out, dropped = [], []
     for e in events:
-        if e["cat"] in ("POSIX", "STDIO") and any(
+        if e["cat"] in cats and any(
                 s is not e and s["tid"] == e["tid"] and s["ts"] <= e["ts"] and
                 e["ts"] + e["dur"] <= s["ts"] + s["dur"] and
                 s["args"].get("level", 0) < e["args"].get("level", 0)
@@ -119,13 +127,36 @@ def key(e):
     return (e["cat"], e["name"], e["file"], json.dumps(a, sort_keys=True))
 
 
-fall, sall = load(sys.argv[1]), load(sys.argv[2])
-fwin = window(fall)
-swin = drop_libc_internals(window(sall))
-parents(fwin, fall)
-parents(swin, sall)
-fast = [key(e) for e in fwin]
-slow = [key(e) for e in swin]
+def by_process(events, cats):
+    """The events of cats, one list of keys per process, sorted."""
+    kept = drop_internals([e for e in events if e["cat"] in cats], cats)
+    parents(kept, events)
+    procs = {}
+    for e in kept:
+        procs.setdefault(e["pid"], []).append(key(e))
+    return sorted(procs.values())
+
+
+def compare_processes(fall, sall, cats):
+    fast, slow = by_process(fall, cats), by_process(sall, cats)
+    if len(fast) != len(slow):
+        sys.exit("fast-compare: %d processes on the fast path, %d by uprobe" %
+                 (len(fast), len(slow)))
+    return ([k for p in fast for k in p + [None]],
+            [k for p in slow for k in p + [None]])
+
+
+if sys.argv[1] == "--cats":
+    fall, sall = load(sys.argv[3]), load(sys.argv[4])
+    fast, slow = compare_processes(fall, sall, set(sys.argv[2].split(",")))
+else:
+    fall, sall = load(sys.argv[1]), load(sys.argv[2])
+    fwin = window(fall)
+    swin = drop_internals(window(sall))
+    parents(fwin, fall)
+    parents(swin, sall)
+    fast = [key(e) for e in fwin]
+    slow = [key(e) for e in swin]
 bad = 0
 for i in range(max(len(fast), len(slow))):
     f = fast[i] if i < len(fast) else None
@@ -133,5 +164,6 @@ for i in range(max(len(fast), len(slow))):
     if f != s:
         print("event %d:\n  fast   %s\n  uprobe %s" % (i, f, s))
         bad += 1
-print("%d events compared, %d differ" % (max(len(fast), len(slow)), bad))
+n = max(len([k for k in fast if k]), len([k for k in slow if k]))
+print("%d events compared, %d differ" % (n, bad))
 sys.exit(1 if bad else 0)
