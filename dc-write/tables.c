@@ -17,28 +17,28 @@
 
 #include "hash.h"
 #include "outfile.h"
+#include "spec.h"
 #include "trace-impl.h"
 
 /* ---- probes, strings, processes ---- */
 
-/* The args key of each argument kind. */
-static const char *const arg_names[DC_ARG_KIND_MAX] = {
-	[DC_ARG_FD] = "fd", [DC_ARG_SIZE] = "size",
-	[DC_ARG_OFFSET] = "offset", [DC_ARG_FLAGS] = "flags",
-	[DC_ARG_MODE] = "mode", [DC_ARG_HANDLE] = "handle",
-	[DC_ARG_WHENCE] = "whence", [DC_ARG_INT] = "arg",
-	[DC_ARG_DEV] = "dev", [DC_ARG_SECTOR] = "sector",
-	[DC_ARG_INODE] = "inode", [DC_ARG_INDEX] = "index",
-	[DC_ARG_PAGES] = "pages", [DC_ARG_OP] = "op",
-	[DC_ARG_FAMILY] = "family", [DC_ARG_PROTOCOL] = "protocol",
-	[DC_ARG_OLDSTATE] = "oldstate", [DC_ARG_NEWSTATE] = "newstate",
-	[DC_ARG_SPORT] = "sport", [DC_ARG_DPORT] = "dport",
-	[DC_ARG_OPCODE] = "opcode", [DC_ARG_REASON] = "reason",
-	[DC_ARG_ISIZE] = "isize", [DC_ARG_COUNT] = "count",
-	[DC_ARG_HANDLE_OUT] = "handle", [DC_ARG_HANDLE_IN] = "handle",
-	[DC_ARG_FILE] = "handle", [DC_ARG_CHAR] = "char",
-	[DC_ARG_CMD] = "cmd", [DC_ARG_DATATYPE] = "datatype",
-};
+/* The args key of an argument of kind k: the plan's name for the kind
+ * (dc-gen(1)), but for plain integers ("arg") and the handles, which are
+ * all "handle" whichever way they travel; NULL for a kind this writer
+ * does not know (it prints as a plain integer). */
+static const char *arg_key(uint8_t k)
+{
+	switch (k) {
+	case DC_ARG_INT:
+		return "arg";
+	case DC_ARG_HANDLE_OUT:
+	case DC_ARG_HANDLE_IN:
+	case DC_ARG_FILE:
+		return "handle";
+	default:
+		return k < DC_ARG_KIND_MAX ? dc_arg_kind_name(k) : NULL;
+	}
+}
 
 /* The probe's name and cat, and the JSON made of them once: the line
  * prefix and the key its drops are counted under. */
@@ -90,14 +90,14 @@ static void set_arg_key(struct probe *pr, int i, uint8_t k, uint64_t *used)
 		return;
 	/* A kind newer than this table prints as a plain integer;
 	 * a second argument of one kind gets its slot number. */
-	if (arg_names[k] == NULL)
+	if (arg_key(k) == NULL)
 		snprintf(pr->key[i], sizeof(pr->key[i]), ",\"arg%d\":", i);
 	else if (k == DC_ARG_INT || k >= 64 || (*used & (1ull << k)))
 		snprintf(pr->key[i], sizeof(pr->key[i]), ",\"%s%d\":",
-			 arg_names[k], i);
+			 arg_key(k), i);
 	else
 		snprintf(pr->key[i], sizeof(pr->key[i]), ",\"%s\":",
-			 arg_names[k]);
+			 arg_key(k));
 	if (k < 64)
 		*used |= 1ull << k;
 }
