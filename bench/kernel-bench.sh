@@ -220,30 +220,35 @@ fi
 # ---- the programs' own time ----
 # progstats SPEC CMD...: the collector's programs' runs and ns per run,
 # read by the traced command itself before the collector detaches them
-# (the programs whose fds its parent, the collector, holds).
+# (the programs whose fds its parent, the collector, holds), and each
+# one's ratio to the empty program's ns per run on the same tracepoints
+# (the file floor.ns, from floorstats just before).
 progstats() {
 	p_spec=$1; shift
 	dc-collect -k key "$p_spec.sig" -- sh -c "$*; cat /proc/\$PPID/fdinfo/* 2>/dev/null | sed -n \"s/^prog_id:[^0-9]*//p\" >ids; bpftool prog show --json >progs.json" 2>/dev/null |
 		dc-aggregate | dc-write --force stats.pfw.gz
 	python3 -c '
 import json
+floor = float(open("floor.ns").read() or 0) or float("nan")
 ids = set(int(x) for x in open("ids").read().split())
 for p in json.load(open("progs.json")):
     if p["id"] in ids and p["name"].startswith("dc_") and p.get("run_cnt"):
-        print("| datacrumbs %s | %d | %.1f |" % (p["name"], p["run_cnt"], p["run_time_ns"] / p["run_cnt"]))' | sort
+        ns = p["run_time_ns"] / p["run_cnt"]
+        print("| datacrumbs %s | %d | %.1f | %.2fx |" % (p["name"], p["run_cnt"], ns, ns / floor))' | sort
 }
-floorstats() { # floorstats WHAT TPS -- CMD...
+floorstats() { # floorstats WHAT TPS -- CMD...: also floor.ns, the mean
 	f_what=$1 f_opts=$2; shift 3
-	$FLOOR $f_opts -- "$@" 2>&1 |
-		sed -n "s/^floor: \([a-z_]*\) runs=\([0-9]*\) ns_per_run=\([0-9.]*\)/| floor ($f_what: \1) | \2 | \3 |/p"
+	$FLOOR $f_opts -- "$@" 2>&1 | sed -n "s/^floor: //p" >floor.runs
+	sed -n "s/^\([a-z_]*\) runs=\([0-9]*\) ns_per_run=\([0-9.]*\)/| floor ($f_what: \1) | \2 | \3 | 1.00x |/p" floor.runs
+	awk -F'ns_per_run=' 'NF == 2 { s += $2; n++ } END { if (n) printf "%.1f", s / n }' floor.runs >floor.ns
 }
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -q kernel.bpf_stats_enabled=1
 echo
 echo "Programs' own time (kernel.bpf_stats_enabled; runs include other processes' calls on the host):"
 echo
-echo "| program | runs | ns per run |"
-echo "|---|---|---|"
+echo "| program | runs | ns per run | x the floor's |"
+echo "|---|---|---|---|"
 floorstats "empty, sys_enter + sys_exit" "$SYSFLOOR" -- "$W" syswrites "$N"
 progstats sys "$W" syswrites "$N"
 if test -n "$loopdev"; then
