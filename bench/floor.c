@@ -1,21 +1,25 @@
 /*
  * dc-floor - run a command with empty BPF programs on the given
  * tracepoints: the floor every benchmark of a kernel layer is compared
- * with (bench/run).
+ * with (bench/kernel-bench.sh).
  *
- *   dc-floor [-t CAT:NAME]... [-r NAME]... -- COMMAND [ARG]...
+ *   dc-floor [-b] [-t CAT:NAME]... [-r NAME]... -- COMMAND [ARG]...
  *
  * -r attaches the empty raw-tracepoint program (sys_enter, sys_exit),
  * -b the empty BTF-typed one on sys_enter (as dc-collect's entries where
- * the kernel has tp_btf), -t the empty classic-tracepoint program.  The command's exit status is
- * dc-floor's.  With kernel.bpf_stats_enabled set, the programs' runs and
- * nanoseconds per run are printed on stderr at the end, one line each:
+ * the kernel has tp_btf), -t the empty classic-tracepoint program.  With
+ * kernel.bpf_stats_enabled set, the programs' runs and nanoseconds per run
+ * are printed on stderr at the end, one line each:
  *   floor: raw_tp runs=N ns_per_run=X
+ *
+ * Exit status: the command's (128 + the signal that ended it); 1 if the
+ * programs cannot be loaded or attached or the command not run; 2 for bad
+ * options.  Built for the benchmarks, never installed.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <signal.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,33 +29,91 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "messages.h"
 #include "floor.skel.h"
 
-#define MAX_LINKS 64
+#define MAX_LINKS 64 /* of each kind; 2 * MAX_LINKS + 1 in all */
 
 struct floor {
 	struct floor_bpf *skel;
-	struct bpf_link *links[MAX_LINKS];
+	struct bpf_link *links[2 * MAX_LINKS + 1];
 	int nlinks;
 };
 
-static void usage(FILE *f, int status)
+static const char usage_text[] =
+	"usage: dc-floor [OPTION]... -- COMMAND [ARG]...\n"
+	"Run COMMAND with empty BPF programs attached: what any tracer of the\n"
+	"same tracepoints pays before doing anything.\n"
+	"\n"
+	"  -b, --btf-sys-enter     the empty tp_btf program on sys_enter\n"
+	"  -r, --raw NAME          the empty raw-tracepoint program on NAME\n"
+	"  -t, --tracepoint CAT:NAME  the empty classic-tracepoint program\n"
+	"  -h, --help              print this help and exit\n"
+	"  -V, --version           print the version and exit\n"
+	"\n"
+	"With kernel.bpf_stats_enabled, each program's runs and ns per run\n"
+	"are printed on stderr at the end.  Exit status: COMMAND's; 1 if the\n"
+	"programs or the command could not be run; 2 for bad options.\n";
+
+/* What to attach, from the options. */
+struct floor_opts {
+	int btf;                        /* -b */
+	const char *raw[MAX_LINKS];     /* -r NAME */
+	const char *tp[MAX_LINKS];      /* -t CAT:NAME */
+	int nraw, ntp;
+};
+
+static void add_name(const char **names, int *n, const char *name)
 {
-	fprintf(f, "usage: dc-floor [-b] [-t CAT:NAME]... [-r NAME]... -- COMMAND [ARG]...\n");
-	exit(status);
+	if (*n == MAX_LINKS)
+		dc_usage_error("more than %d tracepoints of a kind", MAX_LINKS);
+	names[(*n)++] = name;
+}
+
+/* Parse the options into *o; returns the command's index. */
+static int parse_options(struct floor_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "btf-sys-enter", no_argument, NULL, 'b' },
+		{ "raw", required_argument, NULL, 'r' },
+		{ "tracepoint", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "+bt:r:hV", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'b':
+			o->btf = 1;
+			break;
+		case 't':
+			if (strchr(optarg, ':') == NULL)
+				dc_usage_error("-t %s: not CATEGORY:NAME", optarg);
+			add_name(o->tp, &o->ntp, optarg);
+			break;
+		case 'r':
+			add_name(o->raw, &o->nraw, optarg);
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		case 'V':
+			dc_print_version();
+		default:
+			dc_try_help();
+		}
+	}
+	if (optind >= argc)
+		dc_usage_error("no command to run");
+	return optind;
 }
 
 static void add_link(struct floor *fl, struct bpf_link *l, const char *what)
 {
-	if (l == NULL) {
-		fprintf(stderr, "dc-floor: cannot attach %s: %s\n", what,
-			strerror(errno));
-		exit(1);
-	}
-	if (fl->nlinks == MAX_LINKS) {
-		fprintf(stderr, "dc-floor: more than %d tracepoints\n", MAX_LINKS);
-		exit(2);
-	}
+	if (l == NULL)
+		sysdie("cannot attach %s", what);
 	fl->links[fl->nlinks++] = l;
 }
 
@@ -60,14 +122,31 @@ static void attach_tp(struct floor *fl, const char *spec)
 	char cat[128];
 	const char *colon = strchr(spec, ':');
 
-	if (colon == NULL || (size_t)(colon - spec) >= sizeof(cat)) {
-		fprintf(stderr, "dc-floor: -t %s: not CATEGORY:NAME\n", spec);
-		exit(2);
-	}
+	if ((size_t)(colon - spec) >= sizeof(cat))
+		dc_usage_error("-t %s: category too long", spec);
 	memcpy(cat, spec, (size_t)(colon - spec));
 	cat[colon - spec] = '\0';
 	add_link(fl, bpf_program__attach_tracepoint(fl->skel->progs.floor_tp,
 						    cat, colon + 1), spec);
+}
+
+/* Load the empty programs and attach them where *o says. */
+static void attach_all(struct floor *fl, const struct floor_opts *o)
+{
+	int i;
+
+	fl->skel = floor_bpf__open_and_load();
+	if (fl->skel == NULL)
+		sysdie("cannot load the BPF object");
+	if (o->btf)
+		add_link(fl, bpf_program__attach(fl->skel->progs.floor_btf),
+			 "tp_btf/sys_enter");
+	for (i = 0; i < o->nraw; i++)
+		add_link(fl, bpf_program__attach_raw_tracepoint(
+				 fl->skel->progs.floor_raw, o->raw[i]),
+			 o->raw[i]);
+	for (i = 0; i < o->ntp; i++)
+		attach_tp(fl, o->tp[i]);
 }
 
 static void report(struct bpf_program *prog, const char *name)
@@ -84,55 +163,34 @@ static void report(struct bpf_program *prog, const char *name)
 		(double)info.run_time_ns / (double)info.run_cnt);
 }
 
-int main(int argc, char **argv)
+/* Run argv[0] to its end: its wait status. */
+static int run_command(char **argv)
 {
-	struct floor fl = { 0 };
-	int opt, status, i;
-	pid_t pid;
+	int status;
+	pid_t pid = fork();
 
-	fl.skel = floor_bpf__open_and_load();
-	if (fl.skel == NULL) {
-		fprintf(stderr, "dc-floor: cannot load the BPF object: %s\n",
-			strerror(errno));
-		return 1;
-	}
-	while ((opt = getopt(argc, argv, "hbt:r:")) != -1) {
-		switch (opt) {
-		case 'b':
-			add_link(&fl, bpf_program__attach(fl.skel->progs.floor_btf),
-				 "tp_btf/sys_enter");
-			break;
-		case 't':
-			attach_tp(&fl, optarg);
-			break;
-		case 'r':
-			add_link(&fl, bpf_program__attach_raw_tracepoint(
-					 fl.skel->progs.floor_raw, optarg),
-				 optarg);
-			break;
-		case 'h':
-			usage(stdout, 0);
-			break;
-		default:
-			usage(stderr, 2);
-		}
-	}
-	if (optind >= argc)
-		usage(stderr, 2);
-	pid = fork();
-	if (pid < 0) {
-		perror("dc-floor: fork");
-		return 1;
-	}
+	if (pid < 0)
+		sysdie("fork");
 	if (pid == 0) {
-		execvp(argv[optind], argv + optind);
-		fprintf(stderr, "dc-floor: %s: %s\n", argv[optind], strerror(errno));
+		execvp(argv[0], argv);
+		syswarn("%s", argv[0]);
 		_exit(127);
 	}
-	if (waitpid(pid, &status, 0) < 0) {
-		perror("dc-floor: waitpid");
-		return 1;
-	}
+	if (waitpid(pid, &status, 0) < 0)
+		sysdie("waitpid");
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct floor_opts o = { 0 };
+	struct floor fl = { 0 };
+	int cmd, status, i;
+
+	dc_messages_init(argv[0]);
+	cmd = parse_options(&o, argc, argv);
+	attach_all(&fl, &o);
+	status = run_command(argv + cmd);
 	report(fl.skel->progs.floor_btf, "tp_btf");
 	report(fl.skel->progs.floor_raw, "raw_tp");
 	report(fl.skel->progs.floor_tp, "tp");

@@ -11,7 +11,7 @@ bench_dc_floor_SOURCES = bench/floor.c
 nodist_bench_dc_floor_SOURCES = bench/floor.skel.h
 bench_dc_floor_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/bench \
 	$(LIBBPF_CFLAGS)
-bench_dc_floor_LDADD = $(LIBBPF_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
+bench_dc_floor_LDADD = lib/libdc.la $(LIBBPF_LIBS) $(LIBELF_LIBS) $(ZLIB_LIBS)
 BUILT_SOURCES += bench/floor.skel.h
 CLEANFILES += bench/floor.skel.h bench/floor.bpf.o
 
