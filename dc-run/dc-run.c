@@ -38,6 +38,7 @@
 
 #include "jobinfo.h"
 #include "messages.h"
+#include "numbers.h"
 #include "stream.h"
 
 #define DEFAULT_TIMEOUT 60
@@ -112,7 +113,6 @@ static void parse_options(struct options *o, int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
 	int opt;
 
 	memset(o, 0, sizeof(*o));
@@ -129,11 +129,8 @@ static void parse_options(struct options *o, int argc, char **argv)
 			o->key = optarg;
 			break;
 		case 't':
-			errno = 0;
-			o->timeout = strtol(optarg, &end, 10);
-			if (errno != 0 || end == optarg || *end != '\0' ||
-			    o->timeout <= 0)
-				dc_usage_error("invalid timeout '%s'", optarg);
+			o->timeout = (long)dc_int_option(optarg, "--timeout", 1,
+							 86400 * 366);
 			break;
 		case 'S':
 			o->service_dir = optarg;

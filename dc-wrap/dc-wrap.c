@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "messages.h"
+#include "numbers.h"
 
 #define DEFAULT_TIMEOUT 60
 #define EXIT_NOT_EXECUTABLE 126 /* as sh(1) does */
@@ -98,7 +99,7 @@ int main(int argc, char **argv)
 	};
 	const char *ready_file = NULL, *lib = NULL, *run_id = NULL;
 	const char *old;
-	char resolved[PATH_MAX], *end;
+	char resolved[PATH_MAX];
 	long timeout = DEFAULT_TIMEOUT;
 	int opt;
 
@@ -110,12 +111,8 @@ int main(int argc, char **argv)
 			ready_file = optarg;
 			break;
 		case 't':
-			errno = 0;
-			timeout = strtol(optarg, &end, 10);
-			if (errno != 0 || end == optarg || *end != '\0' ||
-			    timeout < 0 || timeout > 86400 * 366)
-				dc_usage_error("--timeout takes 0 to %d seconds, "
-					       "not '%s'", 86400 * 366, optarg);
+			timeout = (long)dc_int_option(optarg, "--timeout", 0,
+						      86400 * 366);
 			break;
 		case 'l':
 			lib = optarg;

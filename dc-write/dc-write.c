@@ -169,19 +169,6 @@ static void usage(void)
 	exit(0);
 }
 
-static long parse_int(const char *s, const char *opt, long lo, long hi)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
-		dc_usage_error("%s takes a number from %ld to %ld, not '%s'",
-			       opt, lo, hi, s);
-	return v;
-}
-
 /* What the command line asked for. */
 struct options {
 	enum { MODE_WRITE, MODE_CHECK, MODE_SUMMARY } mode;
@@ -255,10 +242,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 				optarg, "--chunk-size", 1, 1u << 30);
 			break;
 		case OPT_THREADS:
-			o->threads = parse_int(optarg, "--threads", 0, 256);
+			o->threads = dc_int_option(optarg, "--threads", 0, 256);
 			break;
 		case OPT_LEVEL:
-			o->level = (int)parse_int(optarg, "--level", 1, 12);
+			o->level = (int)dc_int_option(optarg, "--level", 1, 12);
 			break;
 		case OPT_COMPRESSOR:
 			if (strcmp(optarg, "auto") != 0 &&
@@ -269,7 +256,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->compressor = optarg;
 			break;
 		case OPT_FLUSH:
-			o->flush_interval = parse_int(optarg, "--flush-interval",
+			o->flush_interval = dc_int_option(optarg, "--flush-interval",
 						      0, 86400);
 			break;
 		case OPT_FSYNC:
@@ -289,7 +276,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->mode = c == OPT_CHECK ? MODE_CHECK : MODE_SUMMARY;
 			break;
 		case OPT_TOP:
-			o->top = (unsigned)parse_int(optarg, "--top", 0, 1000000);
+			o->top = (unsigned)dc_int_option(optarg, "--top", 0, 1000000);
 			break;
 		case 'h':
 			usage();

@@ -1,9 +1,11 @@
 /*
- * numbers.c - sizes on command lines; see numbers.h.
+ * numbers.c - sizes and numbers on command lines; see numbers.h.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "messages.h"
 #include "numbers.h"
@@ -59,6 +61,20 @@ char *dc_format_size(uint64_t v, char *buf, unsigned len)
 		snprintf(buf, len, "%llu%c", (unsigned long long)v,
 			 suffixes[i - 1]);
 	return buf;
+}
+
+long long dc_int_option(const char *s, const char *opt, long long lo,
+			long long hi)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+		dc_usage_error("%s takes a number from %lld to %lld, not '%s'",
+			       opt, lo, hi, s);
+	return v;
 }
 
 uint64_t dc_size_option(const char *s, const char *opt, uint64_t lo,

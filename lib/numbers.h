@@ -1,5 +1,6 @@
 /*
- * numbers.h - sizes given on command lines, parsed one way by every tool.
+ * numbers.h - sizes and numbers given on command lines, parsed one way by
+ * every tool.
  *
  * A size is decimal digits with an optional suffix K, M, G, T, P or E
  * (either case; powers of 1024).  Signs, spaces, other suffixes and
@@ -27,6 +28,12 @@ enum dc_size_status dc_parse_size(const char *s, uint64_t lo, uint64_t hi,
  * "--chunk-size takes 1 to 1G, not '2G'". */
 uint64_t dc_size_option(const char *s, const char *opt, uint64_t lo,
 			uint64_t hi);
+
+/* The decimal integer s given to option opt, from lo to hi, or a
+ * one-line usage error naming opt, the range and s (exit 2):
+ * "--level takes a number from 1 to 12, not '0'". */
+long long dc_int_option(const char *s, const char *opt, long long lo,
+			long long hi);
 
 /* v in the shortest exact form a size can be written in ("4096", "64K",
  * "2G") into buf of len bytes; returns buf. */

@@ -76,5 +76,11 @@ test_expect_success 'dc-wrap: timeout range' '
 	rejects --timeout 99999999999999 dc-wrap &&
 	rejects --timeout -1 dc-wrap
 '
+test_expect_success 'dc-run: timeout range' '
+	rejects --timeout 0 dc-run &&
+	rejects --timeout 99999999999999 dc-run &&
+	test_must_fail_with 2 dc-run --timeout 5s -- true 2>err &&
+	grep "^dc-run: --timeout takes a number from 1 to 31622400, not .5s.$" err
+'
 
 test_done
