@@ -116,8 +116,9 @@ static char *canonical_target(const char *entry)
 	return xstrdup(resolved);
 }
 
-static int policy_load(const char *path, struct policy *p, char *err,
-		       size_t errlen, int *status)
+/* Only known members, the right version, and max_probes. */
+static int policy_members(const char *path, struct policy *p, char *err,
+			  size_t errlen)
 {
 	static const char *const known[] = {
 		"datacrumbs_policy", "max_probes", "allowed_layers",
@@ -125,9 +126,92 @@ static int policy_load(const char *path, struct policy *p, char *err,
 		"allowed_groups", NULL,
 	};
 	const char *key;
-	json_t *v, *targets;
+	json_t *v;
 	size_t i;
 
+	if (!json_is_object(p->doc)) {
+		snprintf(err, errlen, "policy %s: not a JSON object", path);
+		return -1;
+	}
+	json_object_foreach(p->doc, key, v) {
+		for (i = 0; known[i] && strcmp(known[i], key); i++)
+			;
+		if (known[i] == NULL) {
+			snprintf(err, errlen, "policy %s: unknown member \"%s\"",
+				 path, key);
+			return -1;
+		}
+	}
+	v = json_object_get(p->doc, "datacrumbs_policy");
+	if (!json_is_integer(v) || json_integer_value(v) != POLICY_VERSION) {
+		snprintf(err, errlen,
+			 "policy %s: \"datacrumbs_policy\" must be %d", path,
+			 POLICY_VERSION);
+		return -1;
+	}
+	v = json_object_get(p->doc, "max_probes");
+	if (!json_is_integer(v) || json_integer_value(v) < 0) {
+		snprintf(err, errlen,
+			 "policy %s: \"max_probes\" must be a non-negative integer",
+			 path);
+		return -1;
+	}
+	p->max_probes = json_integer_value(v);
+	return 0;
+}
+
+/* The allowed_ lists: arrays of strings, kinds that exist, targets as
+ * absolute paths (kept canonical). */
+static int policy_lists(const char *path, struct policy *p, char *err,
+			size_t errlen)
+{
+	json_t *v, *targets = json_object_get(p->doc, "allowed_targets");
+	size_t i;
+
+	p->layers = json_object_get(p->doc, "allowed_layers");
+	if (!string_array(p->layers) || !string_array(targets)) {
+		snprintf(err, errlen,
+			 "policy %s: \"allowed_layers\" and \"allowed_targets\" must be arrays of strings",
+			 path);
+		return -1;
+	}
+	p->kinds = json_object_get(p->doc, "allowed_kinds");
+	p->users = json_object_get(p->doc, "allowed_users");
+	p->groups = json_object_get(p->doc, "allowed_groups");
+	if ((p->kinds && !string_array(p->kinds)) ||
+	    (p->users && !string_array(p->users)) ||
+	    (p->groups && !string_array(p->groups))) {
+		snprintf(err, errlen,
+			 "policy %s: \"allowed_kinds\", \"allowed_users\" and \"allowed_groups\" must be arrays of strings",
+			 path);
+		return -1;
+	}
+	json_array_foreach(p->kinds, i, v) {
+		if (dc_probe_kind_parse(json_string_value(v)) <= 0) {
+			snprintf(err, errlen,
+				 "policy %s: unknown probe kind \"%s\" in \"allowed_kinds\"",
+				 path, json_string_value(v));
+			return -1;
+		}
+	}
+	p->targets = xcalloc(json_array_size(targets) + 1, sizeof(char *));
+	json_array_foreach(targets, i, v) {
+		const char *t = json_string_value(v);
+
+		if (t[0] != '/') {
+			snprintf(err, errlen,
+				 "policy %s: target \"%s\" is not an absolute path",
+				 path, t);
+			return -1;
+		}
+		p->targets[p->ntargets++] = canonical_target(t);
+	}
+	return 0;
+}
+
+static int policy_load(const char *path, struct policy *p, char *err,
+		       size_t errlen, int *status)
+{
 	struct stat st;
 
 	memset(p, 0, sizeof(*p));
@@ -141,79 +225,14 @@ static int policy_load(const char *path, struct policy *p, char *err,
 	p->doc = dc_json_read_file(path, err, errlen, status);
 	if (p->doc == NULL)
 		return -1;
-	*status = DC_EXIT_BADINPUT;
-	if (!json_is_object(p->doc)) {
-		snprintf(err, errlen, "policy %s: not a JSON object", path);
-		goto fail;
-	}
-	json_object_foreach(p->doc, key, v) {
-		for (i = 0; known[i] && strcmp(known[i], key); i++)
-			;
-		if (known[i] == NULL) {
-			snprintf(err, errlen, "policy %s: unknown member \"%s\"",
-				 path, key);
-			goto fail;
-		}
-	}
-	v = json_object_get(p->doc, "datacrumbs_policy");
-	if (!json_is_integer(v) || json_integer_value(v) != POLICY_VERSION) {
-		snprintf(err, errlen,
-			 "policy %s: \"datacrumbs_policy\" must be %d", path,
-			 POLICY_VERSION);
-		goto fail;
-	}
-	v = json_object_get(p->doc, "max_probes");
-	if (!json_is_integer(v) || json_integer_value(v) < 0) {
-		snprintf(err, errlen,
-			 "policy %s: \"max_probes\" must be a non-negative integer",
-			 path);
-		goto fail;
-	}
-	p->max_probes = json_integer_value(v);
-	p->layers = json_object_get(p->doc, "allowed_layers");
-	targets = json_object_get(p->doc, "allowed_targets");
-	if (!string_array(p->layers) || !string_array(targets)) {
-		snprintf(err, errlen,
-			 "policy %s: \"allowed_layers\" and \"allowed_targets\" must be arrays of strings",
-			 path);
-		goto fail;
-	}
-	p->kinds = json_object_get(p->doc, "allowed_kinds");
-	p->users = json_object_get(p->doc, "allowed_users");
-	p->groups = json_object_get(p->doc, "allowed_groups");
-	if ((p->kinds && !string_array(p->kinds)) ||
-	    (p->users && !string_array(p->users)) ||
-	    (p->groups && !string_array(p->groups))) {
-		snprintf(err, errlen,
-			 "policy %s: \"allowed_kinds\", \"allowed_users\" and \"allowed_groups\" must be arrays of strings",
-			 path);
-		goto fail;
-	}
-	json_array_foreach(p->kinds, i, v) {
-		if (dc_probe_kind_parse(json_string_value(v)) <= 0) {
-			snprintf(err, errlen,
-				 "policy %s: unknown probe kind \"%s\" in \"allowed_kinds\"",
-				 path, json_string_value(v));
-			goto fail;
-		}
-	}
-	p->targets = xcalloc(json_array_size(targets) + 1, sizeof(char *));
-	json_array_foreach(targets, i, v) {
-		const char *t = json_string_value(v);
-
-		if (t[0] != '/') {
-			snprintf(err, errlen,
-				 "policy %s: target \"%s\" is not an absolute path",
-				 path, t);
-			goto fail;
-		}
-		p->targets[p->ntargets++] = canonical_target(t);
+	if (policy_members(path, p, err, errlen) != 0 ||
+	    policy_lists(path, p, err, errlen) != 0) {
+		*status = DC_EXIT_BADINPUT;
+		policy_free(p);
+		return -1;
 	}
 	*status = 0;
 	return 0;
-fail:
-	policy_free(p);
-	return -1;
 }
 
 static int target_allowed(const struct policy *p, const char *resolved)
