@@ -359,6 +359,7 @@ static void start_fast_path(struct collector *c)
 	    epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(c->rb), &ev) != 0 ||
 	    epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, dc_fast_fd(c->fast), &ev) != 0)
 		sysdie("cannot watch the ring buffer and the fast path");
+	dc_nest_watch(&c->nest, bpf_map__fd(c->skel->maps.events));
 	notice("fast path: %zu functions recorded by the client library",
 	       dc_fast_ncovered(c->fast));
 }

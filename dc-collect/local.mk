@@ -23,6 +23,13 @@ dc_collect_dc_collect_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/dc-collect \
 dc_collect_dc_collect_LDADD = lib/libdc.la $(LIBBPF_LIBS) $(LIBELF_LIBS) \
 	$(ZLIB_LIBS) $(JANSSON_LIBS) $(LIBCRYPTO_LIBS)
 BUILT_SOURCES += dc-collect/collect.skel.h
+
+# The merge and the nesting of client records, fed by hand (t/3230).
+check_PROGRAMS += t/helpers/nest-test
+t_helpers_nest_test_SOURCES = t/helpers/nest-test.c t/helpers/tap.h \
+	dc-collect/merge.c dc-collect/nest.c
+t_helpers_nest_test_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/dc-collect
+t_helpers_nest_test_LDADD = lib/libdc.la
 CLEANFILES += dc-collect/collect.skel.h dc-collect/collect.bpf.o \
 	dc-collect/vmlinux.h
 # collect.bpf.c and its parts, one object (see its opening comment).

@@ -8,8 +8,11 @@
  * it so far.  Client records come from other rings, so each drain merges:
  * client records (read up to the heads taken at time `upto`, each ring
  * already in end order per thread) go in before the first kernel record
- * that ended after them.  Kernel records that ended after `upto` wait for
- * the next drain, when the client records that end before them are in.
+ * that ended after them.  Records of either side that ended after `upto`
+ * wait for the next drain: a kernel record, for the client records that
+ * end before it, which may not be in the rings yet; a client record
+ * written between `upto` and the heads, for the kernel records that end
+ * before it and wait (a system call made inside it).
  */
 #include "config.h"
 
@@ -59,6 +62,25 @@ static int by_end(const void *a, const void *b)
 	return oa < ob ? -1 : oa > ob;
 }
 
+/* The client records idx[from..n) (by end) wait for the next run: moved
+ * to the front of the queue, in that order. */
+static void keep_clients(struct dc_merge *m, size_t from, size_t n)
+{
+	unsigned char *keep;
+	size_t len = 0, cap = 0;
+
+	if (from == n) {
+		m->flen = 0;
+		return;
+	}
+	keep = NULL;
+	for (size_t i = from; i < n; i++)
+		push(&keep, &len, &cap, (const struct dc_event *)(m->fq + m->idx[i]));
+	memcpy(m->fq, keep, len);
+	m->flen = len;
+	free(keep);
+}
+
 void dc_merge_run(struct dc_merge *m, uint64_t upto, bool final,
 		  dc_merge_emit emit, void *ctx)
 {
@@ -92,9 +114,15 @@ void dc_merge_run(struct dc_merge *m, uint64_t upto, bool final,
 		emit(ctx, k, true);
 		koff += k->size;
 	}
-	for (; i < n; i++)
-		emit(ctx, (const struct dc_event *)(m->fq + m->idx[i]), false);
-	m->flen = 0;
+	for (; i < n; i++) {
+		const struct dc_event *f =
+			(const struct dc_event *)(m->fq + m->idx[i]);
+
+		if (!final && end_of(f) > upto)
+			break;
+		emit(ctx, f, false);
+	}
+	keep_clients(m, i, n);
 	memmove(m->kq, m->kq + koff, m->klen - koff);
 	m->klen -= koff;
 	m->running = false;

@@ -29,7 +29,7 @@ typedef void (*dc_merge_emit)(void *ctx, const struct dc_event *ev,
 void dc_merge_kernel(struct dc_merge *m, const struct dc_event *ev);
 void dc_merge_client(struct dc_merge *m, const struct dc_event *ev);
 /* Emit everything that ended by `upto` (all of it if final) in end-time
- * order; kernel records that ended later wait for the next run. */
+ * order; records that ended later wait for the next run. */
 void dc_merge_run(struct dc_merge *m, uint64_t upto, bool final,
 		  dc_merge_emit emit, void *ctx);
 void dc_merge_free(struct dc_merge *m);

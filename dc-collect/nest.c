@@ -9,6 +9,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "messages.h"
 #include "nest.h"
@@ -22,6 +24,37 @@ struct dc_nest_call {
 	uint32_t cdepth;       /* the client's open calls when it began */
 	uint64_t ended_in;     /* the drain that saw its end */
 };
+
+/* A BPF ring buffer's first page holds the reader's position, its second
+ * the writers' (read-only to us; libbpf has its own mapping of both). */
+void dc_nest_watch(struct dc_nest *nt, int ring_fd)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *p = mmap(NULL, 2 * page, PROT_READ, MAP_SHARED, ring_fd, 0);
+
+	if (p == MAP_FAILED)
+		sysdie("cannot map the ring buffer's positions");
+	nt->pos = p;
+	nt->pos_len = 2 * page;
+}
+
+static uint64_t ring_pos(const struct dc_nest *nt, size_t page)
+{
+	const uint64_t *p = (const uint64_t *)((const char *)nt->pos +
+					       page * (nt->pos_len / 2));
+
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+uint64_t dc_nest_produced(const struct dc_nest *nt)
+{
+	return nt->pos ? ring_pos(nt, 1) : 0;
+}
+
+bool dc_nest_behind(const struct dc_nest *nt, uint64_t pos)
+{
+	return nt->pos != NULL && ring_pos(nt, 0) < pos;
+}
 
 void dc_nest_enter(struct dc_nest *nt, const struct dc_event *mark)
 {
@@ -42,16 +75,32 @@ void dc_nest_enter(struct dc_nest *nt, const struct dc_event *mark)
 	c->cdepth = (uint32_t)mark->ret;
 }
 
+/* A call ends, and with it any call of its thread that began inside it
+ * and is still open: its return was never seen (a longjmp out of it),
+ * and the kernel's stack let go of it when this one returned. */
 void dc_nest_call(struct dc_nest *nt, const struct dc_event *ev)
 {
+	const struct dc_nest_call *ended = NULL;
+	uint64_t end = ev->ts + ev->dur;
+
 	for (size_t i = nt->n; i-- > 0;) {
-		struct dc_nest_call *c = &nt->calls[i];
+		const struct dc_nest_call *c = &nt->calls[i];
 
 		if (c->tid == ev->tid && c->seq == ev->seq && c->end == 0 &&
 		    c->pid == ev->pid) {
-			c->end = ev->ts + ev->dur;
+			ended = c;
+			break;
+		}
+	}
+	if (ended == NULL)
+		return;
+	for (size_t i = 0; i < nt->n; i++) {
+		struct dc_nest_call *c = &nt->calls[i];
+
+		if (c->tid == ended->tid && c->pid == ended->pid &&
+		    c->end == 0 && c->seq >= ended->seq) {
+			c->end = end;
 			c->ended_in = nt->drains;
-			return;
 		}
 	}
 }
@@ -104,6 +153,8 @@ void dc_nest_forget(struct dc_nest *nt, uint32_t pid)
 
 void dc_nest_free(struct dc_nest *nt)
 {
+	if (nt->pos != NULL)
+		munmap(nt->pos, nt->pos_len);
 	free(nt->calls);
 	memset(nt, 0, sizeof(*nt));
 }

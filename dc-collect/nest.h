@@ -15,14 +15,20 @@
  * the client's call starts after the uprobe call started and ends before
  * it returned.
  *
- * The kernel's ring is read before the client records of each drain, so
- * the mark of a call is always seen before any record inside it; a call
- * that has ended is kept for one more drain, for the records written
- * just before its end.
+ * The kernel's ring is read before the client records of each drain, and
+ * read up to where its writers were when the clients' heads were taken:
+ * a record another CPU is still writing stops a read of the ring, and the
+ * records behind it, a call's mark or its end, would be missed by the
+ * client records of this drain (a record made after a call returned
+ * would be taken as inside it).  So the mark of a call is always seen
+ * before any record inside it, and its end before any record after it;
+ * a call that has ended is kept for one more drain, for the records
+ * written just before its end.
  */
 #ifndef DC_NEST_H
 #define DC_NEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
@@ -33,7 +39,17 @@ struct dc_nest {
 	struct dc_nest_call *calls;
 	size_t n, cap;
 	uint64_t drains;
+	void *pos;             /* the kernel ring's two position pages */
+	size_t pos_len;
 };
+
+/* Watch the positions of the kernel's ring (a BPF ring buffer map);
+ * dies if they cannot be mapped. */
+void dc_nest_watch(struct dc_nest *nt, int ring_fd);
+/* Where the ring's writers are: every record reserved so far ends there. */
+uint64_t dc_nest_produced(const struct dc_nest *nt);
+/* Whether the ring's reader is still before pos. */
+bool dc_nest_behind(const struct dc_nest *nt, uint64_t pos);
 
 void dc_nest_enter(struct dc_nest *nt, const struct dc_event *mark);
 /* A kernel CALL record: ends the call it is, if marked. */

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -336,17 +337,22 @@ static void merged_record(void *ctx, const struct dc_event *ev, bool kernel)
  * kernel's (merge.c).  final: nothing waits for a next drain. */
 void drain_ordered(struct collector *c, bool final)
 {
-	uint64_t upto = 0;
+	uint64_t upto = 0, produced = 0;
 	int n;
 
 	if (c->fast != NULL) {
 		dc_fast_service(c->fast);
 		upto = now_ns();
 		dc_fast_snapshot(c->fast);
+		produced = dc_nest_produced(&c->nest);
 	}
 	/* consume, not poll: records submitted without a wakeup are only
-	 * found by looking. */
-	n = ring_buffer__consume(c->rb);
+	 * found by looking.  A record still being written stops it; on the
+	 * fast path every record begun before the snapshot is read before
+	 * the client records are placed (nest.h), so again until then. */
+	while ((n = ring_buffer__consume(c->rb)) >= 0 &&
+	       dc_nest_behind(&c->nest, produced))
+		sched_yield();
 	if (n < 0 && n != -EINTR)
 		warn("reading the ring buffer failed: %s", strerror(-n));
 	if (c->fast != NULL) {

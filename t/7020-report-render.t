@@ -49,13 +49,12 @@ test_expect_success BPF,MPIHDF5,DASK 'trace an MPI-IO + HDF5 job on two ranks (p
 	dc-sign --gen-key -k k.key >/dev/null &&
 	dc-sign -k k.key -o probes.sig probes.json &&
 	mkdir out &&
-	# --no-preload: the POSIX calls of the ranks by uprobe.  On the fast path a
-	# call of theirs now and then names as parent an MPI or HDF5 call that
-	# never returns (dc-aggregate: "calls named as parents never returned"),
-	# which this test of the report does not track; see the stop note.
-	dc-collect -k k.key --no-preload probes.sig -- mpirun --allow-run-as-root --oversubscribe \
-		-n 2 "$SHARED/mpi-hdf5" "$PWD/out" 4 1048576 |
-		dc-aggregate | dc-write --chunk-size 64K "$SHARED/job.pfw.gz" &&
+	dc-collect -k k.key probes.sig -- mpirun --allow-run-as-root --oversubscribe \
+		-n 2 "$SHARED/mpi-hdf5" "$PWD/out" 4 1048576 2>collect.err |
+		dc-aggregate 2>aggregate.err | dc-write --chunk-size 64K "$SHARED/job.pfw.gz" &&
+	cat collect.err aggregate.err &&
+	grep "fast path: [0-9]* functions recorded" collect.err &&
+	! grep "parent\|orphan" aggregate.err &&
 	test $(stat -c %s out/shared.dat) = 8388608 &&
 	dc-report -w 2 --top 0 "$SHARED/job.pfw.gz" -o "$SHARED/job.html" &&
 	dc-write --summary --top 0 "$SHARED/job.pfw.gz" >want &&

@@ -21,6 +21,9 @@
  *   workload slow SECONDS FILE     dc_test_slow(): write 1 byte to FILE,
  *                                  sleep SECONDS, write 1 more, in one
  *                                  call of a user function
+ *   workload nest T N              T threads, each N x (dc_test_nest():
+ *                                  write 1 byte to /dev/null inside a
+ *                                  user function; then 1 byte outside)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -338,6 +341,45 @@ __attribute__((noinline)) int dc_test_slow(const char *path, int seconds)
 	return close(fd);
 }
 
+/* One write inside a user function, for calls recorded by the client
+ * library under a uprobe-traced one. */
+__attribute__((noinline)) int dc_test_nest(int fd)
+{
+	int r = (int)write(fd, "i", 1);
+
+	__asm__ volatile("" : "+r"(r));
+	return r;
+}
+
+static void *nest_thread(void *arg)
+{
+	long i, n = *(const long *)arg;
+	int fd = open("/dev/null", O_WRONLY);
+
+	if (fd < 0)
+		fail("open");
+	for (i = 0; i < n; i++)
+		if (dc_test_nest(fd) != 1 || write(fd, "o", 1) != 1)
+			fail("write");
+	close(fd);
+	return NULL;
+}
+
+static int do_nest(int nthreads, long n)
+{
+	pthread_t th[64];
+	int i;
+
+	if (nthreads < 1 || nthreads > 64)
+		return 2;
+	for (i = 0; i < nthreads; i++)
+		if (pthread_create(&th[i], NULL, nest_thread, &n) != 0)
+			fail("pthread_create");
+	for (i = 0; i < nthreads; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -364,6 +406,8 @@ int main(int argc, char **argv)
 		return do_spin(atof(argv[2]), argv[3]);
 	if (strcmp(mode, "slow") == 0 && argc == 4)
 		return dc_test_slow(argv[3], atoi(argv[2])) == 0 ? 0 : 1;
+	if (strcmp(mode, "nest") == 0 && argc == 4)
+		return do_nest(atoi(argv[2]), atol(argv[3]));
 	fprintf(stderr, "usage: see the header of t/helpers/workload.c\n");
 	return 2;
 }
