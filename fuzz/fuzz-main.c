@@ -1,7 +1,7 @@
 /*
  * fuzz-main.c - the driver of every fuzz harness (fuzz.h): one input
- * from a file or standard input, or, under AFL++, input after input in
- * one process.
+ * from a file or standard input, several files one after another, or,
+ * under AFL++, input after input in one process.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -16,7 +16,6 @@
 
 #include "fuzz.h"
 #include "messages.h"
-#include "stream.h"
 
 /* Inputs per process in persistent mode: a fresh process after that many
  * bounds what a leak on some path could pile up. */
@@ -82,17 +81,34 @@ static void read_input(struct fuzz_input *in, const char *file)
 	in->len = n;
 }
 
-/* One input, from a file or standard input: the harness's status. */
-static int run_once(struct fuzz_input *in, const char *file)
+/* One input, from a file or standard input: the harness's status.  The
+ * memory file stays open for the next input, as in persistent mode. */
+static int run_file(struct fuzz_input *in, const char *file)
 {
 	int status;
 
 	read_input(in, file);
 	status = fuzz_target.one(in);
 	free((void *)in->data);
-	if (in->fd >= 0)
-		close(in->fd);
+	in->data = NULL;
+	in->name = NULL;
 	return status;
+}
+
+/* Several files in one process, as AFL++'s persistent mode runs inputs:
+ * "FILE: exit STATUS" for each on standard output, so that a test can
+ * compare them with one process per file (t/8090). */
+static int run_files(struct fuzz_input *in, int n, char **files)
+{
+	int i, status;
+
+	for (i = 0; i < n; i++) {
+		status = run_file(in, files[i]);
+		printf("%s: exit %d\n", files[i], status);
+	}
+	if (fflush(stdout) != 0)
+		sysdie("cannot write standard output");
+	return 0;
 }
 
 #ifdef __AFL_HAVE_MANUAL_CONTROL
@@ -117,10 +133,9 @@ static void run_persistent(struct fuzz_input *in)
 int main(int argc, char **argv)
 {
 	struct fuzz_input in = { .fd = -1 };
+	int status;
 
 	dc_messages_init(fuzz_target.name);
-	if (argc > 2)
-		die_status(DC_EXIT_USAGE, "usage: %s [FILE]", fuzz_target.name);
 	if (fuzz_target.init != NULL)
 		fuzz_target.init();
 #ifdef __AFL_HAVE_MANUAL_CONTROL
@@ -131,5 +146,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 #endif
-	return run_once(&in, argc > 1 ? argv[1] : "-");
+	if (argc > 2)
+		status = run_files(&in, argc - 1, argv + 1);
+	else
+		status = run_file(&in, argc > 1 ? argv[1] : "-");
+	if (in.fd >= 0)
+		close(in.fd);
+	return status;
 }

@@ -12,9 +12,10 @@
  *    function must leave nothing behind (free what it allocated, keep no
  *    state between calls);
  *  - built normally or with sanitizers: once, on the file named on the
- *    command line or on standard input, exiting with the status returned.
- *    The test suite runs the seeds and the kept crash inputs this way
- *    (t/8090).
+ *    command line or on standard input, exiting with the status returned;
+ *    or, given several files, on each in turn in one process, printing
+ *    "FILE: exit STATUS" for each.  The test suite runs the seeds and the
+ *    kept crash inputs both ways and compares (t/8090).
  *
  * A parser that dies (die(), exit) on bad input ends the process; AFL++
  * then starts a fresh one from its fork server.

@@ -46,6 +46,22 @@ for target in stream aggregate write check config spec verify elf; do
 	'
 done
 
+# Under AFL++ a harness runs input after input in one process: each must
+# end as it does alone, whatever came before it (no state left behind;
+# the sanitizer build also sees any leak or use of freed memory).  Every
+# input runs twice.  Not fuzz-config: its loader dies on a bad config.
+for target in stream write check spec verify elf; do
+	test_expect_success "$target: inputs in one process end as each alone" '
+		for f in $(corpus '$target') $(corpus '$target'); do
+			fuzz-'$target' "$f" >/dev/null 2>&1
+			echo "$f: exit $?"
+		done >alone &&
+		fuzz-'$target' $(corpus '$target') $(corpus '$target') 2>/dev/null >out &&
+		grep ": exit [0-9]*$" out >together &&
+		test_cmp alone together
+	'
+done
+
 # The write and check harnesses call dc-write's code without its main:
 # on every input they end as dc-write itself does.
 test_expect_success 'fuzz-write and fuzz-check exit as dc-write does' '
