@@ -810,18 +810,15 @@ json_t *dc_sign_spec(json_t *spec, const struct dc_key *key,
 
 /* ---- verification ---- */
 
-json_t *dc_verify_doc(json_t *doc, const struct dc_key *key,
-		      json_t **summary, char *err, size_t errlen, int *status)
+/* A signed spec of this version at all; *status says why not. */
+static int check_envelope(json_t *doc, char *err, size_t errlen, int *status)
 {
-	unsigned char want[32], got[32];
-	char spec_hash[65], sigerr[256];
-	const char *sig, *alg, *key_id, *signed_hash;
-	json_t *v, *spec, *sum;
+	json_t *v;
 
 	if (!json_is_object(doc)) {
 		dc_format_error(err, errlen, "not a signed probe spec: not a JSON object");
 		*status = DC_EXIT_BADINPUT;
-		return NULL;
+		return -1;
 	}
 	v = json_object_get(doc, "datacrumbs_signed");
 	if (v == NULL) {
@@ -832,57 +829,81 @@ json_t *dc_verify_doc(json_t *doc, const struct dc_key *key,
 			dc_format_error(err, errlen,
 			       "unsigned: not a signed probe spec (no \"datacrumbs_signed\")");
 		*status = DC_EXIT_SIGNATURE;
-		return NULL;
+		return -1;
 	}
 	if (!json_is_integer(v) || json_integer_value(v) != DC_SIGNED_VERSION) {
 		dc_format_error(err, errlen,
 		       "unsupported signed spec version (\"datacrumbs_signed\" must be %d)",
 		       DC_SIGNED_VERSION);
 		*status = DC_EXIT_BADINPUT;
-		return NULL;
+		return -1;
 	}
-	*status = DC_EXIT_SIGNATURE;
-	v = json_object_get(doc, "signature");
-	if (v == NULL) {
+	return 0;
+}
+
+/* The signature: well formed, of the one algorithm, and made with key
+ * over this document (compared in constant time). */
+static int check_signature(json_t *doc, const struct dc_key *key, char *err,
+			   size_t errlen)
+{
+	unsigned char want[32], got[32];
+	const char *sig, *alg, *key_id;
+	char sigerr[256];
+
+	sig = json_string_value(json_object_get(doc, "signature"));
+	if (json_object_get(doc, "signature") == NULL) {
 		dc_format_error(err, errlen, "unsigned: no \"signature\"");
-		return NULL;
+		return -1;
 	}
-	sig = json_string_value(v);
 	if (sig == NULL ||
 	    hex_decode(sig, strlen(sig), want, sizeof(want)) != 0) {
 		dc_format_error(err, errlen,
 		       "malformed signature: expected a string of %d hex digits",
 		       DC_SIGNATURE_CHARS);
-		return NULL;
+		return -1;
 	}
 	alg = json_string_value(json_object_get(doc, "algorithm"));
 	if (alg == NULL || strcmp(alg, DC_SIGN_ALGORITHM) != 0) {
 		dc_format_error(err, errlen,
 		       "unsupported signature algorithm \"%s\": only %s is accepted",
 		       alg ? alg : "(none)", DC_SIGN_ALGORITHM);
-		return NULL;
+		return -1;
 	}
 	key_id = json_string_value(json_object_get(doc, "key_id"));
 	if (key_id == NULL) {
 		dc_format_error(err, errlen, "malformed signed spec: no \"key_id\" string");
-		return NULL;
+		return -1;
 	}
 	if (compute_signature(doc, key, got, sigerr, sizeof(sigerr)) != 0) {
 		dc_format_error(err, errlen, "cannot be verified: %s", sigerr);
-		return NULL;
+		return -1;
 	}
 	/* Constant time, so timing does not reveal how much matched. */
-	if (CRYPTO_memcmp(want, got, sizeof(want)) != 0) {
-		if (strcmp(key_id, key->id) != 0)
-			dc_format_error(err, errlen,
-			       "signature does not verify: signed with key ID %s, this key is %s (wrong key, or the file was changed)",
-			       key_id, key->id);
-		else
-			dc_format_error(err, errlen,
-			       "signature does not verify with key ID %s: the file was changed after signing (tampered) or signed with another key",
-			       key->id);
+	if (CRYPTO_memcmp(want, got, sizeof(want)) == 0)
+		return 0;
+	if (strcmp(key_id, key->id) != 0)
+		dc_format_error(err, errlen,
+		       "signature does not verify: signed with key ID %s, this key is %s (wrong key, or the file was changed)",
+		       key_id, key->id);
+	else
+		dc_format_error(err, errlen,
+		       "signature does not verify with key ID %s: the file was changed after signing (tampered) or signed with another key",
+		       key->id);
+	return -1;
+}
+
+json_t *dc_verify_doc(json_t *doc, const struct dc_key *key,
+		      json_t **summary, char *err, size_t errlen, int *status)
+{
+	char spec_hash[65], sigerr[256];
+	const char *signed_hash;
+	json_t *spec, *sum;
+
+	if (check_envelope(doc, err, errlen, status) != 0)
 		return NULL;
-	}
+	*status = DC_EXIT_SIGNATURE;
+	if (check_signature(doc, key, err, errlen) != 0)
+		return NULL;
 	/* Authentic from here on; what follows catches a signer's bugs. */
 	spec = json_object_get(doc, "spec");
 	sum = json_object_get(doc, "summary");
