@@ -7,7 +7,8 @@
 #   W1  write(fd, 1 byte) to /dev/null
 #   W2  open + pwrite 4 KiB + close
 #   W3  fwrite 64 KiB to /dev/null
-#   W4  an HDF5 dataset write (create, write 4 KiB, close, flush)
+#   W4  an HDF5 dataset write (create, write 4 KiB, close, flush), with
+#       the hdf5 layer traced too
 #
 # Figures are the workload process's CPU time per iteration of its loop
 # (user + system: a uprobe's or a tracepoint's programs run on it; time
@@ -25,7 +26,9 @@
 # wrapper's cost alone, with any load change cancelled out.
 #
 # FAST_N, FAST_NU (uprobe path loops, about 100 times slower) and
-# FAST_REPS set the sizes; FAST_RAW=FILE keeps every run's figure.
+# FAST_REPS set the sizes; FAST_RAW=FILE keeps every run's figure;
+# FAST_ONLY="w4" (any of w1-w4) runs those rows of the first table and
+# nothing else.
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -66,6 +69,11 @@ spec() { # spec NAME LAYERS...
 spec user posix stdio
 spec usersys posix stdio syscalls
 spec sys syscalls
+# W4 with the hdf5 layer too: its HDF5 calls on the fast path or by
+# uprobe (the floor wraps them as well).
+spec userh5 posix stdio hdf5
+spec usersysh5 posix stdio hdf5 syscalls
+lay=
 
 cpu() { sed -n 's/.*cpu_ns_per_iteration=\([0-9.]*\).*/\1/p' | tail -n 1; }
 added() { sed -n 's/.*added_ns=\([-0-9.]*\).*/\1/p' | tail -n 1; }
@@ -118,12 +126,12 @@ cfg() {
 	case $_k in
 	b) plain "$_name" "$_nf" "$@" ;;
 	fl) floor "$_name" "$_nf" "$@" ;;
-	f) traced user "$_name" "$_nf" "$@"; settle ;;
+	f) traced "user$lay" "$_name" "$_nf" "$@"; settle ;;
 	s) traced sys "$_name" "$_nf" "$@"; settle ;;
-	fs) traced usersys "$_name" "$_nf" "$@"; settle ;;
+	fs) traced "usersys$lay" "$_name" "$_nf" "$@"; settle ;;
 	bu) sysplain "$_name" "$_nu" "$@" ;;
-	u) traced user --no-preload "$_name" "$_nu" "$@"; settle ;;
-	us) traced usersys --no-preload "$_name" "$_nu" "$@"; settle ;;
+	u) traced "user$lay" --no-preload "$_name" "$_nu" "$@"; settle ;;
+	us) traced "usersys$lay" --no-preload "$_name" "$_nu" "$@"; settle ;;
 	esac
 }
 CFGS="b fl f s fs bu u us"
@@ -148,12 +156,17 @@ one() { # one NAME N-FAST N-UPROBE [FILE]
 			name, b, fl, f, r, u, s, fs, f + s, us }'
 	[ -z "${FAST_RAW:-}" ] || cat "$_t" >>"$FAST_RAW"
 }
-one w1 "$N" "$NU"
-one w2 $((N / 10)) "$((NU / 2))" "$work/f2"
-one w3 $((N / 10)) "$((NU / 2))"
-if [ -n "$h5" ]; then
+ONLY=${FAST_ONLY:-}
+want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
+want w1 && one w1 "$N" "$NU"
+want w2 && one w2 $((N / 10)) "$((NU / 2))" "$work/f2"
+want w3 && one w3 $((N / 10)) "$((NU / 2))"
+if [ -n "$h5" ] && want w4; then
+	lay=h5
 	one w4 1000 200 "$work/f4.h5"
+	lay=
 fi
+[ -z "$ONLY" ] || exit 0
 
 # The wrapper's cost alone, in one process.
 echo
