@@ -820,8 +820,8 @@ void dc_fast_exited(struct dc_fast *f, pid_t pid)
 			f->expect[i] = f->expect[--f->nexpect];
 			if (f->without++ < 10)
 				warn("process %d ran without the client library (not "
-				     "preloaded, static or setuid): its wrapped posix and "
-				     "stdio calls are not in the trace", (int)pid);
+				     "preloaded, static or setuid): its calls of the "
+				     "wrapped functions are not in the trace", (int)pid);
 			return;
 		}
 }
