@@ -338,6 +338,8 @@ static void handle_events(struct aggregator *ag,
 		case DC_EV_CALL:
 			track_files(ag, idx, pr, ev, 1);
 			out_event(ag, ev);
+			if (ag->cwd_moved != NULL)
+				describe_moved(ag, ev);
 			break;
 		case DC_EV_INSTANT:
 			track_files(ag, idx, pr, ev, 0);

@@ -103,6 +103,9 @@ struct proc {
 	/* Its events waiting for its working directory (cwdhold.c). */
 	unsigned char *held;
 	size_t held_len, held_cap;
+	/* The PROCESS payload passed on last for it, or NULL. */
+	unsigned char *desc;
+	size_t desc_len;
 };
 
 /* ---- all of it ---- */
@@ -127,6 +130,8 @@ struct aggregator {
 	uint64_t last_ts;         /* latest event end written */
 	uint64_t counters_out;    /* counter entries written */
 	uint32_t end_flags;       /* the inputs' END flags, or-ed */
+	struct proc *cwd_moved;   /* the event just tracked moved its
+	                             process's working directory */
 
 	/* probes and strings of the output */
 	struct u64map out_probes; /* output probe id -> struct probe * */
@@ -185,6 +190,9 @@ void apply_snapshots(struct aggregator *ag, unsigned idx, uint64_t upto);
 /* Set ev->file_id and, for a finished call, update the tables. */
 void track_files(struct aggregator *ag, unsigned in, const struct probe *pr,
 		 struct dc_event *ev, int finished);
+/* After writing ev, if it moved its process's working directory
+ * (ag->cwd_moved): describe the process again from ev's end on. */
+void describe_moved(struct aggregator *ag, const struct dc_event *ev);
 
 /* cwdhold.c */
 /* Keep ev (stamped, file tables not yet applied) if its process waits

@@ -122,9 +122,13 @@ void hold_release(struct aggregator *ag, unsigned idx, uint32_t pid,
 
 			if (named == NULL || named[0] != '/')
 				ev->file_id = intern(ag, cwd, strlen(cwd), 0);
+			if (p->cwd == NULL || strcmp(p->cwd, cwd) != 0)
+				ag->cwd_moved = p;
 			set_cwd(p, cwd, 1);
 		}
 		out_event(ag, ev);
+		if (ag->cwd_moved != NULL)
+			describe_moved(ag, ev);
 	}
 	free(ev);
 	free(held);

@@ -135,7 +135,10 @@ void drop_proc(struct aggregator *ag, unsigned in, uint32_t pid)
 	if (p == NULL)
 		return;
 	hold_release(ag, in, pid, NULL);
+	if (ag->cwd_moved == p)
+		ag->cwd_moved = NULL;
 	free(p->cwd);
+	free(p->desc);
 	u64map_free(&p->fds);
 	u64map_free(&p->handles);
 	free(p);
@@ -181,43 +184,101 @@ static void add_snapshot(struct aggregator *ag, unsigned idx,
 		snap_insert(&ag->inputs[idx].snapshots, s);
 }
 
+/* A PROCESS payload (len bytes; exe, cmdline and cwd well formed) with
+ * cwd in place of its working directory, and its length in *out_len. */
+static unsigned char *with_cwd(const unsigned char *data, size_t len,
+			       const char *cwd, size_t *out_len)
+{
+	size_t l[3], pos = sizeof(struct dc_process_rec), at, cl = strlen(cwd);
+	const char *s[3];
+	unsigned char *copy;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		pos = dc_get_str(data, len, pos, &s[k], &l[k]);
+		if (pos == 0)
+			return NULL;
+	}
+	*out_len = len - l[2] + cl;
+	copy = xmalloc(*out_len);
+	memcpy(copy, data, sizeof(struct dc_process_rec));
+	at = sizeof(struct dc_process_rec);
+	at = dc_put_str(copy, *out_len, at, s[0], l[0]);
+	at = dc_put_str(copy, *out_len, at, s[1], l[1]);
+	at = dc_put_str(copy, *out_len, at, cwd, cl);
+	memcpy(copy + at, data + pos, len - pos);
+	return copy;
+}
+
 /* The PROCESS payload to pass on: f's own, except that a fork's or an
  * exec's description holds from its event on, so its working directory
  * is the one the events say there, when they say one (the FORK record
  * gave the child its parent's; the collector's copy of the parent's
  * description may be older than a chdir, and /proc read after an exec
- * may show a chdir made after it).  s, l: exe, cmdline, cwd; pos: the
- * offset after cwd. */
+ * may show a chdir made after it).  cwd, cwd_len: the frame's. */
 static unsigned char *process_payload(struct aggregator *ag, unsigned idx,
 				      const struct dc_frame *f,
 				      const struct dc_process_rec *rec,
-				      const char *const *s, const size_t *l,
-				      size_t pos, size_t *len)
+				      const char *cwd_was, size_t cwd_len,
+				      size_t *len)
 {
 	struct proc *p = get_proc(ag, idx, rec->pid, 0);
 	const char *cwd = NULL;
 	unsigned char *copy;
-	size_t cl, at;
 
 	if (p != NULL && p->cwd != NULL &&
 	    ((rec->flags & DC_PROC_F_FORKED) ||
 	     ((rec->flags & DC_PROC_F_EXEC) && p->cwd_from_stream)))
 		cwd = p->cwd;
-	if (cwd == NULL || (strlen(cwd) == l[2] && memcmp(cwd, s[2], l[2]) == 0)) {
-		copy = xmalloc(f->len);
-		memcpy(copy, f->data, f->len);
-		*len = f->len;
+	if (cwd != NULL && (strlen(cwd) != cwd_len ||
+			    memcmp(cwd, cwd_was, cwd_len) != 0) &&
+	    (copy = with_cwd(f->data, f->len, cwd, len)) != NULL)
 		return copy;
-	}
-	cl = strlen(cwd);
-	*len = f->len - l[2] + cl;
-	copy = xmalloc(*len);
-	at = sizeof(*rec);
-	at = dc_put_str(copy, *len, at, s[0], l[0]);
-	at = dc_put_str(copy, *len, at, s[1], l[1]);
-	at = dc_put_str(copy, *len, at, cwd, cl);
-	memcpy(copy + at, f->data + pos, f->len - pos);
+	copy = xmalloc(f->len);
+	memcpy(copy, f->data, f->len);
+	*len = f->len;
 	return copy;
+}
+
+/* The description passed on last for p: a chdir describes it again. */
+static void keep_desc(struct proc *p, const unsigned char *payload,
+		      size_t len)
+{
+	free(p->desc);
+	p->desc = xmalloc(len);
+	memcpy(p->desc, payload, len);
+	p->desc_len = len;
+}
+
+/* p's working directory changed at time at: its description again,
+ * with the new directory, holding from then on (dc-trace(5)'s PR). */
+static void describe_cwd(struct aggregator *ag, struct proc *p, uint64_t at)
+{
+	struct dc_process_rec rec;
+	unsigned char *copy;
+	size_t len;
+
+	if (p->desc == NULL || p->cwd == NULL ||
+	    (copy = with_cwd(p->desc, p->desc_len, p->cwd, &len)) == NULL)
+		return;
+	memcpy(&rec, copy, sizeof(rec));
+	rec.flags = 0;
+	rec.start_mono_ns = at;
+	memcpy(copy, &rec, sizeof(rec));
+	if (dc_snapshot_taken(DC_FRAME_PROCESS, copy, len) != 0)
+		memcpy(copy + len - 8, &at, 8);
+	flush_events(ag);
+	out_frame(ag, DC_FRAME_PROCESS, copy, (uint32_t)len);
+	keep_desc(p, copy, len);
+	free(copy);
+}
+
+void describe_moved(struct aggregator *ag, const struct dc_event *ev)
+{
+	struct proc *p = ag->cwd_moved;
+
+	ag->cwd_moved = NULL;
+	describe_cwd(ag, p, ev->ts + ev->dur);
 }
 
 void handle_process(struct aggregator *ag,
@@ -255,11 +316,12 @@ void handle_process(struct aggregator *ag,
 		snap->cwd[l[2]] = '\0';
 		add_snapshot(ag, idx, snap);
 	}
-	copy = process_payload(ag, idx, f, &rec, s, l, pos, &len);
+	copy = process_payload(ag, idx, f, &rec, s[2], l[2], &len);
 	rec.start_mono_ns += (uint64_t)in->delta;
 	memcpy(copy, &rec, sizeof(rec));
 	flush_events(ag);
 	out_frame(ag, DC_FRAME_PROCESS, copy, (uint32_t)len);
+	keep_desc(get_proc(ag, idx, rec.pid, 1), copy, len);
 	free(copy);
 }
 
@@ -565,6 +627,9 @@ static void apply_op(struct aggregator *ag, struct proc *p,
 
 		if (failed || ev->ret != 0)
 			break;
+		if (dir != NULL && dir[0] == '/' &&
+		    (p->cwd == NULL || strcmp(p->cwd, dir) != 0))
+			ag->cwd_moved = p;
 		free(p->cwd);
 		p->cwd = dir != NULL && dir[0] == '/' ? xstrdup(dir) : NULL;
 		p->cwd_from_stream = p->cwd != NULL;

@@ -102,6 +102,41 @@ test_expect_success BPF,PYTHON3 'two execs in a row: each its own PR, the first 
 	EOF
 '
 
+# A process's description says its working directory: after its own
+# chdir, a PR of its own says the new one, since the chdir's end, before
+# its next event.
+test_expect_success BPF,PYTHON3 'a chdir describes the process again, with the new directory' '
+	mkdir d1 &&
+	printf "layers: [syscalls]\n" >c.yaml &&
+	trace_ok c.yaml t.pfw.gz probes.sig -- sh -c "cd d1 && echo x >a" &&
+	python3 - "$PWD" <<-\EOF
+	import gzip, json, sys
+	pwd = sys.argv[1]
+	lines = [json.loads(l) for l in gzip.open("t.pfw.gz", "rt")
+	         if l.startswith("{")]
+	files = {e["args"]["value"]: e["args"]["name"] for e in lines
+	         if e["name"] == "FH"}
+	at = [i for i, e in enumerate(lines) if e.get("cat") == "sys" and
+	      e["name"] == "chdir" and e["args"].get("ret") == 0]
+	assert len(at) == 1, at
+	chdir = lines[at[0]]
+	pid = chdir["pid"]
+	prs = [(i, e["args"]) for i, e in enumerate(lines)
+	       if e["name"] == "PR" and e["pid"] == pid]
+	(i1, before), (i2, after) = prs[-2:]
+	assert before["cwd"] == pwd, before
+	assert after["cwd"] == pwd + "/d1" and "origin" not in after, after
+	assert after["name"] == before["name"], (before, after)
+	assert after["cmdline"] == before["cmdline"], (before, after)
+	end = chdir["ts"] + chdir["dur"]
+	assert end - 1 <= after["since"] <= end + 1, (chdir, after)
+	assert i1 < at[0] < i2, (i1, at, i2)
+	opened = [i for i, e in enumerate(lines) if e.get("cat") == "sys" and
+	          files.get(e["args"].get("fhash")) == pwd + "/d1/a"]
+	assert opened and i2 < min(opened), (i2, opened)
+	EOF
+'
+
 # check_names COUNT:NAME:FD:CMD:RET:FILE...: the sys calls NAME (fcntl,
 # close, dup2, write) of t.pfw.gz with these fd, cmd (empty: none), ret
 # and file (empty: none) number exactly COUNT each.  S in FD or RET is

@@ -707,7 +707,8 @@ test_expect_success 'a snapshot fills in unnamed fds, forgets what only /proc or
 # The collector describes a fork from its copy of the parent's
 # description, which may predate a chdir, and reads /proc after an exec,
 # which may follow one: the frames passed on have the directory the
-# events say at the fork and at the exec.
+# events say at the fork and at the exec.  The chdir itself describes
+# the process again, from its end on.
 test_expect_success 'a fork and an exec are described with the cwd the events say then' '
 	write_probes >s &&
 	cat >>s <<-\EOF &&
@@ -725,6 +726,7 @@ test_expect_success 'a fork and an exec are described with the cwd the events sa
 	grep "^process" out >got &&
 	cat >expect <<-\EOF &&
 	process pid=100 ppid=1 uid=0 gid=0 rank=-1 flags=0 start=0 exe=/bin/app cmdline="app -x" cwd=/work/dir
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 flags=0 start=310 exe=/bin/app cmdline="app -x" cwd=/work/dir/sub
 	process pid=101 ppid=100 uid=0 gid=0 rank=-1 flags=1 start=400 exe=/bin/app cmdline="app -x" cwd=/work/dir/sub job=k=v taken=400
 	process pid=100 ppid=1 uid=0 gid=0 rank=-1 flags=2 start=500 exe=/bin/new cmdline=new cwd=/work/dir/sub job="" taken=900
 	process pid=101 ppid=100 uid=0 gid=0 rank=-1 flags=0 start=950 exe=/bin/app cmdline="app -x" cwd=/elsewhere job="" taken=950
