@@ -7,9 +7,13 @@
 #    execs (dc-trace(5)): its PR at the fork says so, and its exec gets
 #    a PR of its own with the new program, argv and rank, since the
 #    exec's time.
+#  - A chdir gives the process a PR with its new directory.
 #  - A shell's redirection (open /dev/null, save fd 1 with F_DUPFD, close
 #    1, dup2 the file onto 1, and back) names every call's file as it
 #    was when the call was made.
+#  - A process described late (a client that registered) has its
+#    relative names resolved against the directory /proc showed, back to
+#    its last chdir, never across one.
 . "$(dirname "$0")/test-lib.sh"
 
 test_expect_success 'setup: a signing key' '
@@ -281,6 +285,28 @@ test_expect_success 'described late: a stream that ends first still gets the dir
 	EOF
 	late_files >got &&
 	echo "100 0 /work/dir/a" >expect &&
+	test_cmp expect got
+'
+
+# A fork gives the child the directory its parent has then, which a
+# later /proc read cannot tell (the parent may chdir before it): the
+# waiting names go as written, the child's too.
+test_expect_success 'described late, forked first: names before the read stay as written' '
+	write_late >s &&
+	cat >>s <<-\EOF &&
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/work/dir taken=500
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=a
+	fork pid=100 tid=100 ts=200 child=101
+	call probe=0 pid=101 tid=101 ts=300 dur=10 ret=4 args=0,0,0 str=c
+	call probe=0 pid=100 tid=100 ts=600 dur=10 ret=4 args=0,0,0 str=b
+	end
+	EOF
+	late_files >got &&
+	cat >expect <<-\EOF &&
+	100 0 a
+	101 0 c
+	100 0 /work/dir/b
+	EOF
 	test_cmp expect got
 '
 
