@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -63,11 +64,46 @@ DC_HIDDEN __thread struct dc_thread dc_thr
 DC_HIDDEN int (*dc_gettime)(clockid_t, struct timespec *) = clock_gettime;
 DC_HIDDEN unsigned char dc_fast_file_arg[DC_FAST_NFUNCS];
 
+/* NAME in a loaded object other than this library, or NULL.
+ * dlsym(RTLD_NEXT) searches the global scope only, and a library loaded
+ * with RTLD_LOCAL is not in it: Python loads its extension modules so,
+ * and one linked with libhdf5 or libmpi brings them in local.  Its calls
+ * still reach our wrappers first (a preload is in every object's scope),
+ * so every object of the namespace is asked, in load order. */
+static void *dc_real_local(const char *name)
+{
+	struct link_map *lm = NULL;
+	void *main_handle = dlopen(NULL, RTLD_LAZY | RTLD_NOLOAD);
+	Dl_info self, at;
+	void *f = NULL;
+
+	if (main_handle == NULL || dladdr((void *)dc_real_local, &self) == 0 ||
+	    dlinfo(main_handle, RTLD_DI_LINKMAP, &lm) != 0)
+		return NULL;
+	for (; lm != NULL && f == NULL; lm = lm->l_next) {
+		void *h;
+
+		if (lm->l_name == NULL || lm->l_name[0] == '\0')
+			continue;
+		h = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
+		if (h == NULL)
+			continue;
+		f = dlsym(h, name);
+		if (f != NULL && (dladdr(f, &at) == 0 || at.dli_fbase == self.dli_fbase))
+			f = NULL;
+		dlclose(h);
+	}
+	dlclose(main_handle);
+	return f;
+}
+
 void *dc_real(const char *name)
 {
 	void *f = dlsym(RTLD_NEXT, name);
 	static const char msg[] = "libdcclient.so: no next definition of a wrapped function\n";
 
+	if (f == NULL)
+		f = dc_real_local(name);
 	if (f == NULL) {
 		if (write(2, msg, sizeof(msg) - 1) < 0)
 			abort();

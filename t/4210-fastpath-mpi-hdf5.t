@@ -126,6 +126,31 @@ test_expect_success BPF,PYTHON3,H5CC 'HDF5 linked into the executable: uprobes, 
 	)
 '
 
+# Python loads an extension module with RTLD_LOCAL, and the libhdf5 it
+# brings is outside the global scope that dlsym(RTLD_NEXT) searches; its
+# calls reach the wrappers all the same.
+test_expect_success BPF,PYTHON3,H5CC 'HDF5 loaded with RTLD_LOCAL: found, and the same events' '
+	mkdir hl && (
+		cd hl &&
+		cat >h5user.c <<-\EOC &&
+		#include <hdf5.h>
+		int make(const char *path)
+		{
+			hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+
+			return f < 0 ? -1 : H5Fclose(f);
+		}
+		EOC
+		h5cc -shlib -shared -fPIC -o libh5user.so h5user.c &&
+		echo "import ctypes, sys; sys.exit(ctypes.CDLL(\"./libh5user.so\").make(b\"$PWD/l.h5\"))" >make.py &&
+		LD_PRELOAD="$DC_CLIENT_LIB" python3 make.py &&
+		printf "layers: [hdf5]\n" >c.yaml &&
+		both_ways c.yaml -- python3 make.py &&
+		same_events HDF5 2 &&
+		test "$(pfw-query count f.pfw.gz --cat HDF5 --name H5Fcreate --file "$PWD/l.h5")" = 1
+	)
+'
+
 # t/helpers/mpi-hdf5.c, 2 ranks: MPI_Init, MPI_Comm_rank, MPI_File_open,
 # 2 x 4 collective calls, MPI_File_close, MPI_Finalize (13) and H5Fcreate,
 # H5Dcreate2, H5Dwrite, H5Dclose, H5Fclose, H5Fopen, H5Dopen2, H5Dread,
