@@ -6,7 +6,9 @@
 # counts every trap of a tracefs uprobe event (uprobe_profile): that
 # count, not a time, is what is checked.  The default (uprobes in the
 # library's file) keeps exact counts through children, threads and exec;
-# --process-uprobes does not yet (BUGS in dc-collect(8)).
+# --process-uprobes does not while another tool attaches or removes a
+# uprobe on the same function (BUGS in dc-collect(8)), as other tests
+# running beside this one may.
 . "$(dirname "$0")/test-lib.sh"
 
 TRACEFS=/sys/kernel/tracing
