@@ -116,14 +116,12 @@ void hold_release(struct aggregator *ag, unsigned idx, uint32_t pid,
 		memcpy(ev, held + pos, ((struct dc_event *)(held + pos))->size);
 		pr = probe_of(ag, ev->probe_id);
 		track_files(ag, idx, pr, ev, ev->type == DC_EV_CALL);
-		if (pos == last) {
-			/* The directory /proc showed is where it went. */
-			const char *named = string_value(ag, ev->file_id);
-
-			if (named == NULL || named[0] != '/')
-				ev->file_id = intern(ag, cwd, strlen(cwd), 0);
-			if (p->cwd == NULL || strcmp(p->cwd, cwd) != 0)
-				ag->cwd_moved = p;
+		if (pos == last && p->cwd == NULL) {
+			/* Where it went, which the events could not name, is
+			 * the directory /proc showed (one they named stays as
+			 * the program named it). */
+			ev->file_id = intern(ag, cwd, strlen(cwd), 0);
+			ag->cwd_moved = p;
 			set_cwd(p, cwd, 1);
 		}
 		out_event(ag, ev);
