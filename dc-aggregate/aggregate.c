@@ -232,6 +232,10 @@ static void handle_probe(struct aggregator *ag,
 		out_frame(ag, DC_FRAME_PROBE, p->frame, p->len);
 	}
 	u64map_put(&in->probes, rec.id, VAL(p));
+	if (p->op == OP_CHDIR)
+		in->cwd_probes |= 1;
+	else if (p->op == OP_FCHDIR)
+		in->cwd_probes |= 2;
 }
 
 /* ---- the call tree ---- */
@@ -369,6 +373,7 @@ static void handle_events(struct aggregator *ag,
 			if (p != NULL) {
 				u64map_free(&p->handles);
 				fdt_exec(&p->fds);
+				exec_desc(p, ev);
 			}
 			out_event(ag, ev);
 			break;

@@ -81,6 +81,7 @@ struct input {
 	struct u64map kpaths;     /* (tid, seq) -> output string id: the
 	                             file of a kernel call not yet arrived */
 	unsigned held_procs;      /* processes whose events wait (cwdhold.c) */
+	unsigned cwd_probes;      /* 1: it traces chdir, 2: fchdir */
 };
 
 /* ---- per process and thread ---- */
@@ -190,6 +191,9 @@ void apply_snapshots(struct aggregator *ag, unsigned idx, uint64_t upto);
 /* Set ev->file_id and, for a finished call, update the tables. */
 void track_files(struct aggregator *ag, unsigned in, const struct probe *pr,
 		 struct dc_event *ev, int finished);
+/* An exec: p's description is the new program's if the collector sent
+ * it (right before the EXEC record), else none is known. */
+void exec_desc(struct proc *p, const struct dc_event *ev);
 /* After writing ev, if it moved its process's working directory
  * (ag->cwd_moved): describe the process again from ev's end on. */
 void describe_moved(struct aggregator *ag, const struct dc_event *ev);

@@ -7,7 +7,8 @@
  * PROCESS frame's is due, and /proc is read some time after the process
  * went on: a relative path it opened in between would stay unresolved.
  * The working directory can change only by chdir and fchdir, which the
- * stream shows, so what /proc read is also what the process had before,
+ * stream shows when its probes include both (else nothing waits), so
+ * what /proc read is also what the process had before,
  * back to its last chdir or fchdir.  Such a process's events wait here,
  * in their order, from its first event that needs the directory until
  * the snapshot is due (or its input ends): then the directory /proc
@@ -155,7 +156,9 @@ int hold_event(struct aggregator *ag, unsigned idx, const struct probe *pr,
 		hold_release(ag, idx, ev->pid, NULL);
 		return 0;
 	}
-	if ((ev->type != DC_EV_CALL && ev->type != DC_EV_INSTANT) ||
+	/* Only if the stream would show every change of directory. */
+	if (in->cwd_probes != 3 ||
+	    (ev->type != DC_EV_CALL && ev->type != DC_EV_INSTANT) ||
 	    pr == NULL || (p != NULL && p->cwd != NULL) || !needs_cwd(pr, ev) ||
 	    snap_cwd(in->snapshots, ev->pid) == NULL)
 		return 0;

@@ -273,6 +273,20 @@ static void describe_cwd(struct aggregator *ag, struct proc *p, uint64_t at)
 	free(copy);
 }
 
+void exec_desc(struct proc *p, const struct dc_event *ev)
+{
+	struct dc_process_rec rec;
+
+	if (p->desc == NULL)
+		return;
+	memcpy(&rec, p->desc, sizeof(rec));
+	if ((rec.flags & DC_PROC_F_EXEC) && rec.start_mono_ns == ev->ts)
+		return;
+	free(p->desc);
+	p->desc = NULL;
+	p->desc_len = 0;
+}
+
 void describe_moved(struct aggregator *ag, const struct dc_event *ev)
 {
 	struct proc *p = ag->cwd_moved;

@@ -108,11 +108,12 @@ test_expect_success BPF,PYTHON3 'two execs in a row: each its own PR, the first 
 
 # A process's description says its working directory: after its own
 # chdir, a PR of its own says the new one, since the chdir's end, before
-# its next event.
+# its next event.  The shell lives on (sleep, not its last command, is
+# not execed) so that its exec is described.
 test_expect_success BPF,PYTHON3 'a chdir describes the process again, with the new directory' '
 	mkdir d1 &&
 	printf "layers: [syscalls]\n" >c.yaml &&
-	trace_ok c.yaml t.pfw.gz probes.sig -- sh -c "cd d1 && echo x >a" &&
+	trace_ok c.yaml t.pfw.gz probes.sig -- sh -c "cd d1 && echo x >a && sleep 0.3; true" &&
 	python3 - "$PWD" <<-\EOF
 	import gzip, json, sys
 	pwd = sys.argv[1]
@@ -128,7 +129,7 @@ test_expect_success BPF,PYTHON3 'a chdir describes the process again, with the n
 	prs = [(i, e["args"]) for i, e in enumerate(lines)
 	       if e["name"] == "PR" and e["pid"] == pid]
 	(i1, before), (i2, after) = prs[-2:]
-	assert before["cwd"] == pwd, before
+	assert before["origin"] == "exec", before
 	assert after["cwd"] == pwd + "/d1" and "origin" not in after, after
 	assert after["name"] == before["name"], (before, after)
 	assert after["cmdline"] == before["cmdline"], (before, after)
@@ -272,6 +273,26 @@ test_expect_success 'described late after a chdir: its directory holds from the 
 	100 2 /work/dir/sub
 	100 0 /work/dir/sub/b
 	100 1 a
+	EOF
+	test_cmp expect got
+'
+
+# /proc shows the directory with symbolic links resolved; a chdir the
+# events name keeps the name the program gave.
+test_expect_success 'described late after a chdir the events name: its name stays' '
+	write_late >s &&
+	cat >>s <<-\EOF &&
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/real/dir taken=500
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=x
+	call probe=2 pid=100 tid=100 ts=200 dur=10 ret=0 args=0 str=/link/dir
+	call probe=0 pid=100 tid=100 ts=300 dur=10 ret=4 args=0,0,0 str=a
+	end
+	EOF
+	late_files >got &&
+	cat >expect <<-\EOF &&
+	100 0 x
+	100 2 /link/dir
+	100 0 /link/dir/a
 	EOF
 	test_cmp expect got
 '
