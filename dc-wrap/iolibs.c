@@ -191,14 +191,10 @@ static void lib_end(struct dc_call *c, __s64 ret, __u64 *a, int n)
 
 /* MPI: every function returns an int error code. */
 #define MPI1(name) LIBWRAP(int, name, 1, P1, A1, A1)
-#define MPI2(name) LIBWRAP(int, name, 2, P2, A2, A2)
 #define MPI3(name) LIBWRAP(int, name, 3, P3, A3, A3)
 #define MPI5(name) LIBWRAP(int, name, 5, P5, A5, A5)
 #define MPI6(name) LIBWRAP(int, name, 6, P6, A6, A6)
 
-LIBWRAP(int, MPI_Finalize, 0, (void), (), (0))
-MPI2(MPI_Init)
-MPI2(MPI_Comm_rank)
 MPI5(MPI_File_open)
 MPI1(MPI_File_close)
 MPI1(MPI_File_sync)

@@ -46,7 +46,7 @@
 #define DC_FAST_DEFAULT_SOCKET "@datacrumbs-clients"
 #define DC_FAST_MAGIC 0x64636661u        /* "dcfa" */
 #define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
-#define DC_FAST_VERSION 4u
+#define DC_FAST_VERSION 5u
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 
 /* The functions the client wraps, in table order: X(name, layer).  The
@@ -72,7 +72,6 @@
 	X(fclose, stdio) X(fgets, stdio) X(fputs, stdio) X(fprintf, stdio) \
 	X(fscanf, stdio) X(fputc, stdio) X(putc, stdio) X(preadv2, posix) \
 	X(pwritev2, posix) \
-	X(MPI_Init, mpiio) X(MPI_Finalize, mpiio) X(MPI_Comm_rank, mpiio) \
 	X(MPI_File_open, mpiio) X(MPI_File_close, mpiio) \
 	X(MPI_File_sync, mpiio) X(MPI_File_set_view, mpiio) \
 	X(MPI_File_seek, mpiio) X(MPI_File_read, mpiio) \
@@ -103,8 +102,12 @@ enum dc_fast_func {
 
 /* From here on the functions of the mpiio and hdf5 layers: a shared
  * library's (libmpi, libhdf5), which the client resolves with
- * dlsym(RTLD_NEXT) and never links. */
-#define DC_FN_FIRST_LIB DC_FN_MPI_Init
+ * dlsym(RTLD_NEXT) and never links.  MPI_Init, MPI_Finalize and
+ * MPI_Comm_rank are not among them: programs and libraries test for MPI
+ * by looking those up (a weak symbol, dlsym(RTLD_DEFAULT)), and a
+ * preloaded definition would tell a program without MPI that it has
+ * one.  Called once or a few times a process, they stay uprobes. */
+#define DC_FN_FIRST_LIB DC_FN_MPI_File_open
 
 /* Client -> collector, first message. */
 struct dc_fast_hello {
