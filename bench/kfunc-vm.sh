@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/kfunc-vm.sh [BUILD_DIR] - a kernel function traced through fentry
-# against kprobes, in the Debian 6.1 VM of `make check-kernels` (this
-# machine's kernel has neither).  Boots the VM with
+# against kprobes, each with and without walking the file's path, in the
+# Debian 6.1 VM of `make check-kernels` (this machine's kernel has
+# neither).  Boots the VM with
 # t/kernels/kfunc-bench.sh as its only script and prints its Markdown
 # table.  Under TCG (software emulation) absolute times are many times
 # a real machine's; compare the rows with each other.  Run as root.

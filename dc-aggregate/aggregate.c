@@ -266,9 +266,10 @@ static void stamp(struct aggregator *ag, unsigned idx, struct dc_event *ev)
 /* ---- events ---- */
 
 /* A kernel function's file comes ahead of its call, as the path the
- * kernel walked (DC_EV_KPATH, same thread and seq): kept until the call
- * arrives.  A call that was lost leaves its path behind; past 65,536
- * the ones left are forgotten. */
+ * kernel walked (DC_EV_KPATH, same thread and seq; ret 1 for a second
+ * path, vfs_rename's new name): kept until the call arrives.  A call
+ * that was lost leaves its paths behind; past 65,536 the ones left are
+ * forgotten. */
 static uint64_t kpath_key(const struct dc_event *ev)
 {
 	return ((uint64_t)ev->tid << 32) ^ ev->seq;
@@ -277,6 +278,7 @@ static uint64_t kpath_key(const struct dc_event *ev)
 static void kpath_keep(struct aggregator *ag, struct input *in,
 		       const struct dc_event *ev)
 {
+	struct u64map *m = ev->ret == 1 ? &in->kpaths2 : &in->kpaths;
 	size_t len;
 
 	/* A path cut at its limit would name another file: none. */
@@ -284,16 +286,46 @@ static void kpath_keep(struct aggregator *ag, struct input *in,
 	    (ev->flags & DC_EVF_STR_TRUNC))
 		return;
 	len = strnlen(DC_EVENT_STR(ev), ev->str_len);
-	if (in->kpaths.count >= 65536)
-		u64map_free(&in->kpaths);
-	u64map_put(&in->kpaths, kpath_key(ev),
-		   intern(ag, DC_EVENT_STR(ev), len, 0));
+	if (m->count >= 65536)
+		u64map_free(m);
+	u64map_put(m, kpath_key(ev), intern(ag, DC_EVENT_STR(ev), len, 0));
 }
 
-static void kpath_name(struct input *in, struct dc_event *ev)
+/* Both paths of a two-path call (its plan has two path arguments, the
+ * collector sent no string for them) as its inline string, the old name
+ * and the new after its NUL, as rename(2)'s; ev sits in a REC_MAX
+ * buffer. */
+static void kpath_inline(struct aggregator *ag, struct dc_event *ev,
+			 uint32_t first, uint32_t second)
+{
+	const char *p1 = string_value(ag, first), *p2 = string_value(ag, second);
+	size_t len1, len2, size;
+	char *str = DC_EVENT_STR(ev);
+
+	if (p1 == NULL || p2 == NULL || strnlen(str, ev->str_len) != 0)
+		return;
+	len1 = strlen(p1);
+	len2 = strlen(p2);
+	size = (DC_EVENT_HDR_SIZE + 8u * ev->nargs + len1 + len2 + 2 + 7) & ~7u;
+	if (size > REC_MAX - 8)
+		return;
+	memset(str, 0, size - (DC_EVENT_HDR_SIZE + 8u * ev->nargs));
+	memcpy(str, p1, len1);
+	memcpy(str + len1 + 1, p2, len2);
+	ev->str_len = (uint16_t)(len1 + 1 + len2);
+	ev->size = (uint16_t)size;
+}
+
+static void kpath_name(struct aggregator *ag, struct input *in,
+		       struct dc_event *ev)
 {
 	uint64_t key = kpath_key(ev), *slot = u64map_get(&in->kpaths, key);
+	uint64_t *slot2 = u64map_get(&in->kpaths2, key);
 
+	if (slot != NULL && slot2 != NULL)
+		kpath_inline(ag, ev, (uint32_t)*slot, (uint32_t)*slot2);
+	if (slot2 != NULL)
+		u64map_del(&in->kpaths2, key);
 	if (slot == NULL)
 		return;
 	if (ev->file_id == 0)
@@ -334,7 +366,7 @@ static void handle_events(struct aggregator *ag,
 			continue;
 		}
 		if (ev->type == DC_EV_CALL && in->kpaths.count > 0)
-			kpath_name(in, ev);
+			kpath_name(ag, in, ev);
 		stamp(ag, idx, ev);
 		if (hold_event(ag, idx, pr, ev))
 			continue;
@@ -833,6 +865,7 @@ static void report_trees(struct aggregator *ag)
 		calltree_free(ct);
 		snap_free_all(&ag->inputs[i].snapshots);
 		u64map_free(&ag->inputs[i].kpaths);
+		u64map_free(&ag->inputs[i].kpaths2);
 	}
 }
 

@@ -80,6 +80,8 @@ struct input {
 	                            (fdtable.h) */
 	struct u64map kpaths;     /* (tid, seq) -> output string id: the
 	                             file of a kernel call not yet arrived */
+	struct u64map kpaths2;    /* the same for its second path (the new
+	                             name of a vfs_rename) */
 	unsigned held_procs;      /* processes whose events wait (cwdhold.c) */
 	unsigned cwd_probes;      /* 1: it traces chdir, 2: fchdir */
 };

@@ -11,9 +11,10 @@
  * made it.  One fentry program serves every function: user space loads
  * copies of it, one per function (a tracing program is bound to its
  * function when it loads).  At entry the file's path is walked from the
- * struct file, path or kiocb (or a dentry) and sent ahead of the call
- * as a DC_EV_KPATH record with the call's seq; dc-aggregate names the
- * call with it.
+ * struct file, path or kiocb (or a dentry, its mount looked for; or a
+ * renamedata's two dentries) and sent ahead of the call as a
+ * DC_EV_KPATH record with the call's seq; dc-aggregate names the call
+ * with it.
  */
 #include "kfunc.h"
 
@@ -46,6 +47,8 @@ static __always_inline __u64 kfunc_read(__u8 op, __u64 v)
 	case DC_KOP_DEREF:
 		bpf_probe_read_kernel(&x, sizeof(x), (const void *)v);
 		return x;
+	case DC_KOP_ZERO:
+		return 0;
 	}
 	return v;
 }
@@ -126,53 +129,161 @@ static long kpath_step(__u64 i, struct kpath_walk *w)
 	return 0;
 }
 
+/* The mounts of a file system: 6.1 keeps them in a list (s_mounts,
+ * mnt_instance), later kernels in a chain (s_mounts, mnt_next_for_sb).
+ * Flavors of both, so either kernel's vmlinux.h builds. */
+struct super_block___list {
+	struct list_head s_mounts;
+} __attribute__((preserve_access_index));
+
+struct mount___list {
+	struct list_head mnt_instance;
+} __attribute__((preserve_access_index));
+
+struct super_block___chain {
+	struct mount *s_mounts;
+} __attribute__((preserve_access_index));
+
+struct mount___chain {
+	struct mount *mnt_next_for_sb;
+} __attribute__((preserve_access_index));
+
+struct kpath_mnts {
+	struct mnt_namespace *ns;  /* the caller's */
+	struct dentry *root;       /* the file system's root */
+	struct mount *m;           /* the next mount to look at, NULL: none */
+	void *head;                /* a list's head (6.1), where it ends */
+	struct vfsmount *found;
+};
+
+/* One mount of the file system: the first in the caller's namespace,
+ * or better one of its whole tree (not a bind mount of a directory in
+ * it); 1 (stop) once that is found. */
+static long kpath_mnt_step(__u64 i, struct kpath_mnts *s)
+{
+	struct mount *m = s->m;
+	struct vfsmount *v;
+	void *next;
+
+	if (m == NULL)
+		return 1;
+	if (BPF_CORE_READ(m, mnt_ns) == s->ns) {
+		v = (struct vfsmount *)((char *)m +
+					bpf_core_field_offset(struct mount, mnt));
+		if (s->found == NULL)
+			s->found = v;
+		if (BPF_CORE_READ(v, mnt_root) == s->root) {
+			s->found = v;
+			return 1;
+		}
+	}
+	if (bpf_core_field_exists(struct mount___chain, mnt_next_for_sb)) {
+		s->m = BPF_CORE_READ((struct mount___chain *)m, mnt_next_for_sb);
+		return 0;
+	}
+	next = BPF_CORE_READ((struct mount___list *)m, mnt_instance.next);
+	s->m = next == s->head ? NULL : (struct mount *)((char *)next -
+		bpf_core_field_offset(struct mount___list, mnt_instance));
+	return 0;
+}
+
 /* A dentry alone does not say which mount it was reached through: the
  * caller's working directory's, or else its root's, where that is the
- * same file system; NULL if neither is. */
-static __always_inline struct vfsmount *kpath_guess_mnt(struct dentry *d)
+ * same file system; else (search set) a mount of its file system in
+ * the caller's mount namespace, as kpath_mnt_step picks; NULL if none. */
+static __always_inline struct vfsmount *kpath_guess_mnt(struct dentry *d,
+							 bool search)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct super_block *sb = BPF_CORE_READ(d, d_sb);
-	struct vfsmount *m = BPF_CORE_READ(t, fs, pwd.mnt);
+	struct kpath_mnts s = {};
+	struct vfsmount *m;
 
-	if (m && BPF_CORE_READ(m, mnt_sb) == sb)
-		return m;
-	m = BPF_CORE_READ(t, fs, root.mnt);
-	if (m && BPF_CORE_READ(m, mnt_sb) == sb)
-		return m;
-	return NULL;
+	if (!search) {
+		m = BPF_CORE_READ(t, fs, pwd.mnt);
+		if (m && BPF_CORE_READ(m, mnt_sb) == sb)
+			return m;
+		m = BPF_CORE_READ(t, fs, root.mnt);
+		if (m && BPF_CORE_READ(m, mnt_sb) == sb)
+			return m;
+	}
+	s.ns = BPF_CORE_READ(t, nsproxy, mnt_ns);
+	s.root = BPF_CORE_READ(sb, s_root);
+	if (bpf_core_field_exists(struct mount___chain, mnt_next_for_sb)) {
+		s.m = BPF_CORE_READ((struct super_block___chain *)sb, s_mounts);
+	} else {
+		struct list_head *first = BPF_CORE_READ(
+			(struct super_block___list *)sb, s_mounts.next);
+
+		s.head = (char *)sb +
+			 bpf_core_field_offset(struct super_block___list, s_mounts);
+		if ((void *)first == s.head)
+			return NULL;
+		s.m = (struct mount *)((char *)first -
+			bpf_core_field_offset(struct mount___list, mnt_instance));
+	}
+	bpf_loop(DC_KPATH_MOUNTS, kpath_mnt_step, &s, 0);
+	return s.found;
 }
 
-/* Send the path of the file behind ptr (op: what ptr is) as the
- * DC_EV_KPATH record of the call numbered seq on this thread. */
-static __always_inline void kpath_send(__u8 op, __u64 ptr, __u32 probe_id,
-				       __u64 pid_tgid, __u64 seq)
+/* Walk w->d up from w->mnt into the scratch buffer. */
+static __always_inline void kpath_walk(struct kpath_walk *w)
 {
-	struct kpath_walk w = { .off = DC_KPATH_MAX };
-	struct kpath_scratch *s;
-	struct dc_event *ev;
-	__u32 zero = 0;
-	__u64 len, size;
+	w->off = DC_KPATH_MAX;
+	w->trunc = w->done = w->outside = false;
+	bpf_loop(DC_KPATH_DEPTH, kpath_step, w, 0);
+}
 
+/* The file behind ptr (op: what ptr is) as a walked path in w; false if
+ * it has none (a pipe, a socket, a dentry on no mount found). */
+static __always_inline bool kpath_find(struct kpath_walk *w, __u8 op,
+				       __u64 ptr)
+{
 	if (op == DC_KOP_KIOCB_INO) {
 		ptr = (__u64)BPF_CORE_READ((struct kiocb *)ptr, ki_filp);
 		op = DC_KOP_FILE_INO;
 	}
 	if (ptr == 0)
-		return;
+		return false;
 	if (op == DC_KOP_FILE_INO) {
-		w.d = BPF_CORE_READ((struct file *)ptr, f_path.dentry);
-		w.mnt = BPF_CORE_READ((struct file *)ptr, f_path.mnt);
+		w->d = BPF_CORE_READ((struct file *)ptr, f_path.dentry);
+		w->mnt = BPF_CORE_READ((struct file *)ptr, f_path.mnt);
 	} else if (op == DC_KOP_PATH_INO) {
-		w.d = BPF_CORE_READ((struct path *)ptr, dentry);
-		w.mnt = BPF_CORE_READ((struct path *)ptr, mnt);
+		w->d = BPF_CORE_READ((struct path *)ptr, dentry);
+		w->mnt = BPF_CORE_READ((struct path *)ptr, mnt);
 	} else {
-		w.d = (struct dentry *)ptr;
-		w.mnt = kpath_guess_mnt(w.d);
+		w->d = (struct dentry *)ptr;
+		w->mnt = kpath_guess_mnt(w->d, false);
+		if (w->mnt) {
+			kpath_walk(w);
+			if (!w->outside)
+				return true;
+		}
+		/* Not the cwd's or root's file system, or outside that
+		 * (bind) mount of it: a mount of its own. */
+		w->d = (struct dentry *)ptr;
+		w->mnt = kpath_guess_mnt(w->d, true);
 	}
-	if (!w.d || !w.mnt)
+	if (!w->d || !w->mnt)
+		return false;
+	kpath_walk(w);
+	return true;
+}
+
+/* Send the path of the file behind ptr (op: what ptr is) as the
+ * DC_EV_KPATH record of the call numbered seq on this thread; nth: 0
+ * the call's file, 1 its second (vfs_rename's new name). */
+static __always_inline void kpath_send(__u8 op, __u64 ptr, __u32 probe_id,
+				       __u64 pid_tgid, __u64 seq, __s64 nth)
+{
+	struct kpath_walk w = {};
+	struct kpath_scratch *s;
+	struct dc_event *ev;
+	__u32 zero = 0;
+	__u64 len, size;
+
+	if (!kpath_find(&w, op, ptr))
 		return;
-	bpf_loop(DC_KPATH_DEPTH, kpath_step, &w, 0);
 	s = bpf_map_lookup_elem(&kpath_map, &zero);
 	if (!s)
 		return;
@@ -196,7 +307,7 @@ static __always_inline void kpath_send(__u8 op, __u64 ptr, __u32 probe_id,
 	bpf_probe_read_kernel(s->rec + DC_EVENT_HDR_SIZE, len + 1, &s->buf[w.off]);
 	ev = (struct dc_event *)s->rec;
 	fill_header(ev, DC_EV_KPATH, probe_id, pid_tgid, bpf_ktime_get_ns(),
-		    0, 0, 0);
+		    0, nth, 0);
 	ev->seq = seq;
 	ev->nargs = 0;
 	ev->str_len = (__u16)len;
@@ -213,7 +324,7 @@ static __always_inline void kfunc_push(__u64 pid_tgid, __u32 probe_id,
 				       __u64 *args)
 {
 	struct dc_kfunc_cfg *kc = bpf_map_lookup_elem(&kfunc_cfg, &probe_id);
-	__u64 file = 0;
+	__u64 file = 0, seq;
 	__u8 path_op = 0;
 	struct dc_stack *st;
 	__u32 d;
@@ -239,7 +350,19 @@ static __always_inline void kfunc_push(__u64 pid_tgid, __u32 probe_id,
 	d = (st->depth - 1) & (DC_MAX_DEPTH - 1);
 	if (st->frames[d].probe_id != probe_id || st->frames[d].is_syscall)
 		return;
-	kpath_send(path_op, file, probe_id, pid_tgid, st->frames[d].seq);
+	seq = st->frames[d].seq;
+	if (path_op != DC_KOP_RENAME) {
+		kpath_send(path_op, file, probe_id, pid_tgid, seq, 0);
+		return;
+	}
+	/* Before the rename: the new name's dentry may be negative, its
+	 * name and parent are there all the same. */
+	kpath_send(DC_KOP_DENTRY_INO,
+		   (__u64)BPF_CORE_READ((struct renamedata *)file, old_dentry),
+		   probe_id, pid_tgid, seq, 0);
+	kpath_send(DC_KOP_DENTRY_INO,
+		   (__u64)BPF_CORE_READ((struct renamedata *)file, new_dentry),
+		   probe_id, pid_tgid, seq, 1);
 }
 
 SEC("kprobe")

@@ -362,8 +362,16 @@ static int attach_kprobe(struct dc_kfuncs *k, struct collect_bpf *skel,
 	return 0;
 }
 
+/* Whether parameter a of p can name its file: the plan does not ask
+ * for the bare pointer (which is how a plan leaves the path walk out). */
+static bool names_file(const struct dc_probe *p, int a)
+{
+	return a >= p->nargs || p->arg_kinds[a] != DC_ARG_PTR;
+}
+
 /* Tell the programs how to read probe i's arguments: what the BTF says
- * each parameter is, unless the plan asks for the bare pointer. */
+ * each parameter is, unless the plan asks for the bare pointer; a slot
+ * planned as a path holds 0, the path comes in a KPATH record. */
 static void fill_ops(struct collect_bpf *skel, size_t i, const struct dc_probe *p,
 		     const struct dc_kbtf_func *f)
 {
@@ -372,25 +380,29 @@ static void fill_ops(struct collect_bpf *skel, size_t i, const struct dc_probe *
 	int a;
 
 	memset(&cfg, 0, sizeof(cfg));
-	for (a = 0; a < p->nargs && a < f->nparams && a < DC_MAX_ARGS; a++)
-		if (p->arg_kinds[a] != DC_ARG_PTR)
+	for (a = 0; a < p->nargs && a < DC_MAX_ARGS; a++)
+		if (p->arg_kinds[a] == DC_ARG_PATH)
+			cfg.op[a] = DC_KOP_ZERO;
+		else if (a < f->nparams && p->arg_kinds[a] != DC_ARG_PTR)
 			cfg.op[a] = op_for(f->params[a]);
 	/* The file is named by the first parameter that leads to a path
-	 * with its mount, else by the first dentry (its mount guessed, in
-	 * kfunc.bpf.h). */
+	 * with its mount (or to rename's two names), else by the first
+	 * dentry (its mount guessed, in kfunc.bpf.h). */
 	cfg.path_arg = DC_KPATH_NONE;
 	for (a = 0; a < f->nparams && a < DC_MAX_ARGS; a++)
-		if (f->params[a] == DC_KT_FILE || f->params[a] == DC_KT_KIOCB ||
-		    f->params[a] == DC_KT_PATH) {
+		if ((f->params[a] == DC_KT_FILE || f->params[a] == DC_KT_KIOCB ||
+		     f->params[a] == DC_KT_PATH ||
+		     f->params[a] == DC_KT_RENAMEDATA) && names_file(p, a)) {
 			cfg.path_arg = (__u8)a;
 			break;
 		}
 	for (a = 0; a < f->nparams && a < DC_MAX_ARGS &&
 		    cfg.path_arg == DC_KPATH_NONE; a++)
-		if (f->params[a] == DC_KT_DENTRY)
+		if (f->params[a] == DC_KT_DENTRY && names_file(p, a))
 			cfg.path_arg = (__u8)a;
 	if (cfg.path_arg != DC_KPATH_NONE)
-		cfg.path_op = op_for(f->params[cfg.path_arg]);
+		cfg.path_op = f->params[cfg.path_arg] == DC_KT_RENAMEDATA ?
+			DC_KOP_RENAME : op_for(f->params[cfg.path_arg]);
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.kfunc_cfg), &key, &cfg,
 				BPF_ANY) != 0)
 		sysdie("cannot fill the kernel-function table");

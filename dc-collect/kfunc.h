@@ -21,24 +21,31 @@ enum dc_kop {
 	DC_KOP_KIOCB_INO,      /* struct kiocb *: ki_filp->f_inode->i_ino */
 	DC_KOP_IOV_COUNT,      /* struct iov_iter *: count (bytes asked) */
 	DC_KOP_DEREF,          /* loff_t * and other pointers to an integer */
+	DC_KOP_ZERO,           /* a slot planned as a path: 0 (the path
+	                          travels in a DC_EV_KPATH record) */
+	DC_KOP_RENAME,         /* struct renamedata * (path_op only): its
+	                          old_dentry and new_dentry name the call */
 	DC_KOP_COUNT
 };
 
 /* Per probe id: how to read each argument, and which one names the
- * file (a struct file *, struct kiocb *, struct path *, or a struct
- * dentry * reached through the caller's cwd or root mount): its path
- * is sent ahead of the call in a DC_EV_KPATH record; DC_KPATH_NONE:
- * none). */
+ * file (a struct file *, struct kiocb *, struct path *, a struct
+ * renamedata * (two names), or a struct dentry * reached through the
+ * caller's cwd or root mount, else a mount of its file system in the
+ * caller's mount namespace): its path is sent ahead of the call in a
+ * DC_EV_KPATH record; DC_KPATH_NONE: none. */
 struct dc_kfunc_cfg {
 	__u8 op[8];
 	__u8 path_arg;
-	__u8 path_op;          /* DC_KOP_FILE_INO, _KIOCB_INO, _PATH_INO or
-	                          _DENTRY_INO: what path_arg is */
+	__u8 path_op;          /* DC_KOP_FILE_INO, _KIOCB_INO, _PATH_INO,
+	                          _DENTRY_INO or _RENAME: what path_arg is */
 	__u8 pad[6];
 };
 
 #define DC_KPATH_NONE 0xff
 #define DC_KPATH_MAX 4096      /* a path's bytes, as PATH_MAX */
 #define DC_KPATH_DEPTH 64      /* names and mount crossings walked */
+#define DC_KPATH_MOUNTS 16     /* mounts of one file system looked at for
+                                  a dentry's */
 
 #endif /* DC_KFUNC_H */

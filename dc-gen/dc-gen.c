@@ -534,7 +534,9 @@ static struct dc_kbtf *kernel_btf(struct gen *g)
 
 /* An argument plan from the function's prototype: what a pointer leads
  * to is what the collector records (the inode behind a struct file *,
- * the offset behind a loff_t *). */
+ * the offset behind a loff_t *).  A struct renamedata * as the last
+ * parameter (vfs_rename's only one) is planned as two paths, the old
+ * name and the new, as rename(2)'s are: the collector sends them. */
 static void plan_from_btf(struct dc_probe *p, const struct dc_kbtf_func *f)
 {
 	int i;
@@ -559,6 +561,11 @@ static void plan_from_btf(struct dc_probe *p, const struct dc_kbtf_func *f)
 			p->arg_kinds[i] = DC_ARG_PTR;
 			break;
 		}
+	}
+	if (p->nargs == f->nparams && p->nargs > 0 && p->nargs < DC_MAX_ARGS &&
+	    f->params[p->nargs - 1] == DC_KT_RENAMEDATA) {
+		p->arg_kinds[p->nargs - 1] = DC_ARG_PATH;
+		p->arg_kinds[p->nargs++] = DC_ARG_PATH;
 	}
 	p->ret_kind = f->ret == DC_KT_SIZE ? DC_RET_SIZE
 		    : f->ret == DC_KT_INT ? DC_RET_STATUS

@@ -27,8 +27,10 @@ enum dc_event_type {
 	DC_EV_EXIT_PROC = 7,/* a selected process exited; ret = exit code */
 	DC_EV_KPATH = 8,    /* the file a kernel function's call works on,
 	                       sent at its entry: seq = that call's seq,
-	                       string = its path; dc-aggregate names the
-	                       call with it and writes no record for it */
+	                       string = its path, ret = 0 (1: a second
+	                       path, vfs_rename's new name); dc-aggregate
+	                       names the call with it and writes no record
+	                       for it */
 };
 
 /* Flags (dc_event.flags). */

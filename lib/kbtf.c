@@ -127,6 +127,7 @@ static enum dc_kbtf_class classify(const struct btf *b, __u32 id)
 		{ "file", DC_KT_FILE }, { "inode", DC_KT_INODE },
 		{ "dentry", DC_KT_DENTRY }, { "path", DC_KT_PATH },
 		{ "kiocb", DC_KT_KIOCB }, { "iov_iter", DC_KT_IOV_ITER },
+		{ "renamedata", DC_KT_RENAMEDATA },
 	};
 	const char *td = typedef_name(b, id);
 	const struct btf_type *t;

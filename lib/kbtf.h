@@ -28,6 +28,8 @@ enum dc_kbtf_class {
 	DC_KT_PATH,       /* struct path * */
 	DC_KT_KIOCB,      /* struct kiocb * */
 	DC_KT_IOV_ITER,   /* struct iov_iter * */
+	DC_KT_RENAMEDATA, /* struct renamedata * (vfs_rename since 5.12):
+	                     the old and the new name */
 	DC_KT_VOID,       /* no value (returns only) */
 };
 

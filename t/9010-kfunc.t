@@ -48,11 +48,18 @@ test_expect_success NOKFUNC 'so are filesystems and custom kernel-function layer
 	! grep "\"kfunc\"" p.json
 '
 
-test_expect_success NOKFUNC 'a spec for another kernel, from its BTF file, is generated here' '
+test_expect_success NOKFUNC,PYTHON3 'a spec for another kernel, from its BTF file, is generated here; vfs_rename planned as two paths' '
 	printf "layers: [vfs]\n" >c.yaml &&
 	DC_VMLINUX_BTF=/sys/kernel/btf/vmlinux dc-gen c.yaml >p.json 2>err &&
 	test ! -s err &&
-	grep "\"function\": \"vfs_write\"" p.json
+	python3 - <<-\EOP
+	import json
+	p = {x["function"]: x for x in json.load(open("p.json"))["probes"]}
+	assert p["vfs_write"]["kind"] == "kfunc", p
+	# vfs_rename(struct renamedata *): its old name and its new
+	assert p["vfs_rename"]["args"] == ["path", "path"], p["vfs_rename"]
+	assert p["vfs_rename"]["ret"] == "status", p["vfs_rename"]
+	EOP
 '
 
 test_expect_success 'the shipped configs still generate (only absent libraries warned about)' '

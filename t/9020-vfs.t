@@ -7,8 +7,46 @@
 # either (t/9010-kfunc.t tests the refusal there).
 . "$(dirname "$0")/test-lib.sh"
 
+# TMPFS: a file system of its own can be mounted here (root, in the VM).
+test_lazy_prereq TMPFS '
+	mkdir m && mount -t tmpfs dc-test m && umount m ||
+	{ echo "cannot mount a tmpfs here"; false; }
+'
+
 test_expect_success 'setup: a signing key' '
 	dc-sign --gen-key -k "$SHARED/key" >/dev/null
+'
+
+# The collector sends a kernel call's paths ahead of it (KPATH records,
+# type 8, ret 0 the first, 1 the second): written as the stream
+# dc-collect makes, so this runs on any kernel.
+test_expect_success PYTHON3 'dc-aggregate names a kernel call by its KPATH record, vfs_rename by both' '
+	cat >s <<-\EOF &&
+	header host=node1 run=r1 offset=1700000000000000000 start=1000 ids=0
+	probe id=0 kind=kfunc layer=vfs name=vfs_rename args=path,path ret=status
+	probe id=1 kind=kfunc layer=vfs name=vfs_unlink args=ptr,inode,inode,ptr ret=status
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/mv cmdline="mv x y" cwd=/w
+	call type=8 probe=0 pid=100 ts=1000 seq=1 ret=0 str=/w/d/x
+	call type=8 probe=0 pid=100 ts=1001 seq=1 ret=1 str=/w/d/y
+	call probe=0 pid=100 ts=1000 dur=500 seq=1 args=0,0 ret=0
+	call type=8 probe=1 pid=100 ts=3000 seq=2 ret=0 str=/w/d/y
+	call probe=1 pid=100 ts=3000 dur=500 seq=2 args=0,7,8,0 ret=0
+	end
+	EOF
+	dc-mkstream s | dc-aggregate | dc-write t.pfw.gz 2>err &&
+	test ! -s err &&
+	pfw-query list t.pfw.gz --cat vfs >all &&
+	pfw-query list t.pfw.gz --ph M --name FH >fh &&
+	python3 - <<-\EOP
+	import json
+	fh = {e["args"]["value"]: e["args"]["name"] for e in map(json.loads, open("fh"))}
+	x = {e["name"]: e["args"] for e in map(json.loads, open("all"))}
+	assert len(x) == 2, x
+	assert fh[x["vfs_rename"]["fhash"]] == "/w/d/x", x
+	assert fh[x["vfs_rename"]["fhash2"]] == "/w/d/y", x
+	assert fh[x["vfs_unlink"]["fhash"]] == "/w/d/y", x
+	assert "fhash2" not in x["vfs_unlink"], x
+	EOP
 '
 
 test_expect_success KFUNC 'dc-gen plans the vfs functions from the kernel BTF' '
@@ -25,6 +63,8 @@ test_expect_success KFUNC 'dc-gen plans the vfs functions from the kernel BTF' '
 	assert p["vfs_write"]["args"] == ["inode", "ptr", "size", "offset"], p["vfs_write"]
 	assert p["vfs_write"]["ret"] == "size", p["vfs_write"]
 	assert p["vfs_read"]["args"] == ["inode", "ptr", "size", "offset"], p["vfs_read"]
+	# struct renamedata *: the old name and the new
+	assert p["vfs_rename"]["args"] == ["path", "path"], p["vfs_rename"]
 	EOP
 '
 
@@ -117,21 +157,46 @@ test_expect_success KFUNC,PYTHON3 'vectored: 25 writev and 25 readv of 4 KiB, on
 	EOP
 '
 
-test_expect_success KFUNC,PYTHON3 'names and directories: one vfs call per operation (kprobes)' '
+# check_names DIR: one vfs_mkdir, vfs_rename, vfs_unlink and vfs_rmdir,
+# on DIR/d, DIR/d/x to DIR/d/y, DIR/d/y and DIR/d.
+check_names() {
+	pfw-query list t.pfw.gz --cat vfs >all &&
+	pfw-query list t.pfw.gz --ph M --name FH >fh &&
+	python3 - "$1" <<-\EOP
+	import json, sys
+	d = sys.argv[1]
+	ev = [json.loads(l) for l in open("all")]
+	fh = {e["args"]["value"]: e["args"]["name"] for e in map(json.loads, open("fh"))}
+	def named(name):
+	    c = [e["args"] for e in ev if e["name"] == name]
+	    assert len(c) == 1, (name, c)
+	    return fh.get(c[0].get("fhash")), fh.get(c[0].get("fhash2"))
+	assert named("vfs_mkdir") == (d + "/d", None), named("vfs_mkdir")
+	assert named("vfs_rename") == (d + "/d/x", d + "/d/y"), named("vfs_rename")
+	assert named("vfs_unlink") == (d + "/d/y", None), named("vfs_unlink")
+	assert named("vfs_rmdir") == (d + "/d", None), named("vfs_rmdir")
+	EOP
+}
+
+test_expect_success KFUNC,PYTHON3 'names and directories: one vfs call per operation, each naming its files (kprobes)' '
 	printf "layers: [syscalls, vfs]\n" >c.yaml &&
 	trace_ok c.yaml t.pfw.gz --kfunc kprobes probes.sig -- sh -c \
 		"mkdir d && touch d/x && mv d/x d/y && ls d >/dev/null && rm d/y && rmdir d" &&
-	for f in vfs_mkdir vfs_rename vfs_unlink vfs_rmdir; do
-		test "$(pfw-query count t.pfw.gz --cat vfs --name $f)" = 1 || {
-			echo "$f: $(pfw-query count t.pfw.gz --cat vfs --name $f)"; return 1; }
-	done &&
-	# a dentry alone, named through the mount of the caller'"'"'s cwd
-	test "$(pfw-query count t.pfw.gz --cat vfs --name vfs_mkdir --file "$PWD/d")" = 1 &&
-	test "$(pfw-query count t.pfw.gz --cat vfs --name vfs_unlink --file "$PWD/d/y")" = 1 &&
-	test "$(pfw-query count t.pfw.gz --cat vfs --name vfs_rmdir --file "$PWD/d")" = 1 &&
+	check_names "$PWD" &&
 	test "$(pfw-query count t.pfw.gz --cat vfs --name iterate_dir --file "$PWD/d")" -ge 1 &&
 	test "$(pfw-query count t.pfw.gz --cat vfs --name iterate_dir)" -ge 1 &&
 	test "$(pfw-query count t.pfw.gz --cat vfs --name vfs_open)" -ge 1
+'
+
+# The caller's cwd and root are on other file systems: the dentry's
+# mount is found among its file system's mounts.
+test_expect_success KFUNC,PYTHON3,TMPFS 'the same on another mount (a tmpfs under the test directory), names exact (kprobes)' '
+	mkdir m && mount -t tmpfs dc-test m &&
+	test_when_finished "umount m" &&
+	printf "layers: [syscalls, vfs]\n" >c.yaml &&
+	trace_ok c.yaml t.pfw.gz --kfunc kprobes probes.sig -- sh -c \
+		"mkdir m/d && touch m/d/x && mv m/d/x m/d/y && rm m/d/y && rmdir m/d" &&
+	check_names "$PWD/m"
 '
 
 test_expect_success KFUNC,PYTHON3 'opens and directory reads: one vfs call under each system call' '

@@ -3,9 +3,11 @@
 # traced kernel function costs through fentry and through kprobes.
 #
 # A one-function kfunc layer (vfs_write) traces N one-byte writes to a
-# file on the ext4 disk, alternately through fentry and kprobes (ABAB,
-# REPS times each), with an untraced run before each pair.  Each
-# run reports the workload's own time per write and, from
+# file on the ext4 disk, through fentry and kprobes, each with the
+# file's path walked (the KPATH record, the plan from BTF) and without
+# (the file argument planned as a bare pointer: no path, no inode),
+# the four in turn REPS times, with an untraced run before each round.
+# Each run reports the workload's own time per write and, from
 # kernel.bpf_stats_enabled, the programs' run counts and ns per run
 # (bpftool, read by the traced command before the collector detaches).
 # Results are lines "BENCH: ..." on standard output (Markdown rows).
@@ -27,15 +29,25 @@ layers:
     kind: kfunc
     functions: [vfs_write]
 EOC
-dc-gen k.yaml >k.json && dc-sign -k key -o k.sig k.json || exit 1
+cat >n.yaml <<-EOC
+layers:
+  - name: KERN
+    kind: kfunc
+    functions: [vfs_write]
+    args:
+      vfs_write: {args: [ptr, ptr, size, offset], ret: size}
+EOC
+for c in k n; do
+	dc-gen $c.yaml >$c.json && dc-sign -k key -o $c.sig $c.json || exit 1
+done
 echo 1 >/proc/sys/kernel/bpf_stats_enabled
 
 per_call() { sed -n 's/.*ns_per_iteration=\([0-9.]*\).*/\1/p' "$1" | tail -n 1; }
 
-# traced MODE OPTS...: one traced run; prints "MODE ns_per_write prog=ns..."
+# traced MODE SPEC OPTS...: one traced run; prints "MODE ns_per_write prog=ns..."
 traced() {
-	mode=$1; shift
-	dc-collect -k key --no-preload "$@" k.sig -- sh -c \
+	mode=$1 spec=$2; shift 2
+	dc-collect -k key --no-preload "$@" $spec -- sh -c \
 		"DC_WORKLOAD_REPORT=1 $W writes $N F 2>w.err; bpftool prog show --json >progs.json" \
 		2>c.err | dc-aggregate >/dev/null
 	grep -q "kernel-function probes use" c.err || { cat c.err; return 1; }
@@ -55,8 +67,10 @@ i=0
 while [ $i -lt "$REPS" ]; do
 	DC_WORKLOAD_REPORT=1 "$W" writes "$N" F 2>w.err
 	echo "untraced $(per_call w.err)" >>runs
-	traced fentry >>runs || exit 1
-	traced kprobes --kfunc kprobes >>runs || exit 1
+	traced fentry k.sig >>runs || exit 1
+	traced kprobes k.sig --kfunc kprobes >>runs || exit 1
+	traced fentry-nopath n.sig >>runs || exit 1
+	traced kprobes-nopath n.sig --kfunc kprobes >>runs || exit 1
 	i=$((i + 1))
 done
 sed 's/^/# /' runs
@@ -78,7 +92,7 @@ base = median(per["untraced"])
 print("BENCH: | path | ns per write (median of %s) | added by tracing | program: ns per run (median) |" % reps)
 print("BENCH: |---|---|---|---|")
 print("BENCH: | untraced | %.0f | | |" % base)
-for m in ("fentry", "kprobes"):
+for m in ("fentry", "fentry-nopath", "kprobes", "kprobes-nopath"):
     med = median(per[m])
     pr = ", ".join("%s %.0f" % (name, median(v))
                    for (mm, name), v in sorted(progs.items()) if mm == m)
