@@ -270,11 +270,15 @@ static __always_inline bool kpath_find(struct kpath_walk *w, __u8 op,
 	return true;
 }
 
-/* Send the path of the file behind ptr (op: what ptr is) as the
- * DC_EV_KPATH record of the call numbered seq on this thread; nth: 0
- * the call's file, 1 its second (vfs_rename's new name). */
-static __always_inline void kpath_send(__u8 op, __u64 ptr, __u32 probe_id,
-				       __u64 pid_tgid, __u64 seq, __s64 nth)
+/* Send the path of the file behind ptr as the DC_EV_KPATH record of
+ * the call numbered seq on this thread; how: what ptr is (DC_KOP_*),
+ * plus 1 << 8 for the call's second path (vfs_rename's new name).  A
+ * global function, so the verifier checks it once, not at each of its
+ * calls (each fentry copy is verified again: seconds each under TCG);
+ * hence the scalar arguments.  0, or 1 if the file has no path to
+ * send (a record the ring has no room for is counted as a drop). */
+__noinline int kpath_send(__u64 ptr, __u64 seq, __u64 pid_tgid,
+			  __u32 probe_id, __u32 how)
 {
 	struct kpath_walk w = {};
 	struct kpath_scratch *s;
@@ -282,16 +286,16 @@ static __always_inline void kpath_send(__u8 op, __u64 ptr, __u32 probe_id,
 	__u32 zero = 0;
 	__u64 len, size;
 
-	if (!kpath_find(&w, op, ptr))
-		return;
+	if (!kpath_find(&w, (__u8)how, ptr))
+		return 1;
 	s = bpf_map_lookup_elem(&kpath_map, &zero);
 	if (!s)
-		return;
+		return 1;
 	/* Not under its mount: a guessed mount that was wrong, a pseudo
 	 * file (pipe, socket: no path), a lazily unmounted tree.  The
 	 * call goes without a name. */
 	if (w.outside)
-		return;
+		return 1;
 	if (!w.done)
 		w.trunc = true;         /* deeper than DC_KPATH_DEPTH */
 	if (w.off >= DC_KPATH_MAX) {          /* the root itself */
@@ -301,13 +305,13 @@ static __always_inline void kpath_send(__u8 op, __u64 ptr, __u32 probe_id,
 	w.off &= DC_KPATH_MAX - 1;
 	len = DC_KPATH_MAX - w.off;
 	if (len > DC_KPATH_MAX)
-		return;
+		return 1;
 	/* The path and the NUL after it, in one copy. */
 	s->buf[DC_KPATH_MAX] = 0;
 	bpf_probe_read_kernel(s->rec + DC_EVENT_HDR_SIZE, len + 1, &s->buf[w.off]);
 	ev = (struct dc_event *)s->rec;
 	fill_header(ev, DC_EV_KPATH, probe_id, pid_tgid, bpf_ktime_get_ns(),
-		    0, nth, 0);
+		    0, how >> 8, 0);
 	ev->seq = seq;
 	ev->nargs = 0;
 	ev->str_len = (__u16)len;
@@ -315,9 +319,10 @@ static __always_inline void kpath_send(__u8 op, __u64 ptr, __u32 probe_id,
 		ev->flags |= DC_EVF_STR_TRUNC;
 	size = (DC_EVENT_HDR_SIZE + len + 1 + 7) & ~7ULL;
 	if (size > sizeof(s->rec))
-		return;
+		return 1;
 	ev->size = (__u16)size;
 	output_event(s->rec, size, probe_id, rb_flags());
+	return 0;
 }
 
 static __always_inline void kfunc_push(__u64 pid_tgid, __u32 probe_id,
@@ -352,17 +357,15 @@ static __always_inline void kfunc_push(__u64 pid_tgid, __u32 probe_id,
 		return;
 	seq = st->frames[d].seq;
 	if (path_op != DC_KOP_RENAME) {
-		kpath_send(path_op, file, probe_id, pid_tgid, seq, 0);
+		kpath_send(file, seq, pid_tgid, probe_id, path_op);
 		return;
 	}
 	/* Before the rename: the new name's dentry may be negative, its
 	 * name and parent are there all the same. */
-	kpath_send(DC_KOP_DENTRY_INO,
-		   (__u64)BPF_CORE_READ((struct renamedata *)file, old_dentry),
-		   probe_id, pid_tgid, seq, 0);
-	kpath_send(DC_KOP_DENTRY_INO,
-		   (__u64)BPF_CORE_READ((struct renamedata *)file, new_dentry),
-		   probe_id, pid_tgid, seq, 1);
+	kpath_send((__u64)BPF_CORE_READ((struct renamedata *)file, old_dentry),
+		   seq, pid_tgid, probe_id, DC_KOP_DENTRY_INO);
+	kpath_send((__u64)BPF_CORE_READ((struct renamedata *)file, new_dentry),
+		   seq, pid_tgid, probe_id, DC_KOP_DENTRY_INO | 1 << 8);
 }
 
 SEC("kprobe")
