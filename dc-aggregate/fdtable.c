@@ -112,6 +112,17 @@ const char *snap_cwd(const struct snapshot *list, uint32_t pid)
 	return NULL;
 }
 
+const char *snap_cwd_before(const struct snapshot *list, uint32_t pid,
+			    uint64_t t)
+{
+	const char *cwd = NULL;
+
+	for (; list != NULL && list->taken <= t; list = list->next)
+		if (list->pid == pid && list->cwd != NULL)
+			cwd = list->cwd;
+	return cwd;
+}
+
 void snap_drop_pid(struct snapshot **list, uint32_t pid)
 {
 	while (*list != NULL) {

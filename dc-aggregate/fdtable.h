@@ -61,6 +61,10 @@ struct snapshot *snap_due(struct snapshot **list, uint64_t upto);
 /* The working directory of pid's first pending snapshot that has one,
  * or NULL. */
 const char *snap_cwd(const struct snapshot *list, uint32_t pid);
+/* The working directory of pid's last pending snapshot taken at or
+ * before t that has one, or NULL. */
+const char *snap_cwd_before(const struct snapshot *list, uint32_t pid,
+			    uint64_t t);
 /* Forget pid's snapshots (it exited), or all of them. */
 void snap_drop_pid(struct snapshot **list, uint32_t pid);
 void snap_free_all(struct snapshot **list);

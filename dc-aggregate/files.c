@@ -230,6 +230,17 @@ static unsigned char *process_payload(struct aggregator *ag, unsigned idx,
 	    ((rec->flags & DC_PROC_F_FORKED) ||
 	     ((rec->flags & DC_PROC_F_EXEC) && p->cwd_from_stream)))
 		cwd = p->cwd;
+	/* When the stream shows every chdir, what /proc said before the
+	 * exec holds at the exec, and /proc read after it may not. */
+	if ((rec->flags & DC_PROC_F_EXEC) && ag->inputs[idx].cwd_probes == 3) {
+		const char *before = snap_cwd_before(ag->inputs[idx].snapshots,
+						     rec->pid, rec->start_mono_ns);
+
+		if (before != NULL)
+			cwd = before;
+		else if (p != NULL && p->cwd != NULL)
+			cwd = p->cwd;
+	}
 	if (cwd != NULL && (strlen(cwd) != cwd_len ||
 			    memcmp(cwd, cwd_was, cwd_len) != 0) &&
 	    (copy = with_cwd(f->data, f->len, cwd, len)) != NULL)

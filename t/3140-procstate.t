@@ -129,7 +129,7 @@ test_expect_success BPF,PYTHON3 'a chdir describes the process again, with the n
 	prs = [(i, e["args"]) for i, e in enumerate(lines)
 	       if e["name"] == "PR" and e["pid"] == pid]
 	(i1, before), (i2, after) = prs[-2:]
-	assert before["origin"] == "exec", before
+	assert before["origin"] == "exec" and before["cwd"] == pwd, before
 	assert after["cwd"] == pwd + "/d1" and "origin" not in after, after
 	assert after["name"] == before["name"], (before, after)
 	assert after["cmdline"] == before["cmdline"], (before, after)
@@ -327,6 +327,34 @@ test_expect_success 'described late, forked first: names before the read stay as
 	100 0 a
 	101 0 c
 	100 0 /work/dir/b
+	EOF
+	test_cmp expect got
+'
+
+# /proc read after an exec may show a chdir the new program made since:
+# the exec's PROCESS frame has the directory known at the exec, and the
+# chdir describes the process again.
+test_expect_success 'an exec read late is described with the directory it had' '
+	write_late >s &&
+	cat >>s <<-\EOF &&
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/work/dir taken=50
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 flags=2 start=100 exe=/bin/sh cmdline=sh cwd=/work/dir/d1 taken=300
+	exec pid=100 tid=100 ts=100 str=/bin/sh
+	call probe=2 pid=100 tid=100 ts=200 dur=10 ret=0 args=0 str=d1
+	call probe=0 pid=100 tid=100 ts=400 dur=10 ret=3 args=0,0,0 str=a
+	end
+	EOF
+	late_files >got &&
+	cat >expect <<-\EOF &&
+	100 2 /work/dir/d1
+	100 0 /work/dir/d1/a
+	EOF
+	test_cmp expect got &&
+	sed -n "s/^process pid=100 .* flags=\([0-9]*\) start=\([0-9]*\) .* cwd=\([^ ]*\).*/\1 \2 \3/p" out >got &&
+	cat >expect <<-\EOF &&
+	0 0 /work/dir
+	2 100 /work/dir
+	0 210 /work/dir/d1
 	EOF
 	test_cmp expect got
 '
