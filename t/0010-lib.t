@@ -19,4 +19,26 @@ test_expect_success 'lib unit tests all pass' '
 	test "$(grep -c "^ok " tap)" = "$n"
 '
 
+# A script with a test whose prerequisite never holds, run as prove would.
+cat >"$SHARED/never.t" <<EOF
+#!/bin/sh
+. "$DC_SRC_DIR/t/test-lib.sh"
+test_lazy_prereq NEVER 'echo "never there"; false'
+test_expect_success NEVER 'needs NEVER' 'true'
+test_done
+EOF
+
+test_expect_success 'test-lib: a missing prerequisite skips the test, with its reason' '
+	test_when_finished "rm -rf \"$DC_BUILD_DIR/t/trash/never\"" &&
+	DC_TEST_REQUIRE= sh "$SHARED/never.t" >out &&
+	grep "^ok 1 # skip needs NEVER (missing NEVER: never there)$" out
+'
+
+test_expect_success 'test-lib: a missing prerequisite DC_TEST_REQUIRE names fails the test' '
+	test_when_finished "rm -rf \"$DC_BUILD_DIR/t/trash/never\"" &&
+	test_must_fail_with 1 env DC_TEST_REQUIRE="ROOT NEVER" sh "$SHARED/never.t" >out &&
+	grep "^not ok 1 - needs NEVER$" out &&
+	grep "required prerequisite missing (DC_TEST_REQUIRE): NEVER: never there" out
+'
+
 test_done

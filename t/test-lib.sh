@@ -14,7 +14,10 @@
 # when its body's last command, joined with &&, succeeds.  Prerequisites
 # are lazy: the first test that needs BPF runs the check that really loads
 # a program; a test whose prerequisite is missing is skipped with the
-# reason printed.  DC_TEST_VERBOSE=1 shows each body's output.
+# reason printed, unless DC_TEST_REQUIRE names it (e.g. "ROOT BPF
+# PYTHON3", as ./setup.sh test sets it): then the test fails, so a
+# machine that should run everything cannot pass by skipping.
+# DC_TEST_VERBOSE=1 shows each body's output.
 
 TEST_NAME=$(basename "$0" .t)
 TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
@@ -80,6 +83,14 @@ test_expect_success() {
 	fi
 	test_count=$((test_count + 1))
 	if [ -n "$_prereqs" ] && ! test_have_prereq "$_prereqs"; then
+		case " ${DC_TEST_REQUIRE:-} " in
+		*" ${_prereq_reason%%:*} "*)
+			test_failed=$((test_failed + 1))
+			echo "not ok $test_count - $1"
+			echo "#	required prerequisite missing (DC_TEST_REQUIRE): $_prereq_reason"
+			return 0
+			;;
+		esac
 		test_skipped=$((test_skipped + 1))
 		echo "ok $test_count # skip $1 (missing $_prereq_reason)"
 		return 0
