@@ -246,7 +246,7 @@ static __u64 round8(__u64 n)
 	return (n + 7) & ~7ULL;
 }
 
-/* ---- slots derived at return, as collect.bpf.c's derive_exit ---- */
+/* ---- slots derived at return, as derive.bpf.h's derive_exit ---- */
 
 const struct dc_fast_func_cfg *dc_fast_func(int fn)
 {

@@ -14,7 +14,7 @@
  * its own copy, never these: dc-collect leaves such functions on
  * uprobes (it decides from the probe's target).
  *
- * Arguments read through, as collect.bpf.c reads them (lib/mpiabi.h):
+ * Arguments read through, as dc-collect/derive.bpf.h reads them (lib/mpiabi.h):
  *  - DC_ARG_HANDLE_IN (MPI_File_close's MPI_File *): the handle, read at
  *    entry; the call reads it there itself.
  *  - DC_ARG_HANDLE_OUT (MPI_File_open's MPI_File *): the handle the call
@@ -52,7 +52,7 @@ static int read_word(void *dst, __u64 src, size_t n, int used)
 	return 0;
 }
 
-/* MPI_Type_size of a datatype handle, or -1 (collect.bpf.c's rule). */
+/* MPI_Type_size of a datatype handle, or -1 (derive.bpf.h's rule). */
 static __s64 mpi_type_size(__u64 h, int *flavor, int used)
 {
 	__u64 size;

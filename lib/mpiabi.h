@@ -1,7 +1,7 @@
 /*
  * mpiabi.h - what the MPI libraries Debian ships keep where, for the
  * mpiio layer's read-through arguments (DC_ARG_DATATYPE,
- * DC_ARG_MPISTATUS): the kernel programs (dc-collect/collect.bpf.c) and
+ * DC_ARG_MPISTATUS): the kernel programs (dc-collect/derive.bpf.h) and
  * the client library (dc-wrap/iolibs.c) read the same fields.
  *
  * Included from BPF C and from user space, after lib/event.h.

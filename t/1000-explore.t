@@ -3,9 +3,6 @@
 # real ELF files, checked against readelf where it is installed.
 . "$(dirname "$0")/test-lib.sh"
 
-test_lazy_prereq READELF '
-	command -v readelf >/dev/null || { echo "readelf (binutils) not installed"; false; }
-'
 hdf5_path() {
 	ls /usr/lib/*/libhdf5.so /usr/lib/*/libhdf5_serial.so \
 		/usr/lib/*/libhdf5_openmpi.so /usr/lib/libhdf5.so 2>/dev/null | head -n 1
@@ -18,9 +15,6 @@ mpi_path() {
 }
 test_lazy_prereq MPI '
 	test -n "$(mpi_path)" || { echo "MPI library (libmpi.so) not installed"; false; }
-'
-test_lazy_prereq USDT '
-	command -v usdt-demo >/dev/null || { echo "usdt-demo not built (make check)"; false; }
 '
 
 # What readelf says a file defines: one name per line, as dc-explore

@@ -18,9 +18,6 @@ test_lazy_prereq TRACEFS '
 	test -d /sys/kernel/tracing/events || test -d /sys/kernel/debug/tracing/events ||
 		{ echo "tracefs not mounted"; false; }
 '
-test_lazy_prereq USDT '
-	command -v usdt-demo >/dev/null || { echo "usdt-demo not built (make check)"; false; }
-'
 # The number the C library gives SYS_name on this architecture.
 sys_nr() {
 	printf '#include <sys/syscall.h>\nSYS_%s\n' "$1" | cpp -P - | tail -n 1 | tr -d " "

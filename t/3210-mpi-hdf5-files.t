@@ -12,9 +12,6 @@ test_lazy_prereq MPICC '
 	command -v mpicc >/dev/null && command -v mpirun >/dev/null ||
 	{ echo "mpicc and mpirun (libopenmpi-dev, openmpi-bin) not installed"; false; }
 '
-test_lazy_prereq H5CC '
-	command -v h5cc >/dev/null || { echo "h5cc (libhdf5-dev) not installed"; false; }
-'
 
 q() {
 	pfw-query "$@"

@@ -9,15 +9,6 @@
 # file.  The workload is t/helpers/mpi-types.c: 2 ranks, 1108 bytes each.
 . "$(dirname "$0")/test-lib.sh"
 
-test_lazy_prereq OPENMPI '
-	command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null ||
-	{ echo "mpicc.openmpi, mpirun.openmpi (libopenmpi-dev, openmpi-bin) not installed"; false; }
-'
-test_lazy_prereq MPICH '
-	command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich >/dev/null ||
-	{ echo "mpicc.mpich, mpiexec.mpich (libmpich-dev, mpich) not installed"; false; }
-'
-
 q() {
 	pfw-query "$@"
 }

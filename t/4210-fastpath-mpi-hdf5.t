@@ -9,17 +9,6 @@
 # HDF5 linked into the executable stays on uprobes, with a notice.
 . "$(dirname "$0")/test-lib.sh"
 
-test_lazy_prereq OPENMPI '
-	command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null ||
-	{ echo "mpicc.openmpi, mpirun.openmpi (libopenmpi-dev, openmpi-bin) not installed"; false; }
-'
-test_lazy_prereq MPICH '
-	command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich >/dev/null ||
-	{ echo "mpicc.mpich, mpiexec.mpich (libmpich-dev, mpich) not installed"; false; }
-'
-test_lazy_prereq H5CC '
-	command -v h5cc >/dev/null || { echo "h5cc (libhdf5-dev) not installed"; false; }
-'
 test_lazy_prereq H5MPI '
 	command -v mpicc >/dev/null && command -v mpirun >/dev/null &&
 	pkg-config --exists hdf5-serial ||

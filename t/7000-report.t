@@ -3,10 +3,6 @@
 # parts and workers, on a local cluster and on a running Dask cluster.
 . "$(dirname "$0")/test-lib.sh"
 
-test_lazy_prereq DASK '
-	/usr/bin/python3 -c "import dask.bag, distributed, matplotlib, cloudpickle" ||
-		{ echo "python3-dask, -distributed or -matplotlib not installed"; false; }
-'
 Q=report-query.py
 
 # A collector's stream (ids=0: seq and parent are entry numbers) of GROUPS

@@ -4,10 +4,6 @@
 # and counts everything that could.
 . "$(dirname "$0")/test-lib.sh"
 
-test_lazy_prereq DASK '
-	/usr/bin/python3 -c "import dask.bag, distributed, matplotlib, cloudpickle" ||
-		{ echo "python3-dask, -distributed or -matplotlib not installed"; false; }
-'
 Q=report-query.py
 
 # events FILE [SKIP_MEMBER]: the event lines (what dc-write --summary

@@ -5,10 +5,6 @@
 # the trace's, the numbers dc-write --summary's.
 . "$(dirname "$0")/test-lib.sh"
 
-test_lazy_prereq DASK '
-	/usr/bin/python3 -c "import dask.bag, distributed, matplotlib, cloudpickle" ||
-		{ echo "python3-dask, -distributed or -matplotlib not installed"; false; }
-'
 test_lazy_prereq CHROMIUM '
 	command -v chromium >/dev/null || { echo "chromium not installed"; false; }
 '

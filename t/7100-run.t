@@ -133,11 +133,6 @@ test_expect_success BPF,PYTHON3 'SIGTERM reaches the command; the trace is still
 
 # Not root: the collector is the site service's.  The test plays the
 # service: a collector in client mode with its state where dc-run looks.
-test_lazy_prereq NOBODY '
-	test "$(id -u)" = 0 && command -v setpriv >/dev/null &&
-	setpriv --reuid=nobody --regid=nogroup --clear-groups true ||
-	{ echo "cannot run as nobody (setpriv)"; false; }
-'
 
 as_nobody() {
 	setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/ "$@"

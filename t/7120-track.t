@@ -6,9 +6,6 @@
 
 lib=$(cd "$(dirname "$DC_CLIENT_LIB")" && pwd -P)/libdcclient.so
 
-test_lazy_prereq READELF '
-	command -v readelf >/dev/null || { echo "readelf (binutils) not installed"; false; }
-'
 test_lazy_prereq STATIC_CC '
 	echo "int main(void){return 0;}" >s.c &&
 	cc -static -o s s.c || { echo "cannot link a static program"; false; }

@@ -13,11 +13,6 @@ job_cmd="$DC_BUILD_DIR/dist/datacrumbs-job"
 test_lazy_prereq ANALYZE '
 	command -v systemd-analyze >/dev/null || { echo "systemd-analyze not installed"; false; }
 '
-test_lazy_prereq NOBODY '
-	test "$(id -u)" = 0 && command -v setpriv >/dev/null &&
-	setpriv --reuid=nobody --regid=nogroup --clear-groups true ||
-	{ echo "cannot run as nobody (setpriv)"; false; }
-'
 cgroup2_root() {
 	awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts
 }

@@ -139,11 +139,6 @@ wait_job_gone() {
 }
 
 # A user, not root, submits: the job, its trace and its log are theirs.
-test_lazy_prereq NOBODY '
-	command -v setpriv >/dev/null &&
-	setpriv --reuid=nobody --regid=nogroup --clear-groups true ||
-	{ echo "cannot run as nobody (setpriv)"; false; }
-'
 as_nobody() {
 	setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/tmp "$@"
 }

@@ -12,12 +12,6 @@ host=$(hostname -s)
 prolog="$DC_BUILD_DIR/dist/flux/prolog.sh"
 epilog="$DC_BUILD_DIR/dist/flux/epilog.sh"
 
-test_lazy_prereq NOBODY '
-	test "$(id -u)" = 0 && command -v setpriv >/dev/null &&
-	setpriv --reuid=nobody --regid=nogroup --clear-groups true ||
-	{ echo "cannot run as nobody (setpriv)"; false; }
-'
-
 test_expect_success PYTHON3 'setup: key, spec, settings, a stand-in flux' '
 	dc-sign --gen-key -k "$S/key" >/dev/null &&
 	dc-gen --default >"$S/probes.json" &&

@@ -235,6 +235,34 @@ test_lazy_prereq BPF '
 	dc-collect --check-kernel
 '
 
+# Tools and packages several scripts need.
+test_lazy_prereq NOBODY '
+	test "$(id -u)" = 0 && command -v setpriv >/dev/null &&
+	setpriv --reuid=nobody --regid=nogroup --clear-groups true ||
+	{ echo "cannot run as nobody (setpriv)"; false; }
+'
+test_lazy_prereq DASK '
+	/usr/bin/python3 -c "import dask.bag, distributed, matplotlib, cloudpickle" ||
+		{ echo "python3-dask, -distributed or -matplotlib not installed"; false; }
+'
+test_lazy_prereq READELF '
+	command -v readelf >/dev/null || { echo "readelf (binutils) not installed"; false; }
+'
+test_lazy_prereq OPENMPI '
+	command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null ||
+	{ echo "mpicc.openmpi, mpirun.openmpi (libopenmpi-dev, openmpi-bin) not installed"; false; }
+'
+test_lazy_prereq MPICH '
+	command -v mpicc.mpich >/dev/null && command -v mpiexec.mpich >/dev/null ||
+	{ echo "mpicc.mpich, mpiexec.mpich (libmpich-dev, mpich) not installed"; false; }
+'
+test_lazy_prereq H5CC '
+	command -v h5cc >/dev/null || { echo "h5cc (libhdf5-dev) not installed"; false; }
+'
+test_lazy_prereq USDT '
+	command -v usdt-demo >/dev/null || { echo "usdt-demo not built (make check)"; false; }
+'
+
 # FULLSPEED: a real CPU.  In the test VM (t/9000-vm-debian-6.1.t) the CPU
 # is emulated, and a million traced calls take many minutes there.
 test_lazy_prereq FULLSPEED '
