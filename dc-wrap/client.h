@@ -24,6 +24,10 @@
 #include "fastabi.h"
 
 #define DC_HIDDEN __attribute__((visibility("hidden")))
+/* The wrappers: the definitions a program's calls reach. */
+#define DC_EXPORT __attribute__((visibility("default")))
+/* A parenthesised list, unwrapped (a macro argument's slots). */
+#define STRIP(...) __VA_ARGS__
 
 /* 1 for a function this process records (set once, after the handshake). */
 extern DC_HIDDEN unsigned char dc_fast_on[DC_FAST_NFUNCS];

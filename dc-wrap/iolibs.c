@@ -36,8 +36,6 @@
 #include "client.h"
 #include "mpiabi.h"
 
-#define DC_EXPORT __attribute__((visibility("default")))
-
 typedef __u64 W; /* an argument word */
 
 /* n bytes at src: copied directly when the call has just used them,
@@ -156,7 +154,6 @@ static void lib_end(struct dc_call *c, __s64 ret, __u64 *a, int n)
 	dc_call_end(c, ret, a, n, cfg->str_arg, 0);
 }
 
-#define STRIP(...) __VA_ARGS__
 
 /* LIBWRAP(return type, name, argument count, (parameters), (names),
  * (the names recorded: the first DC_MAX_ARGS)) */

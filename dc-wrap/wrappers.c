@@ -37,12 +37,9 @@
 
 #include "client.h"
 
-#define DC_EXPORT __attribute__((visibility("default")))
-
 #define I(x) ((__u64)(__u32)(x))
 #define P(x) ((__u64)(uintptr_t)(x))
 #define L(x) ((__u64)(x))
-#define STRIP(...) __VA_ARGS__
 
 /* WRAP(return type, name, failure test on r, index of the string
  * argument or -1, argument count, (parameters), (names), (slots)) */
