@@ -181,6 +181,9 @@ void handle_frame(struct aggregator *ag, unsigned idx,
 
 /* files.c */
 void classify(struct probe *p, const char *name);
+/* The directory fd a relative path of ev is taken against: the fd in
+ * slot dirfd_arg (-1: none), else AT_FDCWD (the working directory). */
+int event_dirfd(const struct dc_event *ev, int dirfd_arg);
 struct proc *get_proc(struct aggregator *ag, unsigned in, uint32_t pid,
 		      int create);
 void drop_proc(struct aggregator *ag, unsigned in, uint32_t pid);

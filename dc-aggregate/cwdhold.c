@@ -32,8 +32,7 @@
  * directory (no dirfd, or AT_FDCWD)? */
 static int dirfd_is_cwd(const struct dc_event *ev, int dirfd_arg)
 {
-	return dirfd_arg < 0 || dirfd_arg >= ev->nargs ||
-	       (int32_t)DC_EVENT_ARGS(ev)[dirfd_arg] == AT_FDCWD;
+	return event_dirfd(ev, dirfd_arg) == AT_FDCWD;
 }
 
 static int needs_cwd(const struct probe *pr, const struct dc_event *ev)

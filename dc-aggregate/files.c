@@ -478,6 +478,13 @@ static uint32_t event_path(struct aggregator *ag,
 	return resolve_path(ag, p, ev, path, len, pr->dirfd_arg);
 }
 
+int event_dirfd(const struct dc_event *ev, int dirfd_arg)
+{
+	if (dirfd_arg >= 0 && dirfd_arg < ev->nargs)
+		return (int32_t)DC_EVENT_ARGS(ev)[dirfd_arg];
+	return AT_FDCWD;
+}
+
 /* The output string id of path (len bytes) as the call saw it: against
  * the directory of the fd in slot dirfd_arg (-1: none) or the working
  * directory when relative. */
@@ -491,10 +498,8 @@ static uint32_t resolve_path(struct aggregator *ag,
 	if (len == 0)
 		return 0;
 	if (path[0] != '/') {
-		int dirfd = AT_FDCWD;
+		int dirfd = event_dirfd(ev, dirfd_arg);
 
-		if (dirfd_arg >= 0 && dirfd_arg < ev->nargs)
-			dirfd = (int32_t)DC_EVENT_ARGS(ev)[dirfd_arg];
 		if (dirfd != AT_FDCWD)
 			base = string_value(ag, fd_file(p, dirfd));
 		else if (p != NULL)
