@@ -399,10 +399,7 @@ static int write_trace(struct options *o, struct dc_reader *reader,
 	idle_stop(&idle);
 	if (st != DC_READ_EOF) {
 		warn("%s", dc_reader_error(reader));
-		status = dc_read_exit_status(st);
-		how |= TRACE_TRUNCATED;
-		if (st == DC_READ_CORRUPT)
-			how |= TRACE_CORRUPT;
+		status = trace_input_end(st, &how);
 	}
 	if (interrupted)
 		how |= TRACE_INTERRUPTED;

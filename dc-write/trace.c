@@ -650,6 +650,16 @@ struct trace *trace_new(const struct trace_opts *opts,
 	return t;
 }
 
+int trace_input_end(int st, int *how)
+{
+	if (st == DC_READ_EOF)
+		return DC_EXIT_OK;
+	*how |= TRACE_TRUNCATED;
+	if (st == DC_READ_CORRUPT)
+		*how |= TRACE_CORRUPT;
+	return dc_read_exit_status(st);
+}
+
 int trace_finish(struct trace *t, int how)
 {
 	int ret = 0;

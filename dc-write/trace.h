@@ -60,4 +60,8 @@ void trace_counter(struct trace *t, uint32_t pid, uint64_t ts_ns,
  * one-line message when an output could not be written. */
 int trace_finish(struct trace *t, int how);
 
+/* The input stopped with reader status st (dc_reader_next): the TRACE_
+ * flags that adds to *how and the exit status it gives, 0 at its end. */
+int trace_input_end(int st, int *how);
+
 #endif

@@ -47,12 +47,8 @@ static int write_one(struct fuzz_input *in)
 	while ((st = dc_reader_next(r, &frame)) == DC_READ_FRAME)
 		if (trace_frame(t, &frame, err, sizeof(err)) != 0)
 			status = DC_EXIT_BADINPUT;
-	if (st != DC_READ_EOF) {
-		status = dc_read_exit_status(st);
-		how |= TRACE_TRUNCATED;
-		if (st == DC_READ_CORRUPT)
-			how |= TRACE_CORRUPT;
-	}
+	if (st != DC_READ_EOF)
+		status = trace_input_end(st, &how);
 	if (trace_finish(t, how) != 0)
 		status = DC_EXIT_FAILURE;
 	gz_pool_free(opts.pool);
