@@ -71,12 +71,17 @@ user_calls() {
 		END { print c + 0 }' "$1"
 }
 
+# 100000 writes: their records (96 bytes each) fit the default 16 MiB
+# ring even if the collector never drained it before the end, so the
+# first run is exact however slow the collector is (a sanitized one at
+# load 20 fell behind 200000 and, rightly, counted 4648 lost).
 test_expect_success BPF 'a tiny ring drops, and every call is either recorded or counted' '
 	posix_layers >c.yaml &&
-	collect c.yaml all.txt probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 200000 &&
+	collect c.yaml all.txt probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 100000 &&
+	! grep -q "drops kind=process total=[1-9]" all.txt &&
+	test "$(count all.txt POSIX write)" = 100000 &&
 	total=$(user_calls all.txt) &&
-	test "$total" -gt 200000 &&
-	collect c.yaml t.txt --fast-ring 4096 probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 200000 &&
+	collect c.yaml t.txt --fast-ring 4096 probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 100000 &&
 	n=$(user_calls t.txt) &&
 	lost=$(sed -n "s/^drops kind=process total=\([0-9]*\).*/\1/p" t.txt) &&
 	test "$lost" -gt 0 &&
