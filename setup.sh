@@ -136,10 +136,10 @@ test)
 	cd "$build"
 	timed "the test suite" make check || status=1
 	cd "$top/build-san" && timed "the sanitizer suite" make check || status=1
-	# AFL++ on every fuzz target for 60 s, one per CPU at a time
+	# AFL++ on every fuzz target for 30 s, one per CPU at a time
 	# (fuzz/README.md), then the kernel tests in a Debian 6.1 VM.
 	cd "$top/build-fuzz" && timed "fuzzing" \
-		make fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-60}" || status=1
+		make fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-30}" || status=1
 	cd "$build" && timed "the kernel VM suite" make check-kernels || status=1
 	exit $status
 	;;
