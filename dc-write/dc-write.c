@@ -362,9 +362,7 @@ static struct dc_reader *open_input(const char **input, int *fdp,
 	st = dc_reader_header(reader, info);
 	if (st != DC_READ_FRAME)
 		die_status(dc_read_exit_status(st), "%s", dc_reader_error(reader));
-	/* Parents are dc-aggregate's to decide (the call tree has one
-	 * owner): a stream straight from the collector is refused. */
-	if (!(info->flags & DC_STREAM_F_IDS))
+	if (!trace_accepts(info))
 		die_status(DC_EXIT_USAGE, "%s: a collector's stream: put "
 			   "dc-aggregate between dc-collect and dc-write",
 			   *input);

@@ -650,6 +650,11 @@ struct trace *trace_new(const struct trace_opts *opts,
 	return t;
 }
 
+int trace_accepts(const struct dc_stream_info *info)
+{
+	return (info->flags & DC_STREAM_F_IDS) != 0;
+}
+
 int trace_input_end(int st, int *how)
 {
 	if (st == DC_READ_EOF)

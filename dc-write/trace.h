@@ -39,6 +39,10 @@ uint64_t trace_hash(const void *data, size_t len);
 
 /* Creates the outputs that exist from the start (all but per-pid ones);
  * dies with a one-line message when one cannot be created. */
+/* Whether a stream with this header can be written: 1 if its events
+ * carry stream ids (DC_STREAM_F_IDS), 0 for a collector's stream, whose
+ * parents are dc-aggregate's to decide (the call tree has one owner). */
+int trace_accepts(const struct dc_stream_info *info);
 struct trace *trace_new(const struct trace_opts *opts,
 			const struct dc_stream_info *info);
 /* Handle one frame.  0, or -1 with a one-line reason in err when its

@@ -33,8 +33,8 @@ static int write_one(struct fuzz_input *in)
 	if (r == NULL)
 		sysdie("cannot allocate the stream reader");
 	st = dc_reader_header(r, &info);
-	/* dc-write refuses a collector's stream (no ids) with status 2. */
-	if (st != DC_READ_FRAME || !(info.flags & DC_STREAM_F_IDS)) {
+	/* dc-write refuses a collector's stream with status 2. */
+	if (st != DC_READ_FRAME || !trace_accepts(&info)) {
 		dc_reader_close(r);
 		return st != DC_READ_FRAME ? dc_read_exit_status(st)
 					   : DC_EXIT_USAGE;
