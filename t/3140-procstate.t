@@ -221,17 +221,23 @@ write_late() {
 	EOF
 }
 
-# late_files: each call of the aggregated s as "pid probe file".
-late_files() {
+# late_files_are LINE...: the events on standard input, between
+# write_late's header and the end, made into a stream and aggregated:
+# its calls, each as "pid probe file", are the LINEs in order.
+late_files_are() {
+	{ write_late && cat && echo end; } >s &&
+	printf "%s\n" "$@" >expect &&
 	dc-mkstream s >in.bin &&
 	dc-aggregate --text in.bin >out 2>err &&
 	test_line_count err 0 &&
-	sed -n "s/^call probe=\([0-9]*\) pid=\([0-9]*\) .* file=\([^ ]*\) .*/\2 \1 \3/p" out
+	sed -n "s/^call probe=\([0-9]*\) pid=\([0-9]*\) .* file=\([^ ]*\) .*/\2 \1 \3/p" out >got &&
+	test_cmp expect got
 }
 
 test_expect_success 'described late: names opened before /proc was read resolve against its directory' '
-	write_late >s &&
-	cat >>s <<-\EOF &&
+	late_files_are "100 0 /work/dir/F" "100 4 /work/G" \
+		"100 4 /work/dir/F/H" "100 1 /work/dir/F" "200 0 /abs" \
+		"100 1 /work/G" "100 0 /work/dir/I" <<-\EOF
 	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/dd cmdline=dd cwd=/work/dir taken=500
 	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=F
 	call probe=4 pid=100 tid=100 ts=200 dur=10 ret=4 args=-100,0,0,0 str=../G
@@ -240,116 +246,63 @@ test_expect_success 'described late: names opened before /proc was read resolve 
 	call probe=0 pid=200 tid=200 ts=540 dur=10 ret=3 args=0,0,0 str=/abs
 	call probe=1 pid=100 tid=100 ts=600 dur=10 ret=1 args=4,0,1
 	call probe=0 pid=100 tid=100 ts=700 dur=10 ret=6 args=0,0,0 str=I
-	end
 	EOF
-	late_files >got &&
-	cat >expect <<-\EOF &&
-	100 0 /work/dir/F
-	100 4 /work/G
-	100 4 /work/dir/F/H
-	100 1 /work/dir/F
-	200 0 /abs
-	100 1 /work/G
-	100 0 /work/dir/I
-	EOF
-	test_cmp expect got
 '
 
 test_expect_success 'described late after a chdir: its directory holds from the chdir on, not before' '
-	write_late >s &&
-	cat >>s <<-\EOF &&
+	late_files_are "100 0 a" "100 2 missing" "100 2 /work/dir/sub" \
+		"100 0 /work/dir/sub/b" "100 1 a" <<-\EOF
 	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/work/dir/sub taken=500
 	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=a
 	call probe=2 pid=100 tid=100 ts=200 dur=10 ret=-2 flags=2 args=0 str=missing
 	call probe=2 pid=100 tid=100 ts=300 dur=10 ret=0 args=0 str=sub
 	call probe=0 pid=100 tid=100 ts=400 dur=10 ret=4 args=0,0,0 str=b
 	call probe=1 pid=100 tid=100 ts=600 dur=10 ret=1 args=3,0,1
-	end
 	EOF
-	late_files >got &&
-	cat >expect <<-\EOF &&
-	100 0 a
-	100 2 missing
-	100 2 /work/dir/sub
-	100 0 /work/dir/sub/b
-	100 1 a
-	EOF
-	test_cmp expect got
 '
 
 # /proc shows the directory with symbolic links resolved; a chdir the
 # events name keeps the name the program gave.
 test_expect_success 'described late after a chdir the events name: its name stays' '
-	write_late >s &&
-	cat >>s <<-\EOF &&
+	late_files_are "100 0 x" "100 2 /link/dir" "100 0 /link/dir/a" <<-\EOF
 	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/real/dir taken=500
 	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=x
 	call probe=2 pid=100 tid=100 ts=200 dur=10 ret=0 args=0 str=/link/dir
 	call probe=0 pid=100 tid=100 ts=300 dur=10 ret=4 args=0,0,0 str=a
-	end
 	EOF
-	late_files >got &&
-	cat >expect <<-\EOF &&
-	100 0 x
-	100 2 /link/dir
-	100 0 /link/dir/a
-	EOF
-	test_cmp expect got
 '
 
 test_expect_success 'described late: a stream that ends first still gets the directory' '
-	write_late >s &&
-	cat >>s <<-\EOF &&
+	late_files_are "100 0 /work/dir/a" <<-\EOF
 	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/work/dir taken=500
 	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=a
-	end
 	EOF
-	late_files >got &&
-	echo "100 0 /work/dir/a" >expect &&
-	test_cmp expect got
 '
 
 # A fork gives the child the directory its parent has then, which a
 # later /proc read cannot tell (the parent may chdir before it): the
 # waiting names go as written, the child's too.
 test_expect_success 'described late, forked first: names before the read stay as written' '
-	write_late >s &&
-	cat >>s <<-\EOF &&
+	late_files_are "100 0 a" "101 0 c" "100 0 /work/dir/b" <<-\EOF
 	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/work/dir taken=500
 	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=a
 	fork pid=100 tid=100 ts=200 child=101
 	call probe=0 pid=101 tid=101 ts=300 dur=10 ret=4 args=0,0,0 str=c
 	call probe=0 pid=100 tid=100 ts=600 dur=10 ret=4 args=0,0,0 str=b
-	end
 	EOF
-	late_files >got &&
-	cat >expect <<-\EOF &&
-	100 0 a
-	101 0 c
-	100 0 /work/dir/b
-	EOF
-	test_cmp expect got
 '
 
 # /proc read after an exec may show a chdir the new program made since:
 # the exec's PROCESS frame has the directory known at the exec, and the
 # chdir describes the process again.
 test_expect_success 'an exec read late is described with the directory it had' '
-	write_late >s &&
-	cat >>s <<-\EOF &&
+	late_files_are "100 2 /work/dir/d1" "100 0 /work/dir/d1/a" <<-\EOF &&
 	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/work/dir taken=50
 	process pid=100 ppid=1 uid=0 gid=0 rank=-1 flags=2 start=100 exe=/bin/sh cmdline=sh cwd=/work/dir/d1 taken=300
 	exec pid=100 tid=100 ts=100 str=/bin/sh
 	call probe=2 pid=100 tid=100 ts=200 dur=10 ret=0 args=0 str=d1
 	call probe=0 pid=100 tid=100 ts=400 dur=10 ret=3 args=0,0,0 str=a
-	end
 	EOF
-	late_files >got &&
-	cat >expect <<-\EOF &&
-	100 2 /work/dir/d1
-	100 0 /work/dir/d1/a
-	EOF
-	test_cmp expect got &&
 	sed -n "s/^process pid=100 .* flags=\([0-9]*\) start=\([0-9]*\) .* cwd=\([^ ]*\).*/\1 \2 \3/p" out >got &&
 	cat >expect <<-\EOF &&
 	0 0 /work/dir
@@ -363,8 +316,8 @@ test_expect_success 'an exec read late is described with the directory it had' '
 # path, a relative name from there) leaves the directory unknown until
 # the next snapshot says it: not the one from before, not a relative one.
 test_expect_success 'a chdir the events cannot name: unknown until /proc says' '
-	write_late >s &&
-	cat >>s <<-\EOF &&
+	late_files_are "100 3 -" "100 0 a" "100 2 x" "100 0 b" \
+		"100 0 /elsewhere/x/c" <<-\EOF
 	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/work/dir taken=50
 	call probe=3 pid=100 tid=100 ts=100 dur=10 ret=0 args=9
 	call probe=0 pid=100 tid=100 ts=200 dur=10 ret=3 args=0,0,0 str=a
@@ -372,17 +325,7 @@ test_expect_success 'a chdir the events cannot name: unknown until /proc says' '
 	call probe=0 pid=100 tid=100 ts=220 dur=10 ret=4 args=0,0,0 str=b
 	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/elsewhere/x taken=250
 	call probe=0 pid=100 tid=100 ts=300 dur=10 ret=5 args=0,0,0 str=c
-	end
 	EOF
-	late_files >got &&
-	cat >expect <<-\EOF &&
-	100 3 -
-	100 0 a
-	100 2 x
-	100 0 b
-	100 0 /elsewhere/x/c
-	EOF
-	test_cmp expect got
 '
 
 test_done
