@@ -776,12 +776,10 @@ static void synth_event(int probe, uint32_t pid, uint32_t tid, uint64_t *ts,
 	*ts += dur + rnd_range(500, 8000);
 }
 
-/*
- * An IOR-like POSIX workload: two ranks of one job each open files from a
- * set of 100, write or read them in 1 MiB or 4 KiB transfers (sometimes
- * with pwrite or after an lseek) and close them.
- */
-static void synthetic(uint64_t count)
+#define SYNTH_FILES 100
+
+/* The synthetic stream's header, probes, two ranks and file names. */
+static void synth_start(char path[SYNTH_FILES][64])
 {
 	static const struct {
 		const char *name, *args, *ret;
@@ -793,9 +791,7 @@ static void synthetic(uint64_t count)
 		[P_LSEEK] = { "lseek", "fd,offset,whence", "offset" },
 		[P_CLOSE] = { "close", "fd", "status" },
 	};
-	char line[8192], path[100][64];
-	uint64_t ts[2] = { 2000000000ull, 2000350000ull };
-	uint64_t done = 0;
+	char line[8192];
 	int i;
 
 	snprintf(info.host, sizeof(info.host), "synth");
@@ -817,60 +813,97 @@ static void synthetic(uint64_t count)
 			 "cwd=/lustre/scratch/user/run", 4242 + i, i);
 		do_line(line);
 	}
-	for (i = 0; i < 100; i++) {
-		snprintf(path[i], sizeof(path[i]),
-			 "/lustre/scratch/user/run/ior.data.%05d", i);
+	for (i = 0; i < SYNTH_FILES; i++) {
+		snprintf(path[i], 64, "/lustre/scratch/user/run/ior.data.%05d", i);
 		snprintf(line, sizeof(line), "string id=%d value=%s", i + 1, path[i]);
 		do_line(line);
 	}
-	while (done < count) {
-		int rank = (int)(rnd() % 2), f = (int)(rnd() % 100);
-		uint32_t pid = 4242u + (uint32_t)rank, file = (uint32_t)f + 1;
-		int fd = 3 + (int)(rnd() % 4), writing = rnd() % 3 != 0;
-		uint64_t xfer = rnd() % 4 ? 1048576 : 4096, off = 0;
-		uint64_t ops = rnd_range(8, 200), a[4];
+}
 
-		a[0] = 0; /* the path travels inline */
-		a[1] = writing ? 0101 : 0;
-		a[2] = writing ? 0644 : 0;
-		synth_event(P_OPEN, pid, pid, &ts[rank], rnd_range(8000, 60000),
-			    fd, file, path[f], 3, a);
-		done++;
-		for (; ops > 0 && done + 1 < count; ops--, done++) {
-			uint64_t kind = rnd() % 16;
-			uint64_t dur = xfer > 4096 ? rnd_range(150000, 900000)
-						   : rnd_range(1500, 9000);
+/* A file a rank has open: written or read in transfers of xfer bytes. */
+struct synth_open {
+	uint32_t pid, file;
+	int fd, writing;
+	uint64_t xfer, off;
+	uint64_t *ts;             /* the rank's clock */
+};
 
-			a[0] = (uint64_t)fd;
-			if (kind == 0) {
-				off = xfer * rnd_range(0, 63);
-				a[1] = off;
-				a[2] = 0;
-				synth_event(P_LSEEK, pid, pid, &ts[rank],
-					    rnd_range(300, 1200), (int64_t)off,
-					    file, NULL, 3, a);
-				continue;
-			}
-			a[1] = 0x7f3a5c000000ull;
-			a[2] = xfer;
-			if (writing && kind < 4) {
-				a[3] = off;
-				synth_event(P_PWRITE, pid, pid, &ts[rank], dur,
-					    (int64_t)xfer, file, NULL, 4, a);
-			} else {
-				synth_event(writing ? P_WRITE : P_READ, pid, pid,
-					    &ts[rank], dur, (int64_t)xfer, file,
-					    NULL, 3, a);
-			}
-			off += xfer;
-		}
-		if (done < count) {
-			a[0] = (uint64_t)fd;
-			synth_event(P_CLOSE, pid, pid, &ts[rank],
-				    rnd_range(2000, 20000), 0, file, NULL, 1, a);
-			done++;
-		}
+/* One transfer on o, or, one time in 16, an lseek to a new offset. */
+static void synth_transfer(struct synth_open *o)
+{
+	uint64_t kind = rnd() % 16, a[4];
+	uint64_t dur = o->xfer > 4096 ? rnd_range(150000, 900000)
+				      : rnd_range(1500, 9000);
+
+	a[0] = (uint64_t)o->fd;
+	if (kind == 0) {
+		o->off = o->xfer * rnd_range(0, 63);
+		a[1] = o->off;
+		a[2] = 0;
+		synth_event(P_LSEEK, o->pid, o->pid, o->ts, rnd_range(300, 1200),
+			    (int64_t)o->off, o->file, NULL, 3, a);
+		return;
 	}
+	a[1] = 0x7f3a5c000000ull;
+	a[2] = o->xfer;
+	if (o->writing && kind < 4) {
+		a[3] = o->off;
+		synth_event(P_PWRITE, o->pid, o->pid, o->ts, dur,
+			    (int64_t)o->xfer, o->file, NULL, 4, a);
+	} else {
+		synth_event(o->writing ? P_WRITE : P_READ, o->pid, o->pid,
+			    o->ts, dur, (int64_t)o->xfer, o->file, NULL, 3, a);
+	}
+	o->off += o->xfer;
+}
+
+/* A random rank opens a random file, makes 8 to 200 transfers and closes
+ * it, within count events in all; returns the events written so far. */
+static uint64_t synth_session(uint64_t ts[2], char path[SYNTH_FILES][64],
+			      uint64_t done, uint64_t count)
+{
+	int rank = (int)(rnd() % 2), f = (int)(rnd() % SYNTH_FILES);
+	struct synth_open o = {
+		.pid = 4242u + (uint32_t)rank, .file = (uint32_t)f + 1,
+		.ts = &ts[rank],
+	};
+	uint64_t ops, a[3];
+
+	o.fd = 3 + (int)(rnd() % 4);
+	o.writing = rnd() % 3 != 0;
+	o.xfer = rnd() % 4 ? 1048576 : 4096;
+	ops = rnd_range(8, 200);
+	a[0] = 0; /* the path travels inline */
+	a[1] = o.writing ? 0101 : 0;
+	a[2] = o.writing ? 0644 : 0;
+	synth_event(P_OPEN, o.pid, o.pid, o.ts, rnd_range(8000, 60000), o.fd,
+		    o.file, path[f], 3, a);
+	done++;
+	for (; ops > 0 && done + 1 < count; ops--, done++)
+		synth_transfer(&o);
+	if (done < count) {
+		a[0] = (uint64_t)o.fd;
+		synth_event(P_CLOSE, o.pid, o.pid, o.ts, rnd_range(2000, 20000),
+			    0, o.file, NULL, 1, a);
+		done++;
+	}
+	return done;
+}
+
+/*
+ * An IOR-like POSIX workload: two ranks of one job each open files from a
+ * set of 100, write or read them in 1 MiB or 4 KiB transfers (sometimes
+ * with pwrite or after an lseek) and close them.
+ */
+static void synthetic(uint64_t count)
+{
+	char line[8], path[SYNTH_FILES][64];
+	uint64_t ts[2] = { 2000000000ull, 2000350000ull };
+	uint64_t done = 0;
+
+	synth_start(path);
+	while (done < count)
+		done = synth_session(ts, path, done, count);
 	do_line(strcpy(line, "end"));
 }
 

@@ -164,70 +164,65 @@ static const char *const paths[] = {
 	"relative/x", "ab", "abcdefg", "abcdefgh",
 };
 
-/* Writes a stream with every frame type; returns its bytes.  `events`
- * EVENTS frames of varying record mixes are written. */
-static struct buf write_stream(int events_frames, size_t *header_size)
+/* SYSINFO: key/value string pairs. */
+static void put_sysinfo(struct dc_writer *w)
 {
-	struct dc_stream_info info;
-	struct dc_writer *w;
-	unsigned char p[8192];
+	unsigned char p[64];
 	size_t pos;
-	int fd, i, j;
-	struct buf b;
 
-	forget_expected();
-	n_events_written = 0;
-	test_info(&info);
-	fd = file_of(NULL, 0);
-	w = dc_writer_open(fd, &info);
-	if (w == NULL)
-		bail("dc_writer_open");
-	*header_size = dc_writer_bytes(w);
-
-	/* SYSINFO: key/value string pairs. */
 	pos = dc_put_str(p, sizeof(p), 0, "kernel", 6);
 	pos = dc_put_str(p, sizeof(p), pos, "6.18.0", 6);
 	pos = dc_put_str(p, sizeof(p), pos, "cpus", 4);
 	pos = dc_put_str(p, sizeof(p), pos, "2", 1);
 	put(w, DC_FRAME_SYSINFO, p, (uint32_t)pos);
+}
 
-	/* PROBE. */
-	{
-		struct dc_probe_rec pr;
+static void put_probe(struct dc_writer *w)
+{
+	struct dc_probe_rec pr;
+	unsigned char p[256];
+	size_t pos;
 
-		memset(&pr, 0, sizeof(pr));
-		pr.id = 3;
-		pr.kind = DC_PROBE_UPROBE;
-		pr.nargs = 3;
-		pr.ret_kind = DC_RET_SIZE;
-		pr.arg_kinds[0] = DC_ARG_FD;
-		pr.arg_kinds[1] = DC_ARG_PTR;
-		pr.arg_kinds[2] = DC_ARG_SIZE;
-		pr.offset = 0x10f2a0;
-		memcpy(p, &pr, sizeof(pr));
-		pos = dc_put_str(p, sizeof(p), sizeof(pr), "POSIX", 5);
-		pos = dc_put_str(p, sizeof(p), pos, "write", 5);
-		pos = dc_put_str(p, sizeof(p), pos, "/lib/libc.so.6", 14);
-		put(w, DC_FRAME_PROBE, p, (uint32_t)pos);
-	}
+	memset(&pr, 0, sizeof(pr));
+	pr.id = 3;
+	pr.kind = DC_PROBE_UPROBE;
+	pr.nargs = 3;
+	pr.ret_kind = DC_RET_SIZE;
+	pr.arg_kinds[0] = DC_ARG_FD;
+	pr.arg_kinds[1] = DC_ARG_PTR;
+	pr.arg_kinds[2] = DC_ARG_SIZE;
+	pr.offset = 0x10f2a0;
+	memcpy(p, &pr, sizeof(pr));
+	pos = dc_put_str(p, sizeof(p), sizeof(pr), "POSIX", 5);
+	pos = dc_put_str(p, sizeof(p), pos, "write", 5);
+	pos = dc_put_str(p, sizeof(p), pos, "/lib/libc.so.6", 14);
+	put(w, DC_FRAME_PROBE, p, (uint32_t)pos);
+}
 
-	/* PROCESS. */
-	{
-		struct dc_process_rec pc;
+static void put_process(struct dc_writer *w)
+{
+	struct dc_process_rec pc;
+	unsigned char p[256];
+	size_t pos;
 
-		memset(&pc, 0, sizeof(pc));
-		pc.pid = 100;
-		pc.ppid = 1;
-		pc.rank = -1;
-		pc.start_mono_ns = 1000;
-		memcpy(p, &pc, sizeof(pc));
-		pos = dc_put_str(p, sizeof(p), sizeof(pc), "/bin/dd", 7);
-		pos = dc_put_str(p, sizeof(p), pos, "dd\0if=x", 7);
-		pos = dc_put_str(p, sizeof(p), pos, "/tmp", 4);
-		put(w, DC_FRAME_PROCESS, p, (uint32_t)pos);
-	}
+	memset(&pc, 0, sizeof(pc));
+	pc.pid = 100;
+	pc.ppid = 1;
+	pc.rank = -1;
+	pc.start_mono_ns = 1000;
+	memcpy(p, &pc, sizeof(pc));
+	pos = dc_put_str(p, sizeof(p), sizeof(pc), "/bin/dd", 7);
+	pos = dc_put_str(p, sizeof(p), pos, "dd\0if=x", 7);
+	pos = dc_put_str(p, sizeof(p), pos, "/tmp", 4);
+	put(w, DC_FRAME_PROCESS, p, (uint32_t)pos);
+}
 
-	/* STRING: u32 id then bytes; lengths 1..n exercise the padding. */
+/* STRING: u32 id then bytes; lengths 1..n exercise the padding. */
+static void put_strings(struct dc_writer *w)
+{
+	unsigned char p[256];
+	int i;
+
 	for (i = 0; i < 8; i++) {
 		uint32_t id = (uint32_t)i + 1;
 		size_t l = strlen(paths[i]);
@@ -236,23 +231,33 @@ static struct buf write_stream(int events_frames, size_t *header_size)
 		memcpy(p + 4, paths[i], l);
 		put(w, DC_FRAME_STRING, p, (uint32_t)(4 + l));
 	}
+}
 
-	/* FILE. */
-	{
-		struct dc_file_rec fr;
+static void put_file(struct dc_writer *w)
+{
+	struct dc_file_rec fr;
+	unsigned char p[256];
+	size_t pos;
 
-		memset(&fr, 0, sizeof(fr));
-		fr.size = 4096;
-		fr.inode = 1234567;
-		fr.dev = 0x803;
-		fr.mtime_ns = 1700000000000000000LL;
-		fr.mode = 0100644;
-		memcpy(p, &fr, sizeof(fr));
-		pos = dc_put_str(p, sizeof(p), sizeof(fr), "/tmp/f", 6);
-		put(w, DC_FRAME_FILE, p, (uint32_t)pos);
-	}
+	memset(&fr, 0, sizeof(fr));
+	fr.size = 4096;
+	fr.inode = 1234567;
+	fr.dev = 0x803;
+	fr.mtime_ns = 1700000000000000000LL;
+	fr.mode = 0100644;
+	memcpy(p, &fr, sizeof(fr));
+	pos = dc_put_str(p, sizeof(p), sizeof(fr), "/tmp/f", 6);
+	put(w, DC_FRAME_FILE, p, (uint32_t)pos);
+}
 
-	/* EVENTS: records of every type, 0..6 args, strings of many sizes. */
+/* EVENTS: records of every type, 0..6 args, strings of many sizes; then
+ * an empty EVENTS frame, which is legal. */
+static void put_events(struct dc_writer *w, int events_frames)
+{
+	unsigned char p[8192];
+	size_t pos;
+	int i, j;
+
 	for (i = 0; i < events_frames; i++) {
 		int n = 1 + (i * 7) % 23;
 
@@ -268,44 +273,68 @@ static struct buf write_stream(int events_frames, size_t *header_size)
 		}
 		put(w, DC_FRAME_EVENTS, p, (uint32_t)pos);
 	}
-
-	/* An empty EVENTS frame is legal. */
 	put(w, DC_FRAME_EVENTS, p, 0);
+}
 
+static void put_drops(struct dc_writer *w)
+{
+	struct dc_drops_rec dr;
+	struct dc_drops_entry de[2];
+	unsigned char p[sizeof(dr) + sizeof(de)];
+
+	memset(&dr, 0, sizeof(dr));
+	memset(de, 0, sizeof(de));
+	dr.total = 5;
+	dr.count = 2;
+	dr.kind = DC_DROPS_PER_CPU;
+	de[0].key = 0;
+	de[0].dropped = 3;
+	de[1].key = 1;
+	de[1].dropped = 2;
+	memcpy(p, &dr, sizeof(dr));
+	memcpy(p + sizeof(dr), de, sizeof(de));
+	put(w, DC_FRAME_DROPS, p, sizeof(dr) + sizeof(de));
+}
+
+static void put_end(struct dc_writer *w)
+{
+	struct dc_end_rec er;
+
+	memset(&er, 0, sizeof(er));
+	er.events = n_events_written;
+	er.dropped = 5;
+	er.end_mono_ns = 999999999;
+	er.flags = 0;
+	put(w, DC_FRAME_END, &er, sizeof(er));
+}
+
+/* Writes a stream with every frame type; returns its bytes.  `events`
+ * EVENTS frames of varying record mixes are written. */
+static struct buf write_stream(int events_frames, size_t *header_size)
+{
+	struct dc_stream_info info;
+	struct dc_writer *w;
+	struct buf b;
+	int fd;
+
+	forget_expected();
+	n_events_written = 0;
+	test_info(&info);
+	fd = file_of(NULL, 0);
+	w = dc_writer_open(fd, &info);
+	if (w == NULL)
+		bail("dc_writer_open");
+	*header_size = dc_writer_bytes(w);
+	put_sysinfo(w);
+	put_probe(w);
+	put_process(w);
+	put_strings(w);
+	put_file(w);
+	put_events(w, events_frames);
 	/* A frame type this reader does not know: passed to the caller. */
-	memcpy(p, "future!", 7);
-	put(w, 99, p, 7);
-
-	/* DROPS. */
-	{
-		struct dc_drops_rec dr;
-		struct dc_drops_entry de[2];
-
-		memset(&dr, 0, sizeof(dr));
-		memset(de, 0, sizeof(de));
-		dr.total = 5;
-		dr.count = 2;
-		dr.kind = DC_DROPS_PER_CPU;
-		de[0].key = 0;
-		de[0].dropped = 3;
-		de[1].key = 1;
-		de[1].dropped = 2;
-		memcpy(p, &dr, sizeof(dr));
-		memcpy(p + sizeof(dr), de, sizeof(de));
-		put(w, DC_FRAME_DROPS, p, sizeof(dr) + sizeof(de));
-	}
-
-	/* END. */
-	{
-		struct dc_end_rec er;
-
-		memset(&er, 0, sizeof(er));
-		er.events = n_events_written;
-		er.dropped = 5;
-		er.end_mono_ns = 999999999;
-		er.flags = 0;
-		put(w, DC_FRAME_END, &er, sizeof(er));
-	}
+	put(w, 99, "future!", 7);
+	put_drops(w);
+	put_end(w);
 	if (dc_writer_close(w) != 0)
 		bail("dc_writer_close");
 	b = slurp(fd);
@@ -546,24 +575,34 @@ static void test_truncation(void)
 	free(b.data);
 }
 
-static void test_damage(void)
+/* b read after n bytes at offset at are replaced (d: room for b). */
+static struct result read_patched(unsigned char *d, const struct buf *b,
+				  size_t at, const void *bytes, size_t n)
 {
-	size_t hsize;
-	struct buf b = write_stream(3, &hsize);
-	unsigned char *d = malloc(b.len);
+	memcpy(d, b->data, b->len);
+	memcpy(d + at, bytes, n);
+	return read_bytes(d, b->len);
+}
+
+/* b read after the byte at offset at is xor-ed with x. */
+static struct result read_flipped(unsigned char *d, const struct buf *b,
+				  size_t at, unsigned char x)
+{
+	unsigned char c = b->data[at] ^ x;
+
+	return read_patched(d, b, at, &c, 1);
+}
+
+/* A damaged header: magic, version, byte order, size. */
+static void damage_header(const struct buf *b, size_t hsize,
+			  unsigned char *d)
+{
 	struct result res;
+	char want[64];
 	uint16_t v16;
 	uint32_t v32;
 
-	/* Empty input. */
-	res = read_bytes(b.data, 0);
-	ok(res.status == DC_READ_TRUNCATED && strstr(res.err, "empty"),
-	   "empty input: truncated, '%s'", res.err);
-
-	/* Bad magic. */
-	memcpy(d, b.data, b.len);
-	d[1] = 'X';
-	res = read_bytes(d, b.len);
+	res = read_patched(d, b, 1, "X", 1);
 	ok(res.status == DC_READ_BADHDR && strstr(res.err, "magic"),
 	   "bad magic: '%s'", res.err);
 	ok(dc_read_exit_status(res.status) == DC_EXIT_BADINPUT,
@@ -574,47 +613,39 @@ static void test_damage(void)
 	ok(res.status == DC_READ_BADHDR && strstr(res.err, "magic"),
 	   "short text input: bad magic, '%s'", res.err);
 
-	/* Bad version. */
-	memcpy(d, b.data, b.len);
 	v16 = DC_STREAM_VERSION + 1;
-	memcpy(d + 8, &v16, 2);
-	res = read_bytes(d, b.len);
-	{
-		char want[64];
+	res = read_patched(d, b, 8, &v16, 2);
+	snprintf(want, sizeof(want), "version %u (this reader knows %u)",
+		 DC_STREAM_VERSION + 1, DC_STREAM_VERSION);
+	ok(res.status == DC_READ_BADHDR && strstr(res.err, want),
+	   "bad version: '%s'", res.err);
 
-		snprintf(want, sizeof(want), "version %u (this reader knows %u)",
-			 DC_STREAM_VERSION + 1, DC_STREAM_VERSION);
-		ok(res.status == DC_READ_BADHDR && strstr(res.err, want),
-		   "bad version: '%s'", res.err);
-	}
-
-	/* Other byte order. */
-	memcpy(d, b.data, b.len);
 	v32 = __builtin_bswap32(DC_BYTE_ORDER_MARK);
-	memcpy(d + 12, &v32, 4);
-	res = read_bytes(d, b.len);
+	res = read_patched(d, b, 12, &v32, 4);
 	ok(res.status == DC_READ_BADHDR && strstr(res.err, "byte order"),
 	   "wrong byte-order mark: '%s'", res.err);
 
 	/* A header size that does not hold the names, or is not a multiple
 	 * of 8 (frames would be misaligned). */
-	memcpy(d, b.data, b.len);
 	v16 = 40;
-	memcpy(d + 10, &v16, 2);
-	res = read_bytes(d, b.len);
+	res = read_patched(d, b, 10, &v16, 2);
 	ok(res.status == DC_READ_BADHDR && strstr(res.err, "corrupt stream header"),
 	   "header size too small: '%s'", res.err);
-	memcpy(d, b.data, b.len);
 	v16 = (uint16_t)(hsize + 4);
-	memcpy(d + 10, &v16, 2);
-	res = read_bytes(d, b.len);
+	res = read_patched(d, b, 10, &v16, 2);
 	ok(res.status == DC_READ_BADHDR && strstr(res.err, "corrupt stream header"),
 	   "header size not a multiple of 8: '%s'", res.err);
+}
+
+/* Damaged frame headers and payloads: the frames before are kept. */
+static void damage_frames(const struct buf *b, unsigned char *d)
+{
+	static const uint16_t type0;
+	struct result res;
+	uint32_t v32;
 
 	/* Corrupt checksum: flip one payload byte of the 4th frame. */
-	memcpy(d, b.data, b.len);
-	d[expected[2].end + DC_FRAME_HDR_SIZE] ^= 0x40;
-	res = read_bytes(d, b.len);
+	res = read_flipped(d, b, expected[2].end + DC_FRAME_HDR_SIZE, 0x40);
 	ok(res.status == DC_READ_CORRUPT && strstr(res.err, "checksum") &&
 	   res.frames_ok == 3 && !res.mismatch,
 	   "corrupt payload: 3 frames kept, then '%s'", res.err);
@@ -622,75 +653,81 @@ static void test_damage(void)
 	   "corruption maps to exit status 4");
 
 	/* Corrupt checksum field itself. */
-	memcpy(d, b.data, b.len);
-	d[expected[0].end + 8] ^= 0x01;
-	res = read_bytes(d, b.len);
+	res = read_flipped(d, b, expected[0].end + 8, 0x01);
 	ok(res.status == DC_READ_CORRUPT && res.frames_ok == 1,
 	   "corrupt checksum field: '%s'", res.err);
 
-	/* Oversized length. */
-	memcpy(d, b.data, b.len);
 	v32 = DC_FRAME_MAX + 1;
-	memcpy(d + expected[1].end + 4, &v32, 4);
-	res = read_bytes(d, b.len);
+	res = read_patched(d, b, expected[1].end + 4, &v32, 4);
 	ok(res.status == DC_READ_CORRUPT && res.frames_ok == 2 &&
 	   strstr(res.err, "corrupt"),
 	   "oversized frame length: '%s'", res.err);
 
 	/* Frame type 0 is never written. */
-	memcpy(d, b.data, b.len);
-	memset(d + expected[1].end, 0, 2);
-	res = read_bytes(d, b.len);
+	res = read_patched(d, b, expected[1].end, &type0, 2);
 	ok(res.status == DC_READ_CORRUPT && res.frames_ok == 2,
 	   "frame type 0: '%s'", res.err);
+}
 
-	/* An EVENTS frame whose record sizes do not add up, with a checksum
-	 * that matches: the reader still refuses it. */
-	{
-		int i, idx = -1;
+/* An EVENTS frame whose record sizes do not add up, with a checksum
+ * that matches: the reader still refuses it. */
+static void damage_events(const struct buf *b, unsigned char *d)
+{
+	struct result res;
+	unsigned char *payload;
+	uint16_t size = 60; /* not a multiple of 8 */
+	uint32_t crc;
+	size_t at;
+	int i, idx = -1;
 
-		for (i = 0; i < n_expected; i++)
-			if (expected[i].type == DC_FRAME_EVENTS &&
-			    expected[i].len > 0) {
-				idx = i;
-				break;
-			}
-		memcpy(d, b.data, b.len);
-		{
-			size_t at = expected[idx - 1].end;
-			unsigned char *payload = d + at + DC_FRAME_HDR_SIZE;
-			uint16_t size = 60; /* not a multiple of 8 */
-			uint32_t crc;
+	for (i = 0; i < n_expected && idx < 0; i++)
+		if (expected[i].type == DC_FRAME_EVENTS && expected[i].len > 0)
+			idx = i;
+	memcpy(d, b->data, b->len);
+	at = expected[idx - 1].end;
+	payload = d + at + DC_FRAME_HDR_SIZE;
+	memcpy(payload, &size, 2);
+	crc = (uint32_t)crc32(0L, payload, expected[idx].len);
+	memcpy(d + at + 8, &crc, 4);
+	res = read_bytes(d, b->len);
+	ok(res.status == DC_READ_CORRUPT && res.frames_ok == idx &&
+	   strstr(res.err, "events"),
+	   "malformed event record: '%s'", res.err);
+}
 
-			memcpy(payload, &size, 2);
-			crc = (uint32_t)crc32(0L, payload, expected[idx].len);
-			memcpy(d + at + 8, &crc, 4);
-		}
-		res = read_bytes(d, b.len);
-		ok(res.status == DC_READ_CORRUPT && res.frames_ok == idx &&
-		   strstr(res.err, "events"),
-		   "malformed event record: '%s'", res.err);
-	}
+/* Bytes after the END frame that are not a frame; no END frame. */
+static void damage_end(const struct buf *b)
+{
+	unsigned char *e = malloc(b->len + 3);
+	struct result res;
 
-	/* Bytes after the END frame that are not a frame. */
-	{
-		unsigned char *e = malloc(b.len + 3);
-
-		memcpy(e, b.data, b.len);
-		memcpy(e + b.len, "xyz", 3);
-		res = read_bytes(e, b.len + 3);
-		ok(res.status == DC_READ_TRUNCATED &&
-		   res.frames_ok == n_expected,
-		   "garbage after END: all frames, then '%s'", res.err);
-		free(e);
-	}
+	memcpy(e, b->data, b->len);
+	memcpy(e + b->len, "xyz", 3);
+	res = read_bytes(e, b->len + 3);
+	ok(res.status == DC_READ_TRUNCATED && res.frames_ok == n_expected,
+	   "garbage after END: all frames, then '%s'", res.err);
+	free(e);
 
 	/* A stream that stops after a complete frame but before END. */
-	res = read_bytes(b.data, expected[n_expected - 2].end);
-	ok(res.status == DC_READ_TRUNCATED &&
-	   strstr(res.err, "no end frame"),
+	res = read_bytes(b->data, expected[n_expected - 2].end);
+	ok(res.status == DC_READ_TRUNCATED && strstr(res.err, "no end frame"),
 	   "no END frame: '%s'", res.err);
+}
 
+static void test_damage(void)
+{
+	size_t hsize;
+	struct buf b = write_stream(3, &hsize);
+	unsigned char *d = malloc(b.len);
+	struct result res;
+
+	res = read_bytes(b.data, 0);
+	ok(res.status == DC_READ_TRUNCATED && strstr(res.err, "empty"),
+	   "empty input: truncated, '%s'", res.err);
+	damage_header(&b, hsize, d);
+	damage_frames(&b, d);
+	damage_events(&b, d);
+	damage_end(&b);
 	free(d);
 	free(b.data);
 }
