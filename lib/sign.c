@@ -216,13 +216,92 @@ static int open_temp_beside(const char *path, char **tmp_out)
 	return fd;
 }
 
+/* data into fd, a new file for path (tmp, if not NULL, is its name until
+ * it is renamed over path), with permissions mode and, if sync, on disk;
+ * fd is closed.  0, or DC_EXIT_FAILURE with err set and the new file
+ * removed. */
+static int finish_file(int fd, const char *tmp, const char *path,
+		       mode_t mode, int sync, const void *data, size_t len,
+		       char *err, size_t errlen)
+{
+	const char *name = tmp != NULL ? tmp : path;
+	int failed;
+
+	failed = fchmod(fd, mode) != 0 || dc_write_all(fd, data, len) != 0 ||
+		 (sync && fsync(fd) != 0);
+	if (close(fd) != 0)
+		failed = 1;
+	if (failed) {
+		dc_format_error(err, errlen, "cannot write %s: %s", path,
+				strerror(errno));
+		unlink(name);
+		return DC_EXIT_FAILURE;
+	}
+	if (tmp != NULL && rename(tmp, path) != 0) {
+		dc_format_error(err, errlen, "cannot rename %s to %s: %s", tmp,
+				path, strerror(errno));
+		unlink(tmp);
+		return DC_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* The default key lives in SYSCONFDIR/datacrumbs, which a fresh install
+ * may not have yet: make that one directory level. */
+static int make_key_dir(const char *path, char *err, size_t errlen)
+{
+	char *dir_copy = strdup(path);
+	const char *dir;
+	struct stat st;
+	int rc = 0;
+
+	if (dir_copy == NULL)
+		return 0;
+	dir = dirname(dir_copy);
+	if (stat(dir, &st) != 0 && errno == ENOENT &&
+	    mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		dc_format_error(err, errlen, "cannot create directory %s: %s",
+				dir, strerror(errno));
+		rc = DC_EXIT_FAILURE;
+	}
+	free(dir_copy);
+	return rc;
+}
+
+/* The key file, new; with force, a file beside it (*tmp) that will
+ * replace it atomically: a reader sees the old key or the new.  Its fd,
+ * or -1 with err set. */
+static int open_key_file(const char *path, int force, char **tmp,
+			 char *err, size_t errlen)
+{
+	int fd;
+
+	if (force) {
+		fd = open_temp_beside(path, tmp);
+		if (fd < 0)
+			dc_format_error(err, errlen,
+					"cannot create a file beside %s: %s",
+					path, strerror(errno));
+		return fd;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0 && errno == EEXIST)
+		dc_format_error(err, errlen,
+				"%s already exists: refusing to overwrite a signing key (use --force to replace it)",
+				path);
+	else if (fd < 0)
+		dc_format_error(err, errlen, "cannot create %s: %s", path,
+				strerror(errno));
+	return fd;
+}
+
 int dc_key_generate(const char *path, int force, struct dc_key *key,
 		    char *err, size_t errlen)
 {
 	char text[2 * DC_KEY_BYTES + 2];
-	char *tmp = NULL, *dir_copy;
-	struct stat st;
-	int fd;
+	char *tmp = NULL;
+	int fd, rc;
 
 	if (path == NULL)
 		path = dc_default_key_path();
@@ -235,73 +314,20 @@ int dc_key_generate(const char *path, int force, struct dc_key *key,
 	text[2 * DC_KEY_BYTES + 1] = '\0';
 	key_set_id(key);
 
-	/* The default key lives in SYSCONFDIR/datacrumbs, which a fresh
-	 * install may not have yet: make that one directory level. */
-	dir_copy = strdup(path);
-	if (dir_copy != NULL) {
-		const char *dir = dirname(dir_copy);
-
-		if (stat(dir, &st) != 0 && errno == ENOENT &&
-		    mkdir(dir, 0755) != 0 && errno != EEXIST) {
-			dc_format_error(err, errlen, "cannot create directory %s: %s",
-			       dir, strerror(errno));
-			free(dir_copy);
-			goto fail;
-		}
-		free(dir_copy);
-	}
-
-	if (!force) {
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-				O_CLOEXEC, 0600);
-		if (fd < 0) {
-			if (errno == EEXIST)
-				dc_format_error(err, errlen,
-				       "%s already exists: refusing to overwrite a signing key (use --force to replace it)",
-				       path);
-			else
-				dc_format_error(err, errlen, "cannot create %s: %s",
-				       path, strerror(errno));
-			goto fail;
-		}
-	} else {
-		/* Replace atomically: a reader sees the old key or the new. */
-		fd = open_temp_beside(path, &tmp);
-		if (fd < 0) {
-			dc_format_error(err, errlen, "cannot create a file beside %s: %s",
-			       path, strerror(errno));
-			goto fail;
-		}
-	}
-	/* The umask may have taken bits away; 0600 is what we promise. */
-	if (fchmod(fd, 0600) != 0 || dc_write_all(fd, text, strlen(text)) != 0 ||
-	    fsync(fd) != 0) {
-		dc_format_error(err, errlen, "cannot write %s: %s", tmp ? tmp : path,
-		       strerror(errno));
-		close(fd);
-		unlink(tmp ? tmp : path);
-		goto fail;
-	}
-	if (close(fd) != 0) {
-		dc_format_error(err, errlen, "cannot write %s: %s", tmp ? tmp : path,
-		       strerror(errno));
-		unlink(tmp ? tmp : path);
-		goto fail;
-	}
-	if (tmp != NULL && rename(tmp, path) != 0) {
-		dc_format_error(err, errlen, "cannot rename %s to %s: %s", tmp, path,
-		       strerror(errno));
-		unlink(tmp);
-		goto fail;
+	rc = make_key_dir(path, err, errlen);
+	if (rc == 0) {
+		fd = open_key_file(path, force, &tmp, err, errlen);
+		/* The umask may have taken bits away; 0600 is what we
+		 * promise. */
+		rc = fd < 0 ? DC_EXIT_FAILURE
+			    : finish_file(fd, tmp, path, 0600, 1, text,
+					  strlen(text), err, errlen);
 	}
 	free(tmp);
 	OPENSSL_cleanse(text, sizeof(text));
-	return 0;
-fail:
-	free(tmp);
-	OPENSSL_cleanse(text, sizeof(text));
-	dc_key_clear(key);
-	return DC_EXIT_FAILURE;
+	if (rc != 0)
+		dc_key_clear(key);
+	return rc;
 }
 
 /* ---- reading and writing JSON, plain or gzip ---- */
@@ -537,17 +563,59 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* A device or pipe (/dev/stdout, a FIFO) is written in place; renaming
+ * over it would replace the device node itself. */
+static int write_in_place(const char *path, const void *data, size_t len,
+			  char *err, size_t errlen)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0 || dc_write_all(fd, data, len) != 0) {
+		dc_format_error(err, errlen, "cannot write %s: %s", path,
+				strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return DC_EXIT_FAILURE;
+	}
+	if (close(fd) != 0) {
+		dc_format_error(err, errlen, "cannot write %s: %s", path,
+				strerror(errno));
+		return DC_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* A regular file (or none yet) is replaced atomically, by a file beside
+ * it with the permissions a new file gets (0666 less the umask). */
+static int write_replacing(const char *path, const void *data, size_t len,
+			   char *err, size_t errlen)
+{
+	char *tmp = NULL;
+	mode_t mask;
+	int fd, rc;
+
+	fd = open_temp_beside(path, &tmp);
+	if (fd < 0) {
+		dc_format_error(err, errlen, "cannot create a file beside %s: %s",
+				path, strerror(errno));
+		return DC_EXIT_FAILURE;
+	}
+	mask = umask(0);
+	umask(mask);
+	rc = finish_file(fd, tmp, path, 0666 & ~mask, 0, data, len, err, errlen);
+	free(tmp);
+	return rc;
+}
+
 int dc_json_write_file(const char *path, json_t *doc, char *err,
 		       size_t errlen)
 {
 	unsigned char *gz = NULL;
 	const void *data;
-	char *text, *tmp = NULL;
 	size_t len, gzlen;
 	struct stat st;
-	mode_t mask;
-	int fd, rc = DC_EXIT_FAILURE;
-	int to_stdout = path == NULL || strcmp(path, "-") == 0;
+	char *text;
+	int rc;
 
 	text = dc_json_pretty(doc, &len);
 	if (text == NULL) {
@@ -555,72 +623,29 @@ int dc_json_write_file(const char *path, json_t *doc, char *err,
 		return DC_EXIT_FAILURE;
 	}
 	data = text;
-	if (!to_stdout && ends_with(path, ".gz")) {
-		if (gzip_buffer(text, len, &gz, &gzlen) != 0) {
-			dc_format_error(err, errlen, "cannot gzip %s", path);
-			goto out;
-		}
-		data = gz;
-		len = gzlen;
-	}
-	if (to_stdout) {
+	if (path == NULL || strcmp(path, "-") == 0) {
+		rc = 0;
 		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
 			dc_format_error(err, errlen, "cannot write standard output: %s",
-			       strerror(errno));
-			goto out;
+					strerror(errno));
+			rc = DC_EXIT_FAILURE;
 		}
-		rc = 0;
-		goto out;
-	}
-	/* A device or pipe (/dev/stdout, a FIFO) is written in place;
-	 * renaming over it would replace the device node itself. */
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
-		if (fd < 0 || dc_write_all(fd, data, len) != 0) {
-			dc_format_error(err, errlen, "cannot write %s: %s", path,
-			       strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			goto out;
+	} else if (ends_with(path, ".gz") &&
+		   gzip_buffer(text, len, &gz, &gzlen) != 0) {
+		dc_format_error(err, errlen, "cannot gzip %s", path);
+		rc = DC_EXIT_FAILURE;
+	} else {
+		if (gz != NULL) {
+			data = gz;
+			len = gzlen;
 		}
-		if (close(fd) != 0) {
-			dc_format_error(err, errlen, "cannot write %s: %s", path,
-			       strerror(errno));
-			goto out;
-		}
-		rc = 0;
-		goto out;
+		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+			rc = write_in_place(path, data, len, err, errlen);
+		else
+			rc = write_replacing(path, data, len, err, errlen);
 	}
-	fd = open_temp_beside(path, &tmp);
-	if (fd < 0) {
-		dc_format_error(err, errlen, "cannot create a file beside %s: %s", path,
-		       strerror(errno));
-		goto out;
-	}
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0 || dc_write_all(fd, data, len) != 0) {
-		dc_format_error(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	if (close(fd) != 0) {
-		dc_format_error(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	if (rename(tmp, path) != 0) {
-		dc_format_error(err, errlen, "cannot rename %s to %s: %s", tmp, path,
-		       strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	rc = 0;
-out:
 	free(text);
 	free(gz);
-	free(tmp);
 	return rc;
 }
 
