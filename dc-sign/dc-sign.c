@@ -86,12 +86,18 @@ static void __attribute__((noreturn)) usage(void)
 	exit(0);
 }
 
-static void set_mode(enum mode *mode, int *set, enum mode want)
+struct options {
+	const char *keypath, *out, *socket_path;
+	enum mode mode;
+	int mode_set, force, quiet;
+};
+
+static void set_mode(struct options *o, enum mode want)
 {
-	if (*set && *mode != want)
+	if (o->mode_set && o->mode != want)
 		dc_usage_error("--verify, --gen-key, --key-id and --via-service exclude each other");
-	*mode = want;
-	*set = 1;
+	o->mode = want;
+	o->mode_set = 1;
 }
 
 static int gen_key(const char *keypath, int force)
@@ -349,26 +355,23 @@ static int via_service(const char *socket_path, const char *in,
 	return 0;
 }
 
-int main(int argc, char **argv)
+static void parse_options(int argc, char **argv, struct options *o)
 {
-	const char *keypath = NULL, *out = NULL, *socket_path = NULL;
-	enum mode mode = MODE_SIGN;
-	int mode_set = 0, force = 0, quiet = 0, c;
+	int c;
 
-	dc_messages_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "k:o:s:qvh", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'k':
-			keypath = optarg;
+			o->keypath = optarg;
 			break;
 		case 'o':
-			out = optarg;
+			o->out = optarg;
 			break;
 		case 's':
-			socket_path = optarg;
+			o->socket_path = optarg;
 			break;
 		case 'q':
-			quiet = 1;
+			o->quiet = 1;
 			break;
 		case 'v':
 			dc_verbose++;
@@ -378,58 +381,73 @@ int main(int argc, char **argv)
 		case OPT_VERSION:
 			dc_print_version();
 		case OPT_VERIFY:
-			set_mode(&mode, &mode_set, MODE_VERIFY);
+			set_mode(o, MODE_VERIFY);
 			break;
 		case OPT_GEN_KEY:
-			set_mode(&mode, &mode_set, MODE_GEN_KEY);
+			set_mode(o, MODE_GEN_KEY);
 			break;
 		case OPT_KEY_ID:
-			set_mode(&mode, &mode_set, MODE_KEY_ID);
+			set_mode(o, MODE_KEY_ID);
 			break;
 		case OPT_VIA_SERVICE:
-			set_mode(&mode, &mode_set, MODE_SERVICE);
+			set_mode(o, MODE_SERVICE);
 			break;
 		case OPT_FORCE:
-			force = 1;
+			o->force = 1;
 			break;
 		default:
 			dc_usage_error("unknown option");
 		}
 	}
-	if (keypath != NULL && *keypath == '\0')
-		dc_usage_error("empty key path");
-	if (force && mode != MODE_GEN_KEY)
-		dc_usage_error("--force only goes with --gen-key");
-	if (quiet && mode != MODE_VERIFY)
-		dc_usage_error("--quiet only goes with --verify");
-	if (socket_path != NULL && mode != MODE_SERVICE)
-		dc_usage_error("--socket only goes with --via-service");
-	if (mode == MODE_SERVICE && keypath != NULL)
-		dc_usage_error("--via-service signs with the service's key; drop --key");
+}
 
-	if (mode == MODE_GEN_KEY || mode == MODE_KEY_ID) {
+/* Options that go with another mode than the one chosen. */
+static void check_options(const struct options *o)
+{
+	if (o->keypath != NULL && *o->keypath == '\0')
+		dc_usage_error("empty key path");
+	if (o->force && o->mode != MODE_GEN_KEY)
+		dc_usage_error("--force only goes with --gen-key");
+	if (o->quiet && o->mode != MODE_VERIFY)
+		dc_usage_error("--quiet only goes with --verify");
+	if (o->socket_path != NULL && o->mode != MODE_SERVICE)
+		dc_usage_error("--socket only goes with --via-service");
+	if (o->mode == MODE_SERVICE && o->keypath != NULL)
+		dc_usage_error("--via-service signs with the service's key; drop --key");
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .mode = MODE_SIGN };
+	const char *socket_path;
+
+	dc_messages_init(argv[0]);
+	parse_options(argc, argv, &o);
+	check_options(&o);
+	if (o.mode == MODE_GEN_KEY || o.mode == MODE_KEY_ID) {
 		if (optind != argc)
 			dc_usage_error("unexpected argument '%s'", argv[optind]);
-		if (out != NULL)
+		if (o.out != NULL)
 			dc_usage_error("--output does not go with --gen-key or --key-id; use --key");
-		return mode == MODE_GEN_KEY ? gen_key(keypath, force)
-					    : key_id(keypath);
+		return o.mode == MODE_GEN_KEY ? gen_key(o.keypath, o.force)
+					      : key_id(o.keypath);
 	}
 	if (optind == argc)
 		dc_usage_error("missing the spec file to %s",
-			       mode == MODE_VERIFY ? "verify" : "sign");
+			       o.mode == MODE_VERIFY ? "verify" : "sign");
 	if (optind + 1 != argc)
 		dc_usage_error("unexpected argument '%s'", argv[optind + 1]);
-	switch (mode) {
+	switch (o.mode) {
 	case MODE_VERIFY:
-		return verify(keypath, argv[optind], out, quiet);
+		return verify(o.keypath, argv[optind], o.out, o.quiet);
 	case MODE_SERVICE:
+		socket_path = o.socket_path;
 		if (socket_path == NULL)
 			socket_path = getenv(DC_SIGN_SOCKET_ENV);
 		if (socket_path == NULL || *socket_path == '\0')
 			socket_path = DC_SIGN_SOCKET_DEFAULT;
-		return via_service(socket_path, argv[optind], out);
+		return via_service(socket_path, argv[optind], o.out);
 	default:
-		return sign(keypath, argv[optind], out);
+		return sign(o.keypath, argv[optind], o.out);
 	}
 }

@@ -635,17 +635,72 @@ static void refuse(int fd, const struct caller *c, const char *reason)
 	drain(fd);
 }
 
+/* The client's request: a spec, not signed yet, with nothing but a
+ * spec's keys.  NULL with the reason to refuse it in err. */
+static json_t *read_spec(int fd, char *err, size_t errlen)
+{
+	char *request;
+	json_t *spec;
+	size_t len;
+	int status;
+
+	request = read_request(fd, &len, err, errlen);
+	if (request == NULL)
+		return NULL;
+	spec = dc_json_read_buffer(request, len, "request", err, errlen,
+				   &status);
+	free(request);
+	if (spec == NULL)
+		return NULL;
+	if (json_object_get(spec, "datacrumbs_signed") != NULL) {
+		snprintf(err, errlen, "the request is already a signed spec");
+		json_decref(spec);
+		return NULL;
+	}
+	/* Nothing but the spec goes under the service's signature. */
+	if (json_is_object(spec) && dc_spec_unknown_key(spec) != NULL) {
+		snprintf(err, errlen, "unknown top-level key \"%.200s\" in "
+			 "the request (a probe spec has datacrumbs_probes, mode, "
+			 "interval_ms and probes)", dc_spec_unknown_key(spec));
+		json_decref(spec);
+		return NULL;
+	}
+	return spec;
+}
+
+/* spec checked against the policy, canonicalised and signed for c: the
+ * signed spec, or NULL with the reason to refuse it in err. */
+static json_t *sign_for(struct service *svc, json_t *spec,
+			const struct caller *c, char *err, size_t errlen)
+{
+	struct dc_signer signer;
+	struct policy pol;
+	int status, rc;
+
+	/* Read the policy per request: an edit applies at once. */
+	if (policy_load(svc->policy_path, &pol, err, errlen, &status) != 0) {
+		warn("%s", err);
+		snprintf(err, errlen, "the service's policy cannot be read; tell the administrator");
+		return NULL;
+	}
+	rc = check_and_canonicalise(spec, &pol, c, &svc->key, err, errlen);
+	policy_free(&pol);
+	if (rc != 0)
+		return NULL;
+	signer.user = c->name;
+	signer.uid = c->uid;
+	signer.tool = "dc-signd";
+	return dc_sign_spec(spec, &svc->key, &signer, err, errlen, &status);
+}
+
 static void serve(struct service *svc, int fd)
 {
 	struct timeval tv = { .tv_sec = DC_SIGN_TIMEOUT_S };
-	struct dc_signer signer;
-	struct policy pol;
 	struct caller c;
 	char err[1024];
-	char *request, *reply;
-	size_t len;
 	json_t *spec, *doc;
-	int status;
+	char *reply;
+	size_t len;
 
 	memset(&c, 0, sizeof(c));
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -654,51 +709,12 @@ static void serve(struct service *svc, int fd)
 		refuse(fd, &c, err);
 		return;
 	}
-	request = read_request(fd, &len, err, sizeof(err));
-	if (request == NULL) {
-		refuse(fd, &c, err);
-		return;
-	}
-	spec = dc_json_read_buffer(request, len, "request", err, sizeof(err),
-				   &status);
-	free(request);
+	spec = read_spec(fd, err, sizeof(err));
 	if (spec == NULL) {
 		refuse(fd, &c, err);
 		return;
 	}
-	if (json_object_get(spec, "datacrumbs_signed") != NULL) {
-		refuse(fd, &c, "the request is already a signed spec");
-		json_decref(spec);
-		return;
-	}
-	/* Nothing but the spec goes under the service's signature. */
-	if (json_is_object(spec) && dc_spec_unknown_key(spec) != NULL) {
-		snprintf(err, sizeof(err), "unknown top-level key \"%.200s\" in "
-			 "the request (a probe spec has datacrumbs_probes, mode, "
-			 "interval_ms and probes)", dc_spec_unknown_key(spec));
-		refuse(fd, &c, err);
-		json_decref(spec);
-		return;
-	}
-	/* Read the policy per request: an edit applies at once. */
-	if (policy_load(svc->policy_path, &pol, err, sizeof(err), &status) != 0) {
-		warn("%s", err);
-		refuse(fd, &c, "the service's policy cannot be read; tell the administrator");
-		json_decref(spec);
-		return;
-	}
-	if (check_and_canonicalise(spec, &pol, &c, &svc->key, err,
-				   sizeof(err)) != 0) {
-		refuse(fd, &c, err);
-		policy_free(&pol);
-		json_decref(spec);
-		return;
-	}
-	policy_free(&pol);
-	signer.user = c.name;
-	signer.uid = c.uid;
-	signer.tool = "dc-signd";
-	doc = dc_sign_spec(spec, &svc->key, &signer, err, sizeof(err), &status);
+	doc = sign_for(svc, spec, &c, err, sizeof(err));
 	json_decref(spec);
 	if (doc == NULL) {
 		refuse(fd, &c, err);
