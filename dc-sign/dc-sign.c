@@ -256,20 +256,6 @@ static int connect_service(const char *path)
 	return fd;
 }
 
-static void send_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			sysdie("cannot send the spec to the signing service");
-		buf += n;
-		len -= (size_t)n;
-	}
-}
-
 static char *recv_all(int fd, size_t *len_out)
 {
 	size_t cap = 65536, len = 0;
@@ -326,7 +312,8 @@ static int via_service(const char *socket_path, const char *in,
 		die("cannot serialise the spec: out of memory");
 
 	fd = connect_service(socket_path);
-	send_all(fd, request, strlen(request));
+	if (dc_send_all(fd, request, strlen(request)) != 0)
+		sysdie("cannot send the spec to the signing service");
 	free(request);
 	if (shutdown(fd, SHUT_WR) != 0)
 		sysdie("cannot finish the request to the signing service");

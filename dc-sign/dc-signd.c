@@ -587,18 +587,8 @@ static char *read_request(int fd, size_t *len_out, char *err, size_t errlen)
 
 static void send_reply(int fd, const char *buf, size_t len)
 {
-	while (len > 0) {
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			syswarn("cannot send the answer");
-			return;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
+	if (dc_send_all(fd, buf, len) != 0)
+		syswarn("cannot send the answer");
 }
 
 /* Read what the client still sends, so that closing with unread data

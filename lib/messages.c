@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "messages.h"
@@ -146,12 +147,14 @@ void dc_format_error(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-int dc_write_all(int fd, const void *buf, size_t len)
+/* write(2), or with sock send(2) with MSG_NOSIGNAL, all of buf. */
+static int put_all(int fd, const void *buf, size_t len, int sock)
 {
 	const char *p = buf;
 
 	while (len > 0) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = sock ? send(fd, p, len, MSG_NOSIGNAL)
+				 : write(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -161,6 +164,16 @@ int dc_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int dc_write_all(int fd, const void *buf, size_t len)
+{
+	return put_all(fd, buf, len, 0);
+}
+
+int dc_send_all(int fd, const void *buf, size_t len)
+{
+	return put_all(fd, buf, len, 1);
 }
 
 void xfwrite(const void *buf, size_t len, FILE *f, const char *what)

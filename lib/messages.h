@@ -49,6 +49,9 @@ void dc_format_error(char *err, size_t len, const char *fmt, ...)
 /* write(2) all of buf, retrying on EINTR and short writes: 0, or -1 with
  * errno set. */
 int dc_write_all(int fd, const void *buf, size_t len);
+/* The same with send(2) and MSG_NOSIGNAL: a peer gone is an error
+ * (EPIPE), not SIGPIPE. */
+int dc_send_all(int fd, const void *buf, size_t len);
 
 /* Checked writes to stdout: die on failure (disk full, closed pipe). */
 void xfwrite(const void *buf, size_t len, FILE *f, const char *what);
