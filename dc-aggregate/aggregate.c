@@ -333,6 +333,98 @@ static void kpath_name(struct aggregator *ag, struct input *in,
 	u64map_del(&in->kpaths, key);
 }
 
+/* The child of a fork starts with its parent's directory, fds and
+ * handles. */
+static void fork_proc(struct aggregator *ag, unsigned idx,
+		      const struct dc_event *ev)
+{
+	uint32_t child = (uint32_t)DC_EVENT_ARGS(ev)[0];
+	struct proc *parent, *c;
+
+	get_proc(ag, idx, ev->pid, 1);
+	drop_proc(ag, idx, child);
+	c = get_proc(ag, idx, child, 1);
+	parent = get_proc(ag, idx, ev->pid, 1);
+	c->cwd = parent->cwd ? xstrdup(parent->cwd) : NULL;
+	c->cwd_from_stream = c->cwd != NULL;
+	u64map_copy(&c->fds, &parent->fds);
+	u64map_copy(&c->handles, &parent->handles);
+}
+
+/* Handles live in the old image's memory; fds stay, but close-on-exec
+ * is not traced: the first /proc snapshot after the exec says which
+ * were closed. */
+static void exec_proc(struct aggregator *ag, unsigned idx,
+		      const struct dc_event *ev)
+{
+	struct proc *p = get_proc(ag, idx, ev->pid, 0);
+
+	if (p != NULL) {
+		u64map_free(&p->handles);
+		fdt_exec(&p->fds);
+		exec_desc(p, ev);
+	}
+}
+
+/* An input's event in the output's terms: its time on the output's
+ * clock, the output's probe and string ids.  Returns its probe, or NULL
+ * for an id no PROBE frame named. */
+static struct probe *translate(struct input *in, struct dc_event *ev)
+{
+	struct probe *pr;
+	uint64_t *slot;
+
+	ev->ts += (uint64_t)in->delta;
+	slot = u64map_get(&in->probes, ev->probe_id);
+	pr = slot ? PTR(*slot) : NULL;
+	if (pr != NULL)
+		ev->probe_id = pr->id;
+	if (ev->file_id != 0) {
+		slot = u64map_get(&in->strings, ev->file_id);
+		ev->file_id = slot ? (uint32_t)*slot : 0;
+	}
+	return pr;
+}
+
+/* A stamped event through the file and process tables, and out. */
+static void pass_event(struct aggregator *ag, unsigned idx,
+		       const struct probe *pr, struct dc_event *ev)
+{
+	struct input *in = &ag->inputs[idx];
+
+	switch (ev->type) {
+	case DC_EV_CALL:
+		track_files(ag, idx, pr, ev, 1);
+		out_event(ag, ev);
+		if (ag->cwd_moved != NULL)
+			describe_moved(ag, ev);
+		break;
+	case DC_EV_INSTANT:
+		track_files(ag, idx, pr, ev, 0);
+		out_event(ag, ev);
+		break;
+	case DC_EV_FORK:
+		out_event(ag, ev);
+		if (ev->nargs >= 1)
+			fork_proc(ag, idx, ev);
+		break;
+	case DC_EV_EXEC:
+		exec_proc(ag, idx, ev);
+		out_event(ag, ev);
+		break;
+	case DC_EV_EXIT_PROC:
+		if (!in->has_ids)
+			calltree_drop_process(&in->tree, ev->pid);
+		out_event(ag, ev);
+		drop_proc(ag, idx, ev->pid);
+		break;
+	default:
+		/* A record type from a later version: keep it. */
+		out_event(ag, ev);
+		break;
+	}
+}
+
 static void handle_events(struct aggregator *ag,
 			  unsigned idx, const struct dc_frame *f)
 {
@@ -343,7 +435,6 @@ static void handle_events(struct aggregator *ag,
 	while (pos < f->len) {
 		const struct dc_event *src = (const void *)(f->data + pos);
 		struct probe *pr;
-		uint64_t *slot;
 
 		/* /proc's snapshots taken before this event ended apply to
 		 * it; the others wait (fdtable.h). */
@@ -351,16 +442,7 @@ static void handle_events(struct aggregator *ag,
 			apply_snapshots(ag, idx, src->ts + src->dur);
 		memcpy(ev, src, src->size);
 		pos += src->size;
-		ev->ts += (uint64_t)in->delta;
-		slot = u64map_get(&in->probes, ev->probe_id);
-		pr = slot ? PTR(*slot) : NULL;
-		if (pr != NULL)
-			ev->probe_id = pr->id;
-		if (ev->file_id != 0) {
-			slot = u64map_get(&in->strings, ev->file_id);
-			ev->file_id = slot ? (uint32_t)*slot : 0;
-		}
-
+		pr = translate(in, ev);
 		if (ev->type == DC_EV_KPATH) {
 			kpath_keep(ag, in, ev);
 			continue;
@@ -368,59 +450,8 @@ static void handle_events(struct aggregator *ag,
 		if (ev->type == DC_EV_CALL && in->kpaths.count > 0)
 			kpath_name(ag, in, ev);
 		stamp(ag, idx, ev);
-		if (hold_event(ag, idx, pr, ev))
-			continue;
-		switch (ev->type) {
-		case DC_EV_CALL:
-			track_files(ag, idx, pr, ev, 1);
-			out_event(ag, ev);
-			if (ag->cwd_moved != NULL)
-				describe_moved(ag, ev);
-			break;
-		case DC_EV_INSTANT:
-			track_files(ag, idx, pr, ev, 0);
-			out_event(ag, ev);
-			break;
-		case DC_EV_FORK:
-			out_event(ag, ev);
-			if (ev->nargs >= 1) {
-				uint32_t child = (uint32_t)DC_EVENT_ARGS(ev)[0];
-				struct proc *parent = get_proc(ag, idx, ev->pid, 1), *c;
-
-				drop_proc(ag, idx, child);
-				c = get_proc(ag, idx, child, 1);
-				parent = get_proc(ag, idx, ev->pid, 1);
-				c->cwd = parent->cwd ? xstrdup(parent->cwd) : NULL;
-				c->cwd_from_stream = c->cwd != NULL;
-				u64map_copy(&c->fds, &parent->fds);
-				u64map_copy(&c->handles, &parent->handles);
-			}
-			break;
-		case DC_EV_EXEC: {
-			/* Handles live in the old image's memory; fds stay,
-			 * but close-on-exec is not traced: the first /proc
-			 * snapshot after the exec says which were closed. */
-			struct proc *p = get_proc(ag, idx, ev->pid, 0);
-
-			if (p != NULL) {
-				u64map_free(&p->handles);
-				fdt_exec(&p->fds);
-				exec_desc(p, ev);
-			}
-			out_event(ag, ev);
-			break;
-		}
-		case DC_EV_EXIT_PROC:
-			if (!in->has_ids)
-				calltree_drop_process(&in->tree, ev->pid);
-			out_event(ag, ev);
-			drop_proc(ag, idx, ev->pid);
-			break;
-		default:
-			/* A record type from a later version: keep it. */
-			out_event(ag, ev);
-			break;
-		}
+		if (!hold_event(ag, idx, pr, ev))
+			pass_event(ag, idx, pr, ev);
 	}
 }
 

@@ -580,28 +580,79 @@ static void set_handle(struct proc *p, uint64_t h, uint32_t file)
 		u64map_del(&p->handles, h);
 }
 
+/* The handle an open made: returned, or stored through a pointer
+ * (MPI_File_open); 0 if none. */
+static uint64_t opened_handle(const struct probe *pr, const struct dc_event *ev)
+{
+	if (pr->handle_out_arg < 0)
+		return (uint64_t)ev->ret;
+	return pr->handle_out_arg < ev->nargs
+	       ? DC_EVENT_ARGS(ev)[pr->handle_out_arg] : 0;
+}
+
+/* An fcntl that duplicates its fd (F_DUPFD, F_DUPFD_CLOEXEC). */
+static int fcntl_dups(const struct probe *pr, const struct dc_event *ev)
+{
+	int32_t cmd;
+
+	if (pr->fd_arg + 1 >= ev->nargs)
+		return 0;
+	cmd = (int32_t)DC_EVENT_ARGS(ev)[pr->fd_arg + 1];
+	return cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC;
+}
+
+/* Gone whatever close returned: Linux frees the fd even when close
+ * reports EINTR or EIO. */
+static void close_fd(struct proc *p, const struct probe *pr,
+		     const struct dc_event *ev)
+{
+	int32_t fd;
+
+	if (pr->fd_arg >= ev->nargs)
+		return;
+	fd = (int32_t)DC_EVENT_ARGS(ev)[pr->fd_arg];
+	if (ev->file_id != 0) {
+		p->closed_fd = fd;
+		p->closed_file = ev->file_id;
+		p->closed_in = ev->parent;
+	}
+	fdt_close(&p->fds, fd);
+}
+
+/* A chdir or fchdir that succeeded.  Somewhere the events cannot name
+ * (a relative path from an unknown directory, an fd of unknown path):
+ * unknown, until /proc says. */
+static void change_dir(struct aggregator *ag, struct proc *p,
+		       const struct dc_event *ev)
+{
+	const char *dir = string_value(ag, ev->file_id);
+
+	if (dir != NULL && dir[0] == '/' &&
+	    (p->cwd == NULL || strcmp(p->cwd, dir) != 0))
+		ag->cwd_moved = p;
+	free(p->cwd);
+	p->cwd = dir != NULL && dir[0] == '/' ? xstrdup(dir) : NULL;
+	p->cwd_from_stream = p->cwd != NULL;
+}
+
 /* What a finished call did to the process's tables. */
 static void apply_op(struct aggregator *ag, struct proc *p,
 		     const struct probe *pr, const struct dc_event *ev)
 {
 	const __u64 *args = DC_EVENT_ARGS(ev);
 	int failed = ev->ret < 0 || (ev->flags & DC_EVF_FAILED);
+	uint64_t h;
 
 	switch (pr->op) {
 	case OP_OPEN:
 		if (!failed)
 			set_fd(p, ev->ret, ev->file_id);
 		break;
-	case OP_OPEN_HANDLE: {
-		/* Returned, or stored through a pointer (MPI_File_open). */
-		uint64_t h = pr->handle_out_arg < 0 ? (uint64_t)ev->ret
-			   : pr->handle_out_arg < ev->nargs
-			   ? args[pr->handle_out_arg] : 0;
-
+	case OP_OPEN_HANDLE:
+		h = opened_handle(pr, ev);
 		if (!failed && h != 0)
 			set_handle(p, h, ev->file_id);
 		break;
-	}
 	case OP_NEW_HANDLE:
 		/* A dataset, group or attribute id is in its file. */
 		if (!failed && ev->ret > 0)
@@ -612,9 +663,7 @@ static void apply_op(struct aggregator *ag, struct proc *p,
 			set_fd(p, ev->ret, 0);
 		break;
 	case OP_FCNTL:
-		if (pr->fd_arg + 1 >= ev->nargs ||
-		    ((int32_t)args[pr->fd_arg + 1] != F_DUPFD &&
-		     (int32_t)args[pr->fd_arg + 1] != F_DUPFD_CLOEXEC))
+		if (!fcntl_dups(pr, ev))
 			break;
 		/* fall through */
 	case OP_DUP:
@@ -626,18 +675,7 @@ static void apply_op(struct aggregator *ag, struct proc *p,
 			u64map_put(&p->handles, (uint64_t)ev->ret, ev->file_id);
 		break;
 	case OP_CLOSE:
-		/* Gone whatever close returned: Linux frees the fd even when
-		 * close reports EINTR or EIO. */
-		if (pr->fd_arg < ev->nargs) {
-			int32_t fd = (int32_t)args[pr->fd_arg];
-
-			if (ev->file_id != 0) {
-				p->closed_fd = fd;
-				p->closed_file = ev->file_id;
-				p->closed_in = ev->parent;
-			}
-			fdt_close(&p->fds, fd);
-		}
+		close_fd(p, pr, ev);
 		break;
 	case OP_CLOSE_HANDLE:
 		if (pr->handle_arg < ev->nargs)
@@ -649,22 +687,10 @@ static void apply_op(struct aggregator *ag, struct proc *p,
 					(uint32_t)args[1]);
 		break;
 	case OP_CHDIR:
-	case OP_FCHDIR: {
-		/* Somewhere the events cannot name (a relative path from an
-		 * unknown directory, an fd of unknown path): unknown, until
-		 * /proc says. */
-		const char *dir = string_value(ag, ev->file_id);
-
-		if (failed || ev->ret != 0)
-			break;
-		if (dir != NULL && dir[0] == '/' &&
-		    (p->cwd == NULL || strcmp(p->cwd, dir) != 0))
-			ag->cwd_moved = p;
-		free(p->cwd);
-		p->cwd = dir != NULL && dir[0] == '/' ? xstrdup(dir) : NULL;
-		p->cwd_from_stream = p->cwd != NULL;
+	case OP_FCHDIR:
+		if (!failed && ev->ret == 0)
+			change_dir(ag, p, ev);
 		break;
-	}
 	case OP_NONE:
 		break;
 	}
