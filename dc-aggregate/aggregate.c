@@ -1,41 +1,16 @@
 /*
- * dc-aggregate - turn raw datacrumbs streams into one stream of calls on
- * named files.
- *
- * It reads one or more streams (dc-stream(5)) and writes one, doing what
- * the kernel side cannot do cheaply:
- *
- *   - owns the call tree: rewrites each record's per-thread entry
- *     number and parent (from the collector) into ids unique in the
- *     output stream, exactly, however long a call lasts (calltree.c);
- *     a failed library call gets the errno of the failed call it made;
- *   - follows file descriptors and handles per process (open, openat,
- *     dup, fcntl, close, fopen, fork, exec, exit) and sets each event's
- *     file_id to the STRING id of the path it works on;
- *   - merges several inputs: one header, timestamps moved to its clock,
- *     probe and string ids renumbered where they clash;
- *   - passes COUNTERS frames (profile mode) on, with merged inputs'
- *     probe ids and clocks translated like events;
- *   - with --profile, sums calls per interval, process and probe into
- *     COUNTERS frames instead of writing them, as the collector's profile
- *     mode would have;
- *   - ends with its own END frame: its event count, the inputs' losses,
- *     and flags saying whether an input was cut short or damaged.
- *
- * State is per open call (the call tree), per live process (fd and
- * handle tables), plus the table of paths it has named; nothing else
- * grows with the trace.  See dc-aggregate(1).
+ * aggregate.c - dc-aggregate's run (dc-aggregate.c has its options):
+ * the inputs and their headers, the output, strings, probes, events and
+ * the END frame, and the teardown that frees all of it, so that a run
+ * can be repeated in one process (fuzz/fuzz-aggregate.c).
  */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -653,115 +628,6 @@ void handle_frame(struct aggregator *ag, unsigned idx, const struct dc_frame *f)
 	}
 }
 
-/* ---- main ---- */
-
-static void on_stop_signal(int sig)
-{
-	/* Nothing to do: the collector upstream got the same ^C or SIGTERM
-	 * and is finishing its stream, which we read to its end.  The
-	 * handler resets itself, so a second signal stops us at once. */
-	(void)sig;
-}
-
-static void catch_stop_signal(int sig)
-{
-	struct sigaction sa;
-
-	/* A signal that came ignored (a background job) stays ignored. */
-	if (sigaction(sig, NULL, &sa) != 0 || sa.sa_handler == SIG_IGN)
-		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sa.sa_flags = SA_RESTART | SA_RESETHAND;
-	sigemptyset(&sa.sa_mask);
-	sigaction(sig, &sa, NULL);
-}
-
-static void __attribute__((noreturn)) usage(void)
-{
-	printf("Usage: %s [OPTION]... [INPUT]...\n"
-	       "Pair calls, name the files they work on, and merge datacrumbs\n"
-	       "streams.  Reads INPUTs (standard input if none, or -), writes\n"
-	       "one stream to standard output.\n"
-	       "\n"
-	       "  -p, --profile=INTERVAL  sum calls per INTERVAL (a whole number\n"
-	       "                  with ns, us, ms or s; s by default), process\n"
-	       "                  and probe into COUNTERS frames, written at\n"
-	       "                  the end, instead of writing them as events\n"
-	       "  -t, --text      write the result as text, one line per frame\n"
-	       "                  or event, instead of a binary stream\n"
-	       "  -v, --verbose   say more on standard error\n"
-	       "  -h, --help      show this help and exit\n"
-	       "  -V, --version   show the version and exit\n"
-	       "\n"
-	       "Exit status: 0 ok, 1 system error, 2 usage, 3 an input was\n"
-	       "truncated, 4 an input was malformed; the output is complete\n"
-	       "and ends with an END frame in every case but 1 and 2.\n",
-	       dc_program);
-	xfclose_stdout();
-	exit(0);
-}
-
-static void open_inputs(struct aggregator *ag, int argc, char **argv)
-{
-	unsigned i;
-
-	ag->n_inputs = argc > 0 ? (unsigned)argc : 1;
-	ag->inputs = xcalloc(ag->n_inputs, sizeof(*ag->inputs));
-	for (i = 0; i < ag->n_inputs; i++) {
-		struct input *in = &ag->inputs[i];
-		const char *name = argc > 0 ? argv[i] : "-";
-
-		in->name = strcmp(name, "-") == 0 ? "standard input" : name;
-		if (strcmp(name, "-") == 0) {
-			in->fd = STDIN_FILENO;
-		} else {
-			in->fd = open(name, O_RDONLY | O_CLOEXEC);
-			if (in->fd < 0)
-				sysdie("cannot open %s", name);
-		}
-		in->r = dc_reader_open(in->fd, in->name);
-		if (in->r == NULL)
-			sysdie("cannot read %s", in->name);
-	}
-}
-
-static void parse_options(struct aggregator *ag, int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "profile", required_argument, NULL, 'p' },
-		{ "text", no_argument, NULL, 't' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int opt;
-
-	while ((opt = getopt_long(argc, argv, "p:tvhV", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-			ag->opt_profile = parse_interval(optarg);
-			if (ag->opt_profile == 0)
-				dc_usage_error("bad interval '%s' for --profile",
-					       optarg);
-			break;
-		case 't':
-			ag->opt_text = 1;
-			break;
-		case 'v':
-			dc_verbose++;
-			break;
-		case 'h':
-			usage();
-		case 'V':
-			dc_print_version();
-		default:
-			dc_try_help();
-		}
-	}
-}
-
 /* The worse of two exit statuses: a system error above all. */
 static int worse(int status, int s)
 {
@@ -817,7 +683,7 @@ static void open_output(struct aggregator *ag,
 	if (ag->opt_text) {
 		text_header(stdout, &out_info);
 	} else {
-		ag->writer = dc_writer_open(STDOUT_FILENO, &out_info);
+		ag->writer = dc_writer_open(ag->out_fd, &out_info);
 		if (ag->writer == NULL)
 			sysdie("cannot write standard output");
 	}
@@ -867,8 +733,12 @@ static int write_end(struct aggregator *ag, uint64_t *dropped_out)
 	out_frame(ag, DC_FRAME_END, &end, sizeof(end));
 	if (ag->opt_text) {
 		xfclose_stdout();
-	} else if (dc_writer_close(ag->writer) != 0) {
-		sysdie("cannot write standard output");
+	} else {
+		int failed = dc_writer_close(ag->writer) != 0;
+
+		ag->writer = NULL;
+		if (failed)
+			sysdie("cannot write standard output");
 	}
 	*dropped_out = dropped;
 	return status;
@@ -893,44 +763,57 @@ static void report_trees(struct aggregator *ag)
 			warn("%s: %zu calls still open at the end, named as "
 			     "parents by events written", ag->inputs[i].name,
 			     calltree_open(ct));
-		calltree_free(ct);
-		snap_free_all(&ag->inputs[i].snapshots);
-		u64map_free(&ag->inputs[i].kpaths);
-		u64map_free(&ag->inputs[i].kpaths2);
 	}
 }
 
-int main(int argc, char **argv)
+/* No input had a header: nothing to write, not even a header. */
+static int no_header(struct aggregator *ag)
 {
-	static struct aggregator state;
-	struct aggregator *ag = &state;
-	int first, status = DC_EXIT_OK, live = 0;
-	uint64_t dropped;
+	int status = DC_EXIT_OK;
 	unsigned i;
 
-	dc_messages_init(argv[0]);
+	for (i = 0; i < ag->n_inputs; i++)
+		warn("%s", ag->inputs[i].err);
+	for (i = 0; i < ag->n_inputs; i++)
+		status = worse(status, dc_read_exit_status(ag->inputs[i].status));
+	return status;
+}
+
+/* ---- a run ---- */
+
+void aggregator_init(struct aggregator *ag, int out_fd)
+{
+	memset(ag, 0, sizeof(*ag));
+	ag->out_fd = out_fd;
 	ag->next_string_id = 1;
 	ag->rec = xmalloc(REC_MAX);
 	pthread_mutex_init(&ag->queue_lock, NULL);
 	pthread_cond_init(&ag->queue_filled, NULL);
 	pthread_cond_init(&ag->queue_drained, NULL);
-	parse_options(ag, argc, argv);
-	/* A reader that goes away is a write error, reported once. */
-	signal(SIGPIPE, SIG_IGN);
-	catch_stop_signal(SIGINT);
-	catch_stop_signal(SIGTERM);
-	open_inputs(ag, argc - optind, argv + optind);
+}
+
+void aggregator_add_input(struct aggregator *ag, const char *name, int fd)
+{
+	struct input *in;
+
+	ag->inputs = xrealloc(ag->inputs, (ag->n_inputs + 1) * sizeof(*in));
+	in = &ag->inputs[ag->n_inputs++];
+	memset(in, 0, sizeof(*in));
+	in->name = name;
+	in->fd = fd;
+	in->r = dc_reader_open(fd, name);
+	if (in->r == NULL)
+		sysdie("cannot read %s", name);
+}
+
+int aggregate(struct aggregator *ag)
+{
+	int first, status, live = 0;
+	uint64_t dropped;
 
 	first = read_headers(ag, &live);
-	if (first < 0) {
-		for (i = 0; i < ag->n_inputs; i++)
-			warn("%s", ag->inputs[i].err);
-		/* Nothing to write: not even a header came. */
-		for (i = 0; i < ag->n_inputs; i++)
-			status = worse(status,
-				       dc_read_exit_status(ag->inputs[i].status));
-		return status;
-	}
+	if (first < 0)
+		return no_header(ag);
 	open_output(ag, &ag->inputs[first].info);
 
 	/* Files are merged in time order, so the output does not depend on
@@ -948,4 +831,50 @@ int main(int argc, char **argv)
 	      PRIu64 " dropped upstream", ag->events_out, ag->counters_out,
 	      dropped);
 	return status;
+}
+
+static void free_probe(void *probe)
+{
+	struct probe *p = probe;
+
+	free(p->frame);
+	free(p);
+}
+
+static void input_free(struct input *in)
+{
+	dc_reader_close(in->r);
+	u64map_free(&in->probes);  /* the probes are the output's */
+	u64map_free(&in->strings);
+	calltree_free(&in->tree);
+	snap_free_all(&in->snapshots);
+	u64map_free(&in->kpaths);
+	u64map_free(&in->kpaths2);
+}
+
+void aggregator_free(struct aggregator *ag)
+{
+	size_t i;
+
+	for (i = 0; i < ag->n_inputs; i++)
+		input_free(&ag->inputs[i]);
+	for (i = 0; ag->host_views != NULL && i < ag->n_inputs; i++)
+		hosts_free(&ag->host_views[i]);
+	free(ag->host_views);
+	free(ag->inputs);
+	procs_free(ag);
+	u64map_free_ptrs(&ag->out_probes, free_probe);
+	u64map_free(&ag->probe_index);
+	u64map_free_ptrs(&ag->string_vals, free);
+	u64map_free(&ag->string_index);
+	u64map_free_ptrs(&ag->text_strings, free);
+	profile_free(ag);
+	if (ag->writer != NULL)
+		dc_writer_close(ag->writer);
+	free(ag->batch);
+	free(ag->rec);
+	pthread_mutex_destroy(&ag->queue_lock);
+	pthread_cond_destroy(&ag->queue_filled);
+	pthread_cond_destroy(&ag->queue_drained);
+	memset(ag, 0, sizeof(*ag));
 }

@@ -1,8 +1,9 @@
 /*
  * aggregate.h - dc-aggregate's state, shared by its files:
  *
- *   aggregate.c  the tool: options, inputs and headers, output, strings,
- *                probes, events, the END frame
+ *   dc-aggregate.c  the tool: options, signals, the files it opens
+ *   aggregate.c  a run: inputs and headers, output, strings, probes,
+ *                events, the END frame; the teardown
  *   files.c      what calls do to the file tables: processes, fds,
  *                handles, working directories, paths
  *   cwdhold.c    events that wait for their process's working directory
@@ -10,7 +11,8 @@
  *   read.c       reading the inputs: in time order, or a thread each
  *   calltree.c   ids and parents (calltree.h)
  *
- * All of the state is in one struct aggregator, made by main.
+ * All of the state is in one struct aggregator: aggregator_init,
+ * aggregator_add_input for each input, aggregate, aggregator_free.
  */
 #ifndef DC_AGG_AGGREGATE_H
 #define DC_AGG_AGGREGATE_H
@@ -122,6 +124,7 @@ struct aggregator {
 	struct u64map procs;      /* input << 32 | pid -> struct proc * */
 
 	/* output */
+	int out_fd;               /* the stream (not with opt_text: stdout) */
 	int opt_text;
 	struct u64map text_strings; /* --text: STRING id -> char * */
 	uint64_t opt_profile;     /* --profile interval in ns; 0: off */
@@ -164,6 +167,17 @@ struct aggregator {
 #define VAL(p) ((uint64_t)(uintptr_t)(p))
 
 /* aggregate.c */
+/* An empty aggregator writing its stream to out_fd; the options
+ * (opt_text, opt_profile) are set next, then the inputs added. */
+void aggregator_init(struct aggregator *ag, int out_fd);
+/* An input read from fd (named name in messages), which its caller
+ * closes after aggregator_free. */
+void aggregator_add_input(struct aggregator *ag, const char *name, int fd);
+/* Read every input to its end and write the output: the exit status
+ * (dc-aggregate(1)). */
+int aggregate(struct aggregator *ag);
+/* Free all that ag holds; out_fd and the inputs' fds stay open. */
+void aggregator_free(struct aggregator *ag);
 void out_frame(struct aggregator *ag, uint16_t type, const void *data,
 	       uint32_t len);
 void out_event(struct aggregator *ag, const struct dc_event *ev);
@@ -187,6 +201,8 @@ int event_dirfd(const struct dc_event *ev, int dirfd_arg);
 struct proc *get_proc(struct aggregator *ag, unsigned in, uint32_t pid,
 		      int create);
 void drop_proc(struct aggregator *ag, unsigned in, uint32_t pid);
+/* Free every process, at the end (no events are released). */
+void procs_free(struct aggregator *ag);
 void handle_process(struct aggregator *ag, unsigned idx,
 		    const struct dc_frame *f);
 void handle_fds(struct aggregator *ag, unsigned idx, const struct dc_frame *f);
@@ -219,7 +235,10 @@ void hold_release_input(struct aggregator *ag, unsigned idx);
 
 /* profile.c */
 void profile_event(struct aggregator *ag, const struct dc_event *ev);
+/* Write the intervals as COUNTERS frames and free them. */
 void profile_write(struct aggregator *ag);
+/* Free intervals not written (a run that stopped before its end). */
+void profile_free(struct aggregator *ag);
 uint64_t parse_interval(const char *s);
 
 /* read.c */

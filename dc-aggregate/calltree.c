@@ -61,8 +61,9 @@ void calltree_init(struct calltree *ct)
 	ct->window = xcalloc(CALLTREE_WINDOW, sizeof(*ct->window));
 }
 
-static void free_thread(struct ct_thread *t)
+static void free_thread(void *thread)
 {
+	struct ct_thread *t = thread;
 	unsigned s;
 
 	for (s = 0; s < SPACES; s++)
@@ -72,12 +73,7 @@ static void free_thread(struct ct_thread *t)
 
 void calltree_free(struct calltree *ct)
 {
-	size_t i;
-
-	for (i = 0; i < ct->threads.cap; i++)
-		if (ct->threads.used[i])
-			free_thread(PTR(ct->threads.vals[i]));
-	u64map_free(&ct->threads);
+	u64map_free_ptrs(&ct->threads, free_thread);
 	u64map_free(&ct->window_index);
 	free(ct->window);
 	memset(ct, 0, sizeof(*ct));

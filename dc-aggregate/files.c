@@ -128,6 +128,18 @@ struct proc *get_proc(struct aggregator *ag,
 	return p;
 }
 
+static void free_proc(void *proc)
+{
+	struct proc *p = proc;
+
+	free(p->cwd);
+	free(p->desc);
+	free(p->held);
+	u64map_free(&p->fds);
+	u64map_free(&p->handles);
+	free(p);
+}
+
 void drop_proc(struct aggregator *ag, unsigned in, uint32_t pid)
 {
 	struct proc *p = get_proc(ag, in, pid, 0);
@@ -137,13 +149,15 @@ void drop_proc(struct aggregator *ag, unsigned in, uint32_t pid)
 	hold_release(ag, in, pid, NULL);
 	if (ag->cwd_moved == p)
 		ag->cwd_moved = NULL;
-	free(p->cwd);
-	free(p->desc);
-	u64map_free(&p->fds);
-	u64map_free(&p->handles);
-	free(p);
+	free_proc(p);
 	u64map_del(&ag->procs, KEY(in, pid));
 	snap_drop_pid(&ag->inputs[in].snapshots, pid);
+}
+
+void procs_free(struct aggregator *ag)
+{
+	u64map_free_ptrs(&ag->procs, free_proc);
+	ag->cwd_moved = NULL;
 }
 
 /* A snapshot's time has come: it fills in what the events did not say. */

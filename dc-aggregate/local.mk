@@ -1,6 +1,7 @@
 # dc-aggregate/local.mk: dc-aggregate, and the stream codec's unit tests.
 bin_PROGRAMS += dc-aggregate/dc-aggregate
-dc_aggregate_dc_aggregate_SOURCES = dc-aggregate/aggregate.c \
+# All but its main (dc-aggregate.c): the fuzz harness runs these too.
+DC_AGGREGATE_RUN = dc-aggregate/aggregate.c \
 	dc-aggregate/aggregate.h dc-aggregate/files.c dc-aggregate/profile.c \
 	dc-aggregate/cwdhold.c \
 	dc-aggregate/read.c \
@@ -8,6 +9,8 @@ dc_aggregate_dc_aggregate_SOURCES = dc-aggregate/aggregate.c \
 	dc-aggregate/text.c dc-aggregate/text.h \
 	dc-aggregate/hosts.c dc-aggregate/hosts.h \
 	dc-aggregate/fdtable.c dc-aggregate/fdtable.h
+dc_aggregate_dc_aggregate_SOURCES = dc-aggregate/dc-aggregate.c \
+	$(DC_AGGREGATE_RUN)
 dc_aggregate_dc_aggregate_LDADD = lib/libdc.la -lpthread
 
 # Unit tests of lib/stream.c, run by t/0000-stream.t.

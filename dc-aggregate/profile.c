@@ -97,6 +97,15 @@ static int by_pid_probe(const void *a, const void *b)
 }
 
 /* Write every interval, oldest first, entries by pid and probe. */
+static void free_interval(void *interval)
+{
+	struct interval *iv = interval;
+
+	u64map_free(&iv->index);
+	free(iv->entries);
+	free(iv);
+}
+
 void profile_write(struct aggregator *ag)
 {
 	enum { PER_FRAME = 65536 }; /* entries: well under DC_FRAME_MAX */
@@ -134,13 +143,16 @@ void profile_write(struct aggregator *ag)
 				  count * sizeof(*iv->entries)));
 			ag->counters_out += count;
 		}
-		u64map_free(&iv->index);
-		free(iv->entries);
-		free(iv);
+		free_interval(iv);
 	}
 	free(frame);
 	free(all);
 	u64map_free(&ag->intervals);
+}
+
+void profile_free(struct aggregator *ag)
+{
+	u64map_free_ptrs(&ag->intervals, free_interval);
 }
 
 /* --profile's INTERVAL: a whole number with ns, us, ms or s (the

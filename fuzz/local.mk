@@ -3,13 +3,21 @@
 # corpora and every kept crash input through them (t/8090); `make fuzz`
 # in a build configured with --enable-fuzzing (CC=afl-clang-fast) runs
 # AFL++ on every target for FUZZ_SECONDS each, FUZZ_JOBS at a time.
-FUZZ_HARNESSES = fuzz/fuzz-stream fuzz/fuzz-write fuzz/fuzz-check \
-	fuzz/fuzz-spec fuzz/fuzz-verify fuzz/fuzz-config fuzz/fuzz-elf
+FUZZ_HARNESSES = fuzz/fuzz-stream fuzz/fuzz-aggregate fuzz/fuzz-write \
+	fuzz/fuzz-check fuzz/fuzz-spec fuzz/fuzz-verify fuzz/fuzz-config \
+	fuzz/fuzz-elf
 check_PROGRAMS += $(FUZZ_HARNESSES)
 FUZZ_COMMON = fuzz/fuzz.h fuzz/fuzz-main.c
 
 fuzz_fuzz_stream_SOURCES = fuzz/fuzz-stream.c $(FUZZ_COMMON)
 fuzz_fuzz_stream_LDADD = lib/libdc.la
+
+# dc-aggregate without its main.
+fuzz_fuzz_aggregate_SOURCES = fuzz/fuzz-aggregate.c $(FUZZ_COMMON) \
+	$(DC_AGGREGATE_RUN)
+fuzz_fuzz_aggregate_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/dc-aggregate \
+	-pthread
+fuzz_fuzz_aggregate_LDADD = lib/libdc.la -lpthread
 
 # dc-write's trace writer and checker, without its main.
 FUZZ_WRITE_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/dc-write $(ZLIB_CFLAGS) \

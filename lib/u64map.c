@@ -30,6 +30,16 @@ void u64map_free(struct u64map *m)
 	u64map_init(m);
 }
 
+void u64map_free_ptrs(struct u64map *m, void (*fn)(void *))
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->used[i])
+			fn((void *)(uintptr_t)m->vals[i]);
+	u64map_free(m);
+}
+
 void u64map_clear(struct u64map *m)
 {
 	if (m->cap > 0)

@@ -29,6 +29,8 @@ struct u64map {
 
 void u64map_init(struct u64map *m);
 void u64map_free(struct u64map *m);
+/* Free a table whose values are pointers, after fn on each of them. */
+void u64map_free_ptrs(struct u64map *m, void (*fn)(void *));
 /* Empty the table, keeping its memory. */
 void u64map_clear(struct u64map *m);
 

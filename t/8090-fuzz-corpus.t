@@ -7,12 +7,9 @@
 
 CORPUS="$DC_SRC_DIR/t/fuzz"
 
-# run_target TARGET FILE: run FILE through TARGET's program (fuzz/run).
+# run_target TARGET FILE: run FILE through TARGET's harness (fuzz/run).
 run_target() {
-	case "$1" in
-	aggregate) dc-aggregate <"$2" >/dev/null ;;
-	*) "fuzz-$1" "$2" >/dev/null ;;
-	esac
+	"fuzz-$1" "$2" >/dev/null
 }
 
 # statuses TARGET: the exit statuses its program documents.
@@ -50,7 +47,7 @@ done
 # end as it does alone, whatever came before it (no state left behind;
 # the sanitizer build also sees any leak or use of freed memory).  Every
 # input runs twice.  Not fuzz-config: its loader dies on a bad config.
-for target in stream write check spec verify elf; do
+for target in stream aggregate write check spec verify elf; do
 	test_expect_success "$target: inputs in one process end as each alone" '
 		for f in $(corpus '$target') $(corpus '$target'); do
 			fuzz-'$target' "$f" >/dev/null 2>&1
@@ -61,6 +58,20 @@ for target in stream write check spec verify elf; do
 		test_cmp alone together
 	'
 done
+
+# The aggregate harness calls dc-aggregate's code without its main: on
+# every input it ends as dc-aggregate itself does.
+test_expect_success 'fuzz-aggregate exits as dc-aggregate does' '
+	bad= &&
+	for f in $(corpus aggregate) $(corpus stream); do
+		fuzz-aggregate "$f" 2>/dev/null
+		want=$? &&
+		dc-aggregate "$f" >/dev/null 2>&1
+		got=$? &&
+		test $want = $got || { echo "$f: dc-aggregate $got, fuzz-aggregate $want"; bad=1; }
+	done &&
+	test -z "$bad"
+'
 
 # The write and check harnesses call dc-write's code without its main:
 # on every input they end as dc-write itself does.
