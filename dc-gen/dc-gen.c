@@ -846,7 +846,8 @@ int main(int argc, char **argv)
 	struct options o = { 0 };
 	struct config cfg;
 	struct gen g;
-	char *path = NULL, *text;
+	char *path = NULL, *text, err[DC_CONFIG_ERR_MAX];
+	int status;
 
 	dc_messages_init(argv[0]);
 	parse_options(argc, argv, &o);
@@ -856,7 +857,9 @@ int main(int argc, char **argv)
 		config_from_layers(&cfg, o.layers);
 	} else {
 		path = optind < argc ? xstrdup(argv[optind]) : default_config();
-		config_load(&cfg, path);
+		status = config_load(&cfg, path, err, sizeof(err));
+		if (status != 0)
+			die_status(status, "%s", err);
 	}
 	memset(&g, 0, sizeof(g));
 	g.cfg = &cfg;

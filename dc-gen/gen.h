@@ -5,6 +5,7 @@
 #ifndef DC_GEN_H
 #define DC_GEN_H
 
+#include <limits.h>
 #include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -70,8 +71,13 @@ struct config {
 	size_t nlayers;
 };
 
-/* Read a YAML config; errors exit 4 with "FILE:LINE:COL: message". */
-void config_load(struct config *cfg, const char *path);
+/* Read a YAML config: 0, or an exit status with a one-line message in
+ * err and nothing left in cfg: 4 (DC_EXIT_BADINPUT) for a bad config,
+ * "FILE:LINE:COL: message", 1 (DC_EXIT_FAILURE) when it cannot be read. */
+int config_load(struct config *cfg, const char *path, char *err,
+		size_t errlen);
+/* Room for a config's one-line message: its file name and the rest. */
+#define DC_CONFIG_ERR_MAX (PATH_MAX + 1024)
 /* A config made of built-in layers, from "posix,syscalls". */
 void config_from_layers(struct config *cfg, const char *list);
 void config_free(struct config *cfg);

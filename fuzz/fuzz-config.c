@@ -1,22 +1,26 @@
 /*
  * fuzz-config - the YAML config loader of dc-gen (dc-gen/config.c,
  * dc-config(5)), without the library lookups that follow it.
- * Exit: 0 for a config it accepts, 4 (with one line) for a bad one: the
- * loader dies on the first problem.
+ * Exit: 0 for a config it accepts, or as dc-gen: 4 for a bad one (the
+ * loader's one-line message on standard error), 1 when it cannot be read.
  */
 #include "config.h"
 
-#include <string.h>
-
 #include "fuzz.h"
 #include "gen.h"
+#include "messages.h"
 
 static int config_one(struct fuzz_input *in)
 {
 	struct config cfg;
+	char err[DC_CONFIG_ERR_MAX];
+	int status;
 
-	memset(&cfg, 0, sizeof(cfg));
-	config_load(&cfg, fuzz_input_path(in));
+	status = config_load(&cfg, fuzz_input_path(in), err, sizeof(err));
+	if (status != 0) {
+		warn("%s", err);
+		return status;
+	}
 	config_free(&cfg);
 	return 0;
 }

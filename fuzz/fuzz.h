@@ -17,8 +17,9 @@
  *    "FILE: exit STATUS" for each.  The test suite runs the seeds and the
  *    kept crash inputs both ways and compares (t/8090).
  *
- * A parser that dies (die(), exit) on bad input ends the process; AFL++
- * then starts a fresh one from its fork server.
+ * The parsers return their errors: one that died (die(), exit) on bad
+ * input would end the process at each such input, and AFL++ would have to
+ * start a fresh one from its fork server.
  */
 #ifndef DC_FUZZ_H
 #define DC_FUZZ_H

@@ -46,8 +46,8 @@ done
 # Under AFL++ a harness runs input after input in one process: each must
 # end as it does alone, whatever came before it (no state left behind;
 # the sanitizer build also sees any leak or use of freed memory).  Every
-# input runs twice.  Not fuzz-config: its loader dies on a bad config.
-for target in stream aggregate write check spec verify elf; do
+# input runs twice.
+for target in stream aggregate write check config spec verify elf; do
 	test_expect_success "$target: inputs in one process end as each alone" '
 		for f in $(corpus '$target') $(corpus '$target'); do
 			fuzz-'$target' "$f" >/dev/null 2>&1
