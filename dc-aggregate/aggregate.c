@@ -447,6 +447,21 @@ static void handle_string(struct aggregator *ag,
 		   intern(ag, (const char *)f->data + 4, f->len - 4, id));
 }
 
+/* The input's probe id (a u32) at p, rewritten as the output's; an id
+ * no PROBE frame named stays. */
+static void renumber_probe(const struct input *in, unsigned char *p)
+{
+	uint64_t *slot;
+	uint32_t id;
+
+	memcpy(&id, p, 4);
+	slot = u64map_get(&in->probes, id);
+	if (slot != NULL) {
+		id = ((struct probe *)PTR(*slot))->id;
+		memcpy(p, &id, 4);
+	}
+}
+
 static void handle_drops(struct aggregator *ag,
 			 unsigned idx, const struct dc_frame *f)
 {
@@ -469,17 +484,10 @@ static void handle_drops(struct aggregator *ag,
 	if (rec.kind == DC_DROPS_PER_PROBE) {
 		for (i = 0; i < rec.count; i++) {
 			size_t at = sizeof(rec) + (size_t)i * sizeof(struct dc_drops_entry);
-			uint32_t key;
-			uint64_t *slot;
 
 			if (at + sizeof(struct dc_drops_entry) > f->len)
 				break;
-			memcpy(&key, copy + at, 4);
-			slot = u64map_get(&in->probes, key);
-			if (slot != NULL) {
-				key = ((struct probe *)PTR(*slot))->id;
-				memcpy(copy + at, &key, 4);
-			}
+			renumber_probe(in, copy + at);
 		}
 	}
 	flush_events(ag);
@@ -513,15 +521,8 @@ static void handle_counters(struct aggregator *ag,
 	for (i = 0; i < rec.count; i++) {
 		size_t at = sizeof(rec) + (size_t)i * sizeof(struct dc_counter_entry) +
 			    offsetof(struct dc_counter_entry, probe_id);
-		uint32_t id;
-		uint64_t *slot;
 
-		memcpy(&id, copy + at, 4);
-		slot = u64map_get(&in->probes, id);
-		if (slot != NULL) {
-			id = ((struct probe *)PTR(*slot))->id;
-			memcpy(copy + at, &id, 4);
-		}
+		renumber_probe(in, copy + at);
 	}
 	if (rec.start_mono_ns + rec.interval_ns > ag->last_ts)
 		ag->last_ts = rec.start_mono_ns + rec.interval_ns;
