@@ -74,6 +74,8 @@ struct options {
 	unsigned long long fast_ring; /* --fast-ring */
 	unsigned fast_slots;     /* --fast-slots */
 	const char *fast_socket; /* --fast-socket */
+	bool fast_full_drop;     /* --fast-full drop: full client rings
+	                            drop instead of waiting */
 };
 
 /* State of one collection run. */

@@ -216,6 +216,7 @@ static void plan(struct dc_fast *f, const struct dc_spec *spec, const bool *skip
 	f->cfg.version = DC_FAST_VERSION;
 	f->cfg.nslots = f->o.nslots;
 	f->cfg.slot_bytes = f->o.slot_bytes;
+	f->cfg.full_wait_ms = f->o.full_wait_ms;
 	f->cfg.nfuncs = DC_FAST_NFUNCS;
 	for (i = 0; i < spec->nprobes; i++) {
 		const struct dc_probe *p = &spec->probes[i];

@@ -29,6 +29,8 @@ struct dc_fast_opts {
 	const char *socket_name;   /* '@' prefix: abstract */
 	uint32_t nslots;           /* thread slots per process */
 	uint64_t slot_bytes;       /* ring bytes per thread, power of two */
+	uint32_t full_wait_ms;     /* a full ring waits for us this long
+	                              without progress; 0: it drops */
 	int fast_map_fd;           /* BPF map tgid -> TLS offset */
 	dc_fast_sink sink;
 	dc_fast_admit admit;

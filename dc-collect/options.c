@@ -52,6 +52,9 @@ static const char usage_text[] =
 	"      --fast          --clients: offer the fast path to the clients\n"
 	"      --fast-ring N   client ring bytes per thread (default 16M)\n"
 	"      --fast-slots N  client threads with a ring per process (64)\n"
+	"      --fast-full P   a client thread whose ring is full: wait for\n"
+	"                      us while we read (up to 100 ms without\n"
+	"                      progress, then drop) or drop (default wait)\n"
 	"      --fast-socket S socket the clients connect to in --clients mode\n"
 	"                      (default " DC_FAST_DEFAULT_SOCKET ")\n"
 	"\n"
@@ -85,7 +88,7 @@ static const char usage_text[] =
 
 enum fast_option {
 	OPT_NO_PRELOAD = 0x100, OPT_FAST, OPT_FAST_RING, OPT_FAST_SLOTS,
-	OPT_FAST_SOCKET, OPT_PROCESS_UPROBES
+	OPT_FAST_SOCKET, OPT_PROCESS_UPROBES, OPT_FAST_FULL
 };
 
 /* A number of the option opt from lo to hi (suffixes K, M, G...): never
@@ -136,6 +139,7 @@ static const struct option longopts[] = {
 	{ "fast-ring", required_argument, NULL, OPT_FAST_RING },
 	{ "fast-slots", required_argument, NULL, OPT_FAST_SLOTS },
 	{ "fast-socket", required_argument, NULL, OPT_FAST_SOCKET },
+	{ "fast-full", required_argument, NULL, OPT_FAST_FULL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -215,6 +219,12 @@ static void parse_option(int c, const char *arg, struct options *o)
 	case OPT_PROCESS_UPROBES: o->process_uprobes = true; break;
 	case OPT_FAST: o->fast = true; break;
 	case OPT_FAST_SOCKET: o->fast_socket = arg; break;
+	case OPT_FAST_FULL:
+		if (strcmp(arg, "drop") == 0)
+			o->fast_full_drop = true;
+		else if (strcmp(arg, "wait") != 0)
+			dc_usage_error("--fast-full must be wait or drop, not '%s'", arg);
+		break;
 	case 'A':
 		if (strcmp(arg, "single") == 0)
 			o->single_attach = true;

@@ -44,6 +44,9 @@ struct dc_thread {
 	                            collector's tail (tail + capacity, as last
 	                            read) */
 	__u64 populated;         /* data bytes mapped in ahead of head */
+	__u64 stalled;           /* the collector's tail + 1 when a wait for
+	                            it ran out: no waiting again until the
+	                            tail moves; 0: none */
 	int *errp;               /* this thread's errno */
 	__u64 seq;
 	__u32 tid;

@@ -7,7 +7,8 @@
  *  - No collector, no cost: if the socket cannot be reached, every
  *    dc_fast_on[] byte stays 0 and the wrappers never come here.
  *  - Never harm the process: no malloc, no stdio, errno preserved, no
- *    blocking beyond the bounded handshake, strings copied only from
+ *    blocking beyond the bounded handshake and the bounded wait of a
+ *    full slot for the collector (wait_room), strings copied only from
  *    pointers the call itself has just used successfully.
  *  - Lose nothing silently: a full slot, no free slot or a call made
  *    while the thread was already writing a record (a signal handler)
@@ -20,6 +21,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,7 @@ static struct {
 	size_t map_bytes;
 	__u64 slot_bytes;
 	__u32 nslots;
+	__u64 full_wait_ns;      /* a full slot waits this long, at most */
 	pthread_key_t key;
 	int key_ok;
 	int populate_off;        /* MADV_POPULATE_WRITE refused */
@@ -212,6 +215,7 @@ static int claim_slot(void)
 		/* A slot another thread used is mapped as far as it
 		 * wrote. */
 		thr.populated = thr.head & ~(__u64)(POPULATE_CHUNK - 1);
+		thr.stalled = 0;
 		thr.state = THR_SLOT;
 		populate_ahead();
 		if (fast.key_ok)
@@ -326,29 +330,85 @@ static __u64 derive(const struct dc_fast_func_cfg *cfg, const __u64 *args,
 	return args[a];
 }
 
-/* A record of `size` bytes does not fit before the end of the area:
- * fill the rest with a pad record, if the collector has read that far. */
-static __attribute__((noinline)) unsigned char *reserve_wrap(__u64 size)
+/* Back off while waiting for the collector: yield a few times (it may
+ * be reading right now), then sleep in short steps (it reads every few
+ * milliseconds). */
+static void backoff(unsigned round)
 {
-	__u64 cap = fast.slot_bytes, to_end = cap - (thr.head & (cap - 1));
+	struct timespec step = { 0, 100000 };
+
+	if (round < 16)
+		sched_yield();
+	else
+		nanosleep(&step, NULL);
+}
+
+/* The slot has no room for `need` more bytes: wait while the collector
+ * reads (full_wait_ms in the config), as long as its tail moves.  A tail
+ * that stays put for the whole bound (a collector stopped, dead or held
+ * up by its own reader) costs this thread the bound once: it then drops
+ * without waiting until that tail moves.  1 when there is room. */
+static __attribute__((noinline, cold)) int wait_room(__u64 need)
+{
+	__u64 cap = fast.slot_bytes, tail, seen, since;
+	unsigned round = 0;
+	int saved = errno;
+
+	tail = __atomic_load_n(&thr.slot->tail, __ATOMIC_ACQUIRE);
+	if (fast.full_wait_ns == 0 || tail + 1 == thr.stalled)
+		return 0;
+	seen = tail;
+	since = dc_now();
+	while (thr.head + need > tail + cap) {
+		backoff(round++);
+		tail = __atomic_load_n(&thr.slot->tail, __ATOMIC_ACQUIRE);
+		if (tail != seen) {
+			seen = tail;
+			since = dc_now();
+		} else if (dc_now() - since > fast.full_wait_ns) {
+			thr.stalled = tail + 1;
+			errno = saved;
+			return 0;
+		}
+	}
+	thr.stalled = 0;
+	thr.room = tail + cap;
+	errno = saved;
+	return 1;
+}
+
+/* reserve() without room known: read the collector's tail, wait for it
+ * if the policy says so, and pad to the end of the area first if the
+ * record does not fit before it.  NULL: a drop, counted. */
+static __attribute__((noinline)) unsigned char *reserve_slow(__u64 size)
+{
+	__u64 cap = fast.slot_bytes, off = thr.head & (cap - 1);
+	__u64 need = off + size <= cap ? size : cap - off + size;
 	struct dc_event *pad;
 
-	if (thr.head + to_end + size > thr.room) {
+	if (thr.head + need > thr.room) {
 		thr.room = __atomic_load_n(&thr.slot->tail, __ATOMIC_ACQUIRE) + cap;
-		if (thr.head + to_end + size > thr.room)
+		if (thr.head + need > thr.room && !wait_room(need)) {
+			__atomic_store_n(&thr.slot->drops, thr.slot->drops + 1,
+					 __ATOMIC_RELAXED);
 			return NULL;
+		}
 	}
-	pad = (struct dc_event *)(thr.data + (thr.head & (cap - 1)));
-	pad->size = (__u16)to_end;
+	if (off + size <= cap)
+		return thr.data + off;
+	pad = (struct dc_event *)(thr.data + off);
+	pad->size = (__u16)(cap - off);
 	pad->type = 0;
-	thr.head += to_end;
+	thr.head += cap - off;
 	return thr.data;
 }
 
 /* The next record's lines, asked for now: they were last touched by
  * the collector (or a lap ago), and the call between two records (an
- * open on ext4, say) would otherwise wait for them at its own stores. */
-static inline void prefetch_next(void)
+ * open on ext4, say) would otherwise wait for them at its own stores.
+ * Inlined by force: GCC takes a function that only prefetches for one
+ * without side effects, and drops its calls. */
+static inline __attribute__((always_inline)) void prefetch_next(void)
 {
 	unsigned char *p = thr.data + (thr.head & (fast.slot_bytes - 1));
 
@@ -363,88 +423,65 @@ static inline void prefetch_next(void)
  * writes. */
 static inline unsigned char *reserve(__u64 size)
 {
-	__u64 cap = fast.slot_bytes, off;
-	unsigned char *p;
+	__u64 off;
 
 	if (__builtin_expect(thr.state != THR_SLOT, 0) && !claim_slot())
 		return NULL;
-	off = thr.head & (cap - 1);
-	if (__builtin_expect(off + size <= cap, 1)) {
-		if (__builtin_expect(thr.head + size <= thr.room, 1))
-			return thr.data + off;
-		thr.room = __atomic_load_n(&thr.slot->tail, __ATOMIC_ACQUIRE) + cap;
-		if (thr.head + size <= thr.room)
-			return thr.data + off;
-		p = NULL;
-	} else {
-		p = reserve_wrap(size);
-	}
-	if (p == NULL)
-		__atomic_store_n(&thr.slot->drops, thr.slot->drops + 1,
-				 __ATOMIC_RELAXED);
-	return p;
+	off = thr.head & (fast.slot_bytes - 1);
+	if (__builtin_expect(off + size <= fast.slot_bytes &&
+			     thr.head + size <= thr.room, 1))
+		return thr.data + off;
+	return reserve_slow(size);
+}
+
+/* A call's strings, as the spec asks for them. */
+struct call_strs {
+	const char *str, *str2;
+	size_t len, len2;
+	int trunc;
+};
+
+/* A string of at most DC_MAX_STR - 1 characters at p: its length, and
+ * *trunc set if it goes on. */
+static size_t str_part(const char *p, int *trunc)
+{
+	size_t n = strnlen(p, DC_MAX_STR - 1);
+
+	if (n == DC_MAX_STR - 1 && p[n] != '\0')
+		*trunc = 1;
+	return n;
 }
 
 /* A call's strings (those the spec asks for, from pointers the call has
  * just used without faulting): the record's size with them. */
 static __u64 strings(const struct dc_fast_func_cfg *cfg, const __u64 *args,
-		     int nargs, int str_index, int efault, const char **str,
-		     size_t *len, const char **str2, size_t *len2, int *trunc)
+		     int nargs, int str_index, int efault, struct call_strs *s)
 {
 	if (cfg->str_arg == str_index && str_index < nargs && !efault &&
 	    args[str_index] != 0) {
-		*str = (const char *)(uintptr_t)args[str_index];
-		*len = strnlen(*str, DC_MAX_STR - 1);
-		if (*len == DC_MAX_STR - 1 && (*str)[*len] != '\0')
-			*trunc = 1;
+		s->str = (const char *)(uintptr_t)args[str_index];
+		s->len = str_part(s->str, &s->trunc);
 	}
 	if (cfg->str_arg2 < DC_MAX_ARGS && cfg->str_arg2 < nargs && !efault &&
 	    args[cfg->str_arg2] != 0) {
-		*str2 = (const char *)(uintptr_t)args[cfg->str_arg2];
-		*len2 = strnlen(*str2, DC_MAX_STR - 1);
-		if (*len2 == DC_MAX_STR - 1 && (*str2)[*len2] != '\0')
-			*trunc = 1;
+		s->str2 = (const char *)(uintptr_t)args[cfg->str_arg2];
+		s->len2 = str_part(s->str2, &s->trunc);
 	}
 	/* As the BPF path: all slots, then the string and its NUL, then a
 	 * second string and its NUL. */
-	return round8(DC_EVENT_HDR_SIZE + 8 * DC_MAX_ARGS + *len + 1 +
-		      (cfg->str_arg2 < DC_MAX_ARGS ? *len2 + 1 : 0));
+	return round8(DC_EVENT_HDR_SIZE + 8 * DC_MAX_ARGS + s->len + 1 +
+		      (cfg->str_arg2 < DC_MAX_ARGS ? s->len2 + 1 : 0));
 }
 
-void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
-		 int str_index, int efault)
+/* The record's header, every byte of it (no memset first); whether the
+ * call failed. */
+static inline __attribute__((always_inline)) int
+put_header(struct dc_event *ev, const struct dc_call *c,
+	   const struct dc_fast_func_cfg *cfg, __s64 ret, int err, __u64 end,
+	   __u64 size, int n, int trunc)
 {
-	const struct dc_fast_func_cfg *cfg = &fast.funcs[c->fn];
-	__u64 end = dc_now(), size, *slots;
-	const char *str = NULL, *str2 = NULL;
-	size_t len = 0, len2 = 0;
-	int n, i, trunc = 0, fail, err = *thr.errp;
-	struct dc_event *ev;
+	int fail = dc_call_failed(cfg->ret_kind, ret);
 
-	if (err == 0)
-		*thr.errp = c->errno0;
-	thr.k.depth--;
-	thr.k.cur = c->parent;
-	if (__builtin_expect(thr.busy, 0)) {
-		count_lost();
-		return;
-	}
-	thr.busy = 1;
-	n = cfg->nargs > DC_MAX_ARGS ? DC_MAX_ARGS : cfg->nargs;
-	if (cfg->file_arg < DC_MAX_ARGS)
-		n = DC_MAX_ARGS;
-	if (__builtin_expect(cfg->str_arg < DC_MAX_ARGS, 0)) {
-		n = DC_MAX_ARGS;
-		size = strings(cfg, args, nargs, str_index, efault, &str, &len,
-			       &str2, &len2, &trunc);
-	} else {
-		size = DC_EVENT_HDR_SIZE + 8 * (__u64)n;
-	}
-
-	ev = (struct dc_event *)reserve(size);
-	if (ev == NULL)
-		goto out;
-	/* Every byte of the header written, without a memset first. */
 	ev->size = (__u16)size;
 	ev->type = DC_EV_CALL;
 	ev->flags = trunc ? DC_EVF_STR_TRUNC : 0;
@@ -461,7 +498,6 @@ void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 	ev->reserved1 = 0;
 	ev->file_id = 0;
 	ev->error = 0;
-	fail = dc_call_failed(cfg->ret_kind, ret);
 	if (fail) {
 		/* The errno this call failed with: known here exactly. */
 		ev->flags |= DC_EVF_FAILED;
@@ -476,32 +512,91 @@ void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 	}
 	ev->seq = c->seq;
 	ev->parent = c->parent;
-	slots = DC_EVENT_ARGS(ev);
+	return fail;
+}
+
+/* The strings after the slots, zero-padded to the record's end. */
+static void put_strings(struct dc_event *ev, const struct dc_fast_func_cfg *cfg,
+			const struct call_strs *s, __u64 size)
+{
+	char *p = DC_EVENT_STR(ev);
+
+	memset(p, 0, size - (DC_EVENT_HDR_SIZE + 8 * (__u64)DC_MAX_ARGS));
+	ev->str_len = (__u16)s->len;
+	if (s->len > 0)
+		memcpy(p, s->str, s->len);
+	if (cfg->str_arg2 < DC_MAX_ARGS) {
+		ev->str_len = (__u16)(s->len + 1 + s->len2);
+		if (s->len2 > 0)
+			memcpy(p + s->len + 1, s->str2, s->len2);
+	}
+}
+
+/* The argument slots: the call's, a FILE's descriptor, the slot derived
+ * at return; then the strings. */
+static inline __attribute__((always_inline)) void
+put_body(struct dc_event *ev, const struct dc_call *c,
+	 const struct dc_fast_func_cfg *cfg, const __u64 *args, int nargs,
+	 int n, int fail, const struct call_strs *s, __u64 size)
+{
+	__u64 *slots = DC_EVENT_ARGS(ev);
+	int i;
+
 	for (i = 0; i < n; i++)
 		slots[i] = i < nargs ? args[i] : 0;
 	if (cfg->file_arg < DC_MAX_ARGS)
 		slots[DC_MAX_ARGS - 1] = (__u64)(__s64)c->file_fd;
 	if (__builtin_expect(cfg->derive_arg < nargs, 0))
 		slots[cfg->derive_arg] = derive(cfg, args, nargs, fail);
-	if (cfg->str_arg < DC_MAX_ARGS) {
-		char *p = DC_EVENT_STR(ev);
+	if (cfg->str_arg < DC_MAX_ARGS)
+		put_strings(ev, cfg, s, size);
+}
 
-		memset(p, 0, size - (DC_EVENT_HDR_SIZE + 8 * (__u64)n));
-		ev->str_len = (__u16)len;
-		if (len > 0)
-			memcpy(p, str, len);
-		if (cfg->str_arg2 < DC_MAX_ARGS) {
-			ev->str_len = (__u16)(len + 1 + len2);
-			if (len2 > 0)
-				memcpy(p + len + 1, str2, len2);
-		}
-	}
+/* Publish a record of `size` bytes written at the head. */
+static inline __attribute__((always_inline)) void commit(__u64 size)
+{
 	thr.head += size;
 	__atomic_store_n(&thr.slot->head, thr.head, __ATOMIC_RELEASE);
 	prefetch_next();
 	if (__builtin_expect(thr.head + POPULATE_CHUNK > thr.populated, 0))
 		populate_ahead();
-out:
+}
+
+void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
+		 int str_index, int efault)
+{
+	const struct dc_fast_func_cfg *cfg = &fast.funcs[c->fn];
+	__u64 end = dc_now(), size;
+	struct call_strs s = { NULL, NULL, 0, 0, 0 };
+	int n, fail, err = *thr.errp;
+	struct dc_event *ev;
+
+	if (err == 0)
+		*thr.errp = c->errno0;
+	thr.k.depth--;
+	thr.k.cur = c->parent;
+	if (__builtin_expect(thr.busy, 0)) {
+		count_lost();
+		return;
+	}
+	thr.busy = 1;
+	/* As the kernel's records: all slots when a string follows or a
+	 * FILE's descriptor takes the last one. */
+	n = cfg->nargs > DC_MAX_ARGS ? DC_MAX_ARGS : cfg->nargs;
+	if (cfg->file_arg < DC_MAX_ARGS)
+		n = DC_MAX_ARGS;
+	if (__builtin_expect(cfg->str_arg < DC_MAX_ARGS, 0)) {
+		n = DC_MAX_ARGS;
+		size = strings(cfg, args, nargs, str_index, efault, &s);
+	} else {
+		size = DC_EVENT_HDR_SIZE + 8 * (__u64)n;
+	}
+	ev = (struct dc_event *)reserve(size);
+	if (ev != NULL) {
+		fail = put_header(ev, c, cfg, ret, err, end, size, n, s.trunc);
+		put_body(ev, c, cfg, args, nargs, n, fail, &s, size);
+		commit(size);
+	}
 	thr.busy = 0;
 }
 
@@ -563,7 +658,7 @@ static int valid_config(const struct dc_fast_config *cfg)
 	       cfg->nslots > 0 && cfg->nslots <= 1024 &&
 	       cfg->slot_bytes >= 4096 && cfg->slot_bytes <= (1ULL << 30) &&
 	       (cfg->slot_bytes & (cfg->slot_bytes - 1)) == 0 &&
-	       cfg->nfuncs <= DC_FAST_NFUNCS;
+	       cfg->full_wait_ms <= 60000 && cfg->nfuncs <= DC_FAST_NFUNCS;
 }
 
 /* Connect, exchange hello, config, ring and go; on any failure the fast
@@ -611,6 +706,7 @@ static void handshake(void)
 		goto unmap;
 	fast.nslots = cfg.nslots;
 	fast.slot_bytes = cfg.slot_bytes;
+	fast.full_wait_ns = (__u64)cfg.full_wait_ms * 1000000ULL;
 	for (i = 0; i < cfg.nfuncs; i++) {
 		fast.funcs[i] = cfg.funcs[i];
 		dc_fast_file_arg[i] = cfg.funcs[i].on ? cfg.funcs[i].file_arg : 0xff;
@@ -647,6 +743,7 @@ static void after_fork_child(void)
 	thr.head = 0;
 	thr.room = 0;
 	thr.populated = 0;
+	thr.stalled = 0;
 	thr.k.cur = 0;
 	thr.k.depth = 0;
 	thr.seq = 0;

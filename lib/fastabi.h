@@ -30,7 +30,10 @@
  * a whole record; the reader advances `tail`.  Records are struct dc_event
  * (lib/event.h), 8-byte aligned, never split: a record that does not fit
  * before the end of the area is preceded by a pad record (type 0, size =
- * the bytes to the end).  Everything in the mapping is the process's own
+ * the bytes to the end).  A writer whose slot is full waits for the
+ * reader, as long as the reader's tail keeps moving (full_wait_ms in the
+ * config; 0: it drops the record at once), and counts the record dropped
+ * if it will not fit.  Everything in the mapping is the process's own
  * claim; dc-collect validates every record (dc-collect/fastpath.c).
  *
  * This header is plain C for user space only.
@@ -46,8 +49,10 @@
 #define DC_FAST_DEFAULT_SOCKET "@datacrumbs-clients"
 #define DC_FAST_MAGIC 0x64636661u        /* "dcfa" */
 #define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
-#define DC_FAST_VERSION 5u
+#define DC_FAST_VERSION 6u
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
+#define DC_FAST_FULL_WAIT_MS 100          /* a full slot waits this long
+                                             for the collector to read */
 
 /* The functions the client wraps, in table order: X(name, layer).  The
  * order is the ABI: add at the end only. */
@@ -147,6 +152,10 @@ struct dc_fast_config {
 	__u32 nslots;            /* thread slots in the mapping */
 	__u32 nfuncs;            /* entries that follow (<= the client's) */
 	__u64 slot_bytes;        /* data bytes per slot, a power of two */
+	__u32 full_wait_ms;      /* a full slot: wait for the collector's
+	                            tail while it moves, until it stays put
+	                            this long; 0: drop at once */
+	__u32 reserved;
 	struct dc_fast_func_cfg funcs[DC_FAST_NFUNCS];
 };
 

@@ -74,14 +74,71 @@ user_calls() {
 # 100000 writes: their records (96 bytes each) fit the default 16 MiB
 # ring even if the collector never drained it before the end, so the
 # first run is exact however slow the collector is (a sanitized one at
-# load 20 fell behind 200000 and, rightly, counted 4648 lost).
+# load 20 fell behind 200000 and, rightly, counted 4648 lost; a full
+# ring now waits for the collector besides).  The tiny ring drops:
+# --fast-full drop.
 test_expect_success BPF 'a tiny ring drops, and every call is either recorded or counted' '
 	posix_layers >c.yaml &&
 	collect c.yaml all.txt probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 100000 &&
 	! grep -q "drops kind=process total=[1-9]" all.txt &&
 	test "$(count all.txt POSIX write)" = 100000 &&
 	total=$(user_calls all.txt) &&
-	collect c.yaml t.txt --fast-ring 4096 probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 100000 &&
+	collect c.yaml t.txt --fast-ring 4096 --fast-full drop probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 100000 &&
+	n=$(user_calls t.txt) &&
+	lost=$(sed -n "s/^drops kind=process total=\([0-9]*\).*/\1/p" t.txt) &&
+	test "$lost" -gt 0 &&
+	test $((n + lost)) = "$total" &&
+	grep -q "user-level records lost" collect.err
+'
+
+test_expect_success BPF 'a full ring waits for the collector: a tiny ring, 20000 writes, none lost' '
+	posix_layers >c.yaml &&
+	collect c.yaml t.txt --fast-ring 4096 probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 20000 &&
+	test "$(cat collect.rc)" = 0 &&
+	test "$(count t.txt POSIX write)" = 20000 &&
+	! grep -q "drops kind=process total=[1-9]" t.txt &&
+	! grep -q "user-level records lost" collect.err
+'
+
+# wait_exited PID: until PID, a child of a stopped process, has exited
+# (a zombie: its parent cannot reap it), at most 60 s.
+wait_exited() {
+	_tries=600
+	until case "$(cat "/proc/$1/stat")" in *") Z "*) true ;; *) false ;; esac; do
+		_tries=$((_tries - 1))
+		if test "$_tries" -le 0; then
+			echo "process $1 did not finish" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# The job (fastclient gate) connects, then waits for gate/go; the
+# collector is stopped before the writes and continued only once the job
+# has exited (a zombie: the stopped collector cannot reap it).
+test_expect_success BPF 'a stopped collector: the job waits the bound once, finishes, and its losses are counted' '
+	posix_layers >c.yaml &&
+	mkdir ref gate &&
+	touch ref/go &&
+	collect c.yaml ref.txt --fast-ring 4096 probes.sig -- "$FC" gate "$PWD/ref" 20000 &&
+	! grep -q "drops kind=process total=[1-9]" ref.txt &&
+	total=$(user_calls ref.txt) &&
+	test "$total" -gt 20000 &&
+	{ dc-collect -k "$SHARED/key" --fast-ring 4096 -o s.dcs probes.sig -- \
+		"$FC" gate "$PWD/gate" 20000 2>collect.err & } &&
+	cpid=$! &&
+	test_when_finished "kill -CONT $cpid 2>/dev/null; test_kill_pid $cpid dc-collect" &&
+	wait_for_file gate/ready &&
+	job=$(cat "/proc/$cpid/task/$cpid/children") &&
+	job=${job%% *} &&
+	test -n "$job" &&
+	kill -STOP $cpid &&
+	touch gate/go &&
+	wait_exited "$job" &&
+	kill -CONT $cpid &&
+	wait $cpid &&
+	dc-aggregate --text <s.dcs >t.txt &&
 	n=$(user_calls t.txt) &&
 	lost=$(sed -n "s/^drops kind=process total=\([0-9]*\).*/\1/p" t.txt) &&
 	test "$lost" -gt 0 &&

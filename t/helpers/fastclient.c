@@ -7,6 +7,10 @@
  *   fastclient kill N         N x write(/dev/null, 1 byte), then SIGKILL
  *   fastclient threads T N    T threads, each N x write(/dev/null)
  *   fastclient fork N M       N writes in the parent, M in a forked child
+ *   fastclient gate DIR N     create DIR/ready, wait for DIR/go (with
+ *                             access(2), which is not wrapped), then N
+ *                             writes: a test can stop the collector
+ *                             after the handshake, before the writes
  *   fastclient hostile N      a client of its own: handshakes as
  *                             libdcclient.so does, then writes garbage
  *                             and N valid write records claiming pid 1
@@ -281,6 +285,23 @@ static int hostile(long n)
 	return 0;
 }
 
+static int gate(const char *dir, long n)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/ready", dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0644);
+	if (fd < 0)
+		fail(path);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/go", dir);
+	while (access(path, F_OK) != 0)
+		usleep(10000);
+	writes(n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "mix") == 0)
@@ -294,6 +315,8 @@ int main(int argc, char **argv)
 		return threads(atoi(argv[2]), atol(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "fork") == 0)
 		return forked(atol(argv[2]), atol(argv[3]));
+	if (argc == 4 && strcmp(argv[1], "gate") == 0)
+		return gate(argv[2], atol(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "hostile") == 0)
 		return hostile(atol(argv[2]));
 	fprintf(stderr, "usage: see the header of t/helpers/fastclient.c\n");
