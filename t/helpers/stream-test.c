@@ -132,30 +132,61 @@ struct expect {
 	unsigned char *data;
 	size_t end;  /* stream offset just after the frame and its padding */
 };
-static struct expect expected[MAX_FRAMES];
-static int n_expected;
-static uint64_t n_events_written;
+/* A stream the tests wrote: its bytes, and a copy of each frame. */
+struct written {
+	struct dc_writer *w;      /* while it is written */
+	struct expect frames[MAX_FRAMES];
+	int n;
+	uint64_t events;          /* records in its EVENTS frames */
+	struct buf bytes;
+	size_t header_size;
+};
 
-/* Forget the expected frames, freeing their copies. */
-static void forget_expected(void)
+/* Start s on fd, with the test header. */
+static void written_open(struct written *s, int fd)
 {
-	while (n_expected > 0)
-		free(expected[--n_expected].data);
+	struct dc_stream_info info;
+
+	memset(s, 0, sizeof(*s));
+	test_info(&info);
+	s->w = dc_writer_open(fd, &info);
+	if (s->w == NULL)
+		bail("dc_writer_open");
+	s->header_size = dc_writer_bytes(s->w);
 }
 
-static void put(struct dc_writer *w, uint16_t type, const void *data,
+/* Finish s: its bytes are what fd holds. */
+static void written_close(struct written *s, int fd)
+{
+	if (dc_writer_close(s->w) != 0)
+		bail("dc_writer_close");
+	s->w = NULL;
+	s->bytes = slurp(fd);
+	close(fd);
+}
+
+static void written_free(struct written *s)
+{
+	while (s->n > 0)
+		free(s->frames[--s->n].data);
+	free(s->bytes.data);
+}
+
+static void put(struct written *s, uint16_t type, const void *data,
 		uint32_t len)
 {
-	if (n_expected == MAX_FRAMES)
+	struct expect *e = &s->frames[s->n];
+
+	if (s->n == MAX_FRAMES)
 		bail("too many frames");
-	if (dc_writer_frame(w, type, data, len) != 0)
+	if (dc_writer_frame(s->w, type, data, len) != 0)
 		bail("dc_writer_frame");
-	expected[n_expected].type = type;
-	expected[n_expected].len = len;
-	expected[n_expected].data = malloc(len ? len : 1);
-	memcpy(expected[n_expected].data, data, len);
-	expected[n_expected].end = dc_writer_bytes(w);
-	n_expected++;
+	e->type = type;
+	e->len = len;
+	e->data = malloc(len ? len : 1);
+	memcpy(e->data, data, len);
+	e->end = dc_writer_bytes(s->w);
+	s->n++;
 }
 
 static const char *const paths[] = {
@@ -165,7 +196,7 @@ static const char *const paths[] = {
 };
 
 /* SYSINFO: key/value string pairs. */
-static void put_sysinfo(struct dc_writer *w)
+static void put_sysinfo(struct written *s)
 {
 	unsigned char p[64];
 	size_t pos;
@@ -174,10 +205,10 @@ static void put_sysinfo(struct dc_writer *w)
 	pos = dc_put_str(p, sizeof(p), pos, "6.18.0", 6);
 	pos = dc_put_str(p, sizeof(p), pos, "cpus", 4);
 	pos = dc_put_str(p, sizeof(p), pos, "2", 1);
-	put(w, DC_FRAME_SYSINFO, p, (uint32_t)pos);
+	put(s, DC_FRAME_SYSINFO, p, (uint32_t)pos);
 }
 
-static void put_probe(struct dc_writer *w)
+static void put_probe(struct written *s)
 {
 	struct dc_probe_rec pr;
 	unsigned char p[256];
@@ -196,10 +227,10 @@ static void put_probe(struct dc_writer *w)
 	pos = dc_put_str(p, sizeof(p), sizeof(pr), "POSIX", 5);
 	pos = dc_put_str(p, sizeof(p), pos, "write", 5);
 	pos = dc_put_str(p, sizeof(p), pos, "/lib/libc.so.6", 14);
-	put(w, DC_FRAME_PROBE, p, (uint32_t)pos);
+	put(s, DC_FRAME_PROBE, p, (uint32_t)pos);
 }
 
-static void put_process(struct dc_writer *w)
+static void put_process(struct written *s)
 {
 	struct dc_process_rec pc;
 	unsigned char p[256];
@@ -214,11 +245,11 @@ static void put_process(struct dc_writer *w)
 	pos = dc_put_str(p, sizeof(p), sizeof(pc), "/bin/dd", 7);
 	pos = dc_put_str(p, sizeof(p), pos, "dd\0if=x", 7);
 	pos = dc_put_str(p, sizeof(p), pos, "/tmp", 4);
-	put(w, DC_FRAME_PROCESS, p, (uint32_t)pos);
+	put(s, DC_FRAME_PROCESS, p, (uint32_t)pos);
 }
 
 /* STRING: u32 id then bytes; lengths 1..n exercise the padding. */
-static void put_strings(struct dc_writer *w)
+static void put_strings(struct written *s)
 {
 	unsigned char p[256];
 	int i;
@@ -229,11 +260,11 @@ static void put_strings(struct dc_writer *w)
 
 		memcpy(p, &id, 4);
 		memcpy(p + 4, paths[i], l);
-		put(w, DC_FRAME_STRING, p, (uint32_t)(4 + l));
+		put(s, DC_FRAME_STRING, p, (uint32_t)(4 + l));
 	}
 }
 
-static void put_file(struct dc_writer *w)
+static void put_file(struct written *s)
 {
 	struct dc_file_rec fr;
 	unsigned char p[256];
@@ -247,12 +278,12 @@ static void put_file(struct dc_writer *w)
 	fr.mode = 0100644;
 	memcpy(p, &fr, sizeof(fr));
 	pos = dc_put_str(p, sizeof(p), sizeof(fr), "/tmp/f", 6);
-	put(w, DC_FRAME_FILE, p, (uint32_t)pos);
+	put(s, DC_FRAME_FILE, p, (uint32_t)pos);
 }
 
 /* EVENTS: records of every type, 0..6 args, strings of many sizes; then
  * an empty EVENTS frame, which is legal. */
-static void put_events(struct dc_writer *w, int events_frames)
+static void put_events(struct written *s, int events_frames)
 {
 	unsigned char p[8192];
 	size_t pos;
@@ -264,19 +295,19 @@ static void put_events(struct dc_writer *w, int events_frames)
 		pos = 0;
 		for (j = 0; j < n; j++) {
 			int k = i * 31 + j;
-			const char *s = (k % 3 == 0) ? paths[k % 8] : NULL;
+			const char *str = (k % 3 == 0) ? paths[k % 8] : NULL;
 
 			pos += make_event(p + pos, (uint8_t)(1 + k % 7),
 					  (uint32_t)(k % 5), 100 + (uint32_t)i,
-					  (uint64_t)k * 1000 + 17, k % 7, s);
-			n_events_written++;
+					  (uint64_t)k * 1000 + 17, k % 7, str);
+			s->events++;
 		}
-		put(w, DC_FRAME_EVENTS, p, (uint32_t)pos);
+		put(s, DC_FRAME_EVENTS, p, (uint32_t)pos);
 	}
-	put(w, DC_FRAME_EVENTS, p, 0);
+	put(s, DC_FRAME_EVENTS, p, 0);
 }
 
-static void put_drops(struct dc_writer *w)
+static void put_drops(struct written *s)
 {
 	struct dc_drops_rec dr;
 	struct dc_drops_entry de[2];
@@ -293,59 +324,45 @@ static void put_drops(struct dc_writer *w)
 	de[1].dropped = 2;
 	memcpy(p, &dr, sizeof(dr));
 	memcpy(p + sizeof(dr), de, sizeof(de));
-	put(w, DC_FRAME_DROPS, p, sizeof(dr) + sizeof(de));
+	put(s, DC_FRAME_DROPS, p, sizeof(dr) + sizeof(de));
 }
 
-static void put_end(struct dc_writer *w)
+static void put_end(struct written *s)
 {
 	struct dc_end_rec er;
 
 	memset(&er, 0, sizeof(er));
-	er.events = n_events_written;
+	er.events = s->events;
 	er.dropped = 5;
 	er.end_mono_ns = 999999999;
 	er.flags = 0;
-	put(w, DC_FRAME_END, &er, sizeof(er));
+	put(s, DC_FRAME_END, &er, sizeof(er));
 }
 
-/* Writes a stream with every frame type; returns its bytes.  `events`
- * EVENTS frames of varying record mixes are written. */
-static struct buf write_stream(int events_frames, size_t *header_size)
+/* Writes a stream with every frame type into s: `events_frames` EVENTS
+ * frames of varying record mixes among them. */
+static void write_stream(struct written *s, int events_frames)
 {
-	struct dc_stream_info info;
-	struct dc_writer *w;
-	struct buf b;
-	int fd;
+	int fd = file_of(NULL, 0);
 
-	forget_expected();
-	n_events_written = 0;
-	test_info(&info);
-	fd = file_of(NULL, 0);
-	w = dc_writer_open(fd, &info);
-	if (w == NULL)
-		bail("dc_writer_open");
-	*header_size = dc_writer_bytes(w);
-	put_sysinfo(w);
-	put_probe(w);
-	put_process(w);
-	put_strings(w);
-	put_file(w);
-	put_events(w, events_frames);
+	written_open(s, fd);
+	put_sysinfo(s);
+	put_probe(s);
+	put_process(s);
+	put_strings(s);
+	put_file(s);
+	put_events(s, events_frames);
 	/* A frame type this reader does not know: passed to the caller. */
-	put(w, 99, "future!", 7);
-	put_drops(w);
-	put_end(w);
-	if (dc_writer_close(w) != 0)
-		bail("dc_writer_close");
-	b = slurp(fd);
-	close(fd);
-	return b;
+	put(s, 99, "future!", 7);
+	put_drops(s);
+	put_end(s);
+	written_close(s, fd);
 }
 
 /* ---- reading ---- */
 
 struct result {
-	int frames_ok;   /* frames matching `expected`, in order */
+	int frames_ok;   /* frames matching those written, in order */
 	int mismatch;    /* a frame differed from what was written */
 	int status;      /* the final status */
 	char err[512];
@@ -354,7 +371,7 @@ struct result {
 	uint64_t events; /* records counted in EVENTS frames */
 };
 
-static struct result read_fd(int fd)
+static struct result read_fd(const struct written *s, int fd)
 {
 	struct result res;
 	struct dc_reader *r = dc_reader_open(fd, "test");
@@ -372,9 +389,9 @@ static struct result read_fd(int fd)
 		return res;
 	}
 	while ((st = dc_reader_next(r, &f)) == DC_READ_FRAME) {
-		struct expect *e = &expected[res.frames_ok];
+		const struct expect *e = &s->frames[res.frames_ok];
 
-		if (res.frames_ok >= n_expected || f.type != e->type ||
+		if (res.frames_ok >= s->n || f.type != e->type ||
 		    f.len != e->len || memcmp(f.data, e->data, f.len) != 0) {
 			res.mismatch = 1;
 			break;
@@ -397,10 +414,11 @@ static struct result read_fd(int fd)
 	return res;
 }
 
-static struct result read_bytes(const unsigned char *data, size_t len)
+static struct result read_bytes(const struct written *s,
+				const unsigned char *data, size_t len)
 {
 	int fd = file_of(data, len);
-	struct result res = read_fd(fd);
+	struct result res = read_fd(s, fd);
 
 	close(fd);
 	return res;
@@ -408,7 +426,8 @@ static struct result read_bytes(const unsigned char *data, size_t len)
 
 /* Read through a pipe whose writer sends one byte per write(2), so the
  * reader sees every possible short read. */
-static struct result read_trickle(const unsigned char *data, size_t len)
+static struct result read_trickle(const struct written *s,
+				  const unsigned char *data, size_t len)
 {
 	int p[2];
 	pid_t pid;
@@ -429,7 +448,7 @@ static struct result read_trickle(const unsigned char *data, size_t len)
 		_exit(0);
 	}
 	close(p[1]);
-	res = read_fd(p[0]);
+	res = read_fd(s, p[0]);
 	close(p[0]);
 	waitpid(pid, NULL, 0);
 	return res;
@@ -439,10 +458,11 @@ static struct result read_trickle(const unsigned char *data, size_t len)
 
 static void test_round_trip(void)
 {
-	size_t hsize;
-	struct buf b = write_stream(40, &hsize);
-	struct result res = read_bytes(b.data, b.len);
-	uint64_t ev_in_frames = n_events_written;
+	struct written s;
+	struct result res;
+
+	write_stream(&s, 40);
+	res = read_bytes(&s, s.bytes.data, s.bytes.len);
 
 	ok(res.header == DC_READ_FRAME, "round trip: header read");
 	ok(res.info.version == DC_STREAM_VERSION, "round trip: version %u",
@@ -454,84 +474,75 @@ static void test_round_trip(void)
 	   "round trip: host '%s'", res.info.host);
 	ok(strcmp(res.info.run_id, "run-0042") == 0,
 	   "round trip: run id '%s'", res.info.run_id);
-	ok(hsize % 8 == 0 && hsize == ((48 + 15 + 8 + 7) & ~7u),
-	   "header is 48 bytes + names, padded to 8 (%zu)", hsize);
-	ok(memcmp(b.data, "\x89" "DCS\r\n\x1a\n", 8) == 0,
+	ok(s.header_size % 8 == 0 && s.header_size == ((48 + 15 + 8 + 7) & ~7u),
+	   "header is 48 bytes + names, padded to 8 (%zu)", s.header_size);
+	ok(memcmp(s.bytes.data, "\x89" "DCS\r\n\x1a\n", 8) == 0,
 	   "stream starts with the magic");
-	ok(!res.mismatch && res.frames_ok == n_expected,
-	   "round trip: all %d frames identical (got %d)", n_expected,
+	ok(!res.mismatch && res.frames_ok == s.n,
+	   "round trip: all %d frames identical (got %d)", s.n,
 	   res.frames_ok);
-	ok(res.events == ev_in_frames,
+	ok(res.events == s.events,
 	   "round trip: %llu event records", (unsigned long long)res.events);
 	ok(res.status == DC_READ_EOF, "round trip: clean EOF after END (%d)",
 	   res.status);
 	{
 		int aligned = 1, i;
 
-		for (i = 0; i < n_expected; i++)
-			if (expected[i].end % 8 != 0)
+		for (i = 0; i < s.n; i++)
+			if (s.frames[i].end % 8 != 0)
 				aligned = 0;
-		ok(aligned && b.len == expected[n_expected - 1].end,
+		ok(aligned && s.bytes.len == s.frames[s.n - 1].end,
 		   "every frame ends 8-aligned, nothing after the last");
 	}
 
-	res = read_trickle(b.data, b.len);
-	ok(!res.mismatch && res.frames_ok == n_expected &&
+	res = read_trickle(&s, s.bytes.data, s.bytes.len);
+	ok(!res.mismatch && res.frames_ok == s.n &&
 	   res.status == DC_READ_EOF,
 	   "round trip through a pipe, one byte per write");
-	free(b.data);
+	written_free(&s);
 }
 
 static void test_big_frames(void)
 {
 	/* Frames larger than the reader's initial buffer and the writer's
 	 * buffer still round-trip. */
-	struct dc_stream_info info;
-	struct dc_writer *w;
 	size_t len = 3u << 20, i;
 	unsigned char *big = malloc(len);
 	struct dc_end_rec er;
-	struct buf b;
-	int fd;
+	struct written s;
+	struct result res;
+	int fd = file_of(NULL, 0);
 
-	test_info(&info);
 	for (i = 0; i < len; i++)
 		big[i] = (unsigned char)(i * 131 + 7);
-	fd = file_of(NULL, 0);
-	forget_expected();
-	w = dc_writer_open(fd, &info);
-	put(w, DC_FRAME_SYSINFO, big, (uint32_t)len);
-	put(w, DC_FRAME_SYSINFO, big + 1, (uint32_t)(len - 1));
+	written_open(&s, fd);
+	put(&s, DC_FRAME_SYSINFO, big, (uint32_t)len);
+	put(&s, DC_FRAME_SYSINFO, big + 1, (uint32_t)(len - 1));
 	memset(&er, 0, sizeof(er));
-	put(w, DC_FRAME_END, &er, sizeof(er));
-	dc_writer_close(w);
-	b = slurp(fd);
-	close(fd);
-	{
-		struct result res = read_bytes(b.data, b.len);
-
-		ok(!res.mismatch && res.frames_ok == 3 &&
-		   res.status == DC_READ_EOF,
-		   "3 MiB frames round-trip (%d frames, status %d)",
-		   res.frames_ok, res.status);
-	}
-	free(b.data);
+	put(&s, DC_FRAME_END, &er, sizeof(er));
+	written_close(&s, fd);
+	res = read_bytes(&s, s.bytes.data, s.bytes.len);
+	ok(!res.mismatch && res.frames_ok == 3 && res.status == DC_READ_EOF,
+	   "3 MiB frames round-trip (%d frames, status %d)", res.frames_ok,
+	   res.status);
+	written_free(&s);
 	free(big);
 }
 
 static void test_truncation(void)
 {
-	size_t hsize, cut;
-	struct buf b = write_stream(3, &hsize);
+	struct written s;
+	size_t cut;
 	int bad_frames = 0, bad_status = 0, bad_msg = 0;
 	size_t first_bad = 0;
 
-	for (cut = 0; cut < b.len; cut++) {
-		struct result res = read_bytes(b.data, cut);
+	write_stream(&s, 3);
+	for (cut = 0; cut < s.bytes.len; cut++) {
+		struct result res = read_bytes(&s, s.bytes.data, cut);
 		int want = 0, i;
 
-		for (i = 0; i < n_expected; i++)
-			if (expected[i].end <= cut)
+		for (i = 0; i < s.n; i++)
+			if (s.frames[i].end <= cut)
 				want = i + 1;
 		if (res.mismatch || res.frames_ok != want) {
 			if (!bad_frames++)
@@ -552,14 +563,15 @@ static void test_truncation(void)
 	}
 	ok(bad_frames == 0,
 	   "truncated at each of %zu bytes: every complete frame kept "
-	   "(%d wrong, first at %zu)", b.len, bad_frames, first_bad);
+	   "(%d wrong, first at %zu)", s.bytes.len, bad_frames, first_bad);
 	ok(bad_status == 0,
 	   "truncated at each byte: DC_READ_TRUNCATED (%d wrong)", bad_status);
 	ok(bad_msg == 0,
 	   "truncated at each byte: the message says truncated (%d wrong)",
 	   bad_msg);
 	{
-		struct result res = read_bytes(b.data, b.len - 40);
+		struct result res = read_bytes(&s, s.bytes.data,
+					       s.bytes.len - 40);
 
 		ok(strstr(res.err, "test: ") == res.err,
 		   "the message names the input: '%s'", res.err);
@@ -567,85 +579,85 @@ static void test_truncation(void)
 	}
 	{
 		/* Cut in the middle of a frame: the status maps to exit 3. */
-		struct result res = read_bytes(b.data, expected[2].end + 5);
+		struct result res = read_bytes(&s, s.bytes.data,
+					       s.frames[2].end + 5);
 
 		ok(dc_read_exit_status(res.status) == DC_EXIT_TRUNCATED,
 		   "truncation maps to exit status 3");
 	}
-	free(b.data);
+	written_free(&s);
 }
 
-/* b read after n bytes at offset at are replaced (d: room for b). */
-static struct result read_patched(unsigned char *d, const struct buf *b,
+/* s read after n bytes at offset at are replaced (d: room for it). */
+static struct result read_patched(const struct written *s, unsigned char *d,
 				  size_t at, const void *bytes, size_t n)
 {
-	memcpy(d, b->data, b->len);
+	memcpy(d, s->bytes.data, s->bytes.len);
 	memcpy(d + at, bytes, n);
-	return read_bytes(d, b->len);
+	return read_bytes(s, d, s->bytes.len);
 }
 
-/* b read after the byte at offset at is xor-ed with x. */
-static struct result read_flipped(unsigned char *d, const struct buf *b,
+/* s read after the byte at offset at is xor-ed with x. */
+static struct result read_flipped(const struct written *s, unsigned char *d,
 				  size_t at, unsigned char x)
 {
-	unsigned char c = b->data[at] ^ x;
+	unsigned char c = s->bytes.data[at] ^ x;
 
-	return read_patched(d, b, at, &c, 1);
+	return read_patched(s, d, at, &c, 1);
 }
 
 /* A damaged header: magic, version, byte order, size. */
-static void damage_header(const struct buf *b, size_t hsize,
-			  unsigned char *d)
+static void damage_header(const struct written *s, unsigned char *d)
 {
 	struct result res;
 	char want[64];
 	uint16_t v16;
 	uint32_t v32;
 
-	res = read_patched(d, b, 1, "X", 1);
+	res = read_patched(s, d, 1, "X", 1);
 	ok(res.status == DC_READ_BADHDR && strstr(res.err, "magic"),
 	   "bad magic: '%s'", res.err);
 	ok(dc_read_exit_status(res.status) == DC_EXIT_BADINPUT,
 	   "bad magic maps to exit status 4");
 
 	/* Not a stream at all, shorter than the magic. */
-	res = read_bytes((const unsigned char *)"hello\n", 6);
+	res = read_bytes(s, (const unsigned char *)"hello\n", 6);
 	ok(res.status == DC_READ_BADHDR && strstr(res.err, "magic"),
 	   "short text input: bad magic, '%s'", res.err);
 
 	v16 = DC_STREAM_VERSION + 1;
-	res = read_patched(d, b, 8, &v16, 2);
+	res = read_patched(s, d, 8, &v16, 2);
 	snprintf(want, sizeof(want), "version %u (this reader knows %u)",
 		 DC_STREAM_VERSION + 1, DC_STREAM_VERSION);
 	ok(res.status == DC_READ_BADHDR && strstr(res.err, want),
 	   "bad version: '%s'", res.err);
 
 	v32 = __builtin_bswap32(DC_BYTE_ORDER_MARK);
-	res = read_patched(d, b, 12, &v32, 4);
+	res = read_patched(s, d, 12, &v32, 4);
 	ok(res.status == DC_READ_BADHDR && strstr(res.err, "byte order"),
 	   "wrong byte-order mark: '%s'", res.err);
 
 	/* A header size that does not hold the names, or is not a multiple
 	 * of 8 (frames would be misaligned). */
 	v16 = 40;
-	res = read_patched(d, b, 10, &v16, 2);
+	res = read_patched(s, d, 10, &v16, 2);
 	ok(res.status == DC_READ_BADHDR && strstr(res.err, "corrupt stream header"),
 	   "header size too small: '%s'", res.err);
-	v16 = (uint16_t)(hsize + 4);
-	res = read_patched(d, b, 10, &v16, 2);
+	v16 = (uint16_t)(s->header_size + 4);
+	res = read_patched(s, d, 10, &v16, 2);
 	ok(res.status == DC_READ_BADHDR && strstr(res.err, "corrupt stream header"),
 	   "header size not a multiple of 8: '%s'", res.err);
 }
 
 /* Damaged frame headers and payloads: the frames before are kept. */
-static void damage_frames(const struct buf *b, unsigned char *d)
+static void damage_frames(const struct written *s, unsigned char *d)
 {
 	static const uint16_t type0;
 	struct result res;
 	uint32_t v32;
 
 	/* Corrupt checksum: flip one payload byte of the 4th frame. */
-	res = read_flipped(d, b, expected[2].end + DC_FRAME_HDR_SIZE, 0x40);
+	res = read_flipped(s, d, s->frames[2].end + DC_FRAME_HDR_SIZE, 0x40);
 	ok(res.status == DC_READ_CORRUPT && strstr(res.err, "checksum") &&
 	   res.frames_ok == 3 && !res.mismatch,
 	   "corrupt payload: 3 frames kept, then '%s'", res.err);
@@ -653,25 +665,25 @@ static void damage_frames(const struct buf *b, unsigned char *d)
 	   "corruption maps to exit status 4");
 
 	/* Corrupt checksum field itself. */
-	res = read_flipped(d, b, expected[0].end + 8, 0x01);
+	res = read_flipped(s, d, s->frames[0].end + 8, 0x01);
 	ok(res.status == DC_READ_CORRUPT && res.frames_ok == 1,
 	   "corrupt checksum field: '%s'", res.err);
 
 	v32 = DC_FRAME_MAX + 1;
-	res = read_patched(d, b, expected[1].end + 4, &v32, 4);
+	res = read_patched(s, d, s->frames[1].end + 4, &v32, 4);
 	ok(res.status == DC_READ_CORRUPT && res.frames_ok == 2 &&
 	   strstr(res.err, "corrupt"),
 	   "oversized frame length: '%s'", res.err);
 
 	/* Frame type 0 is never written. */
-	res = read_patched(d, b, expected[1].end, &type0, 2);
+	res = read_patched(s, d, s->frames[1].end, &type0, 2);
 	ok(res.status == DC_READ_CORRUPT && res.frames_ok == 2,
 	   "frame type 0: '%s'", res.err);
 }
 
 /* An EVENTS frame whose record sizes do not add up, with a checksum
  * that matches: the reader still refuses it. */
-static void damage_events(const struct buf *b, unsigned char *d)
+static void damage_events(const struct written *s, unsigned char *d)
 {
 	struct result res;
 	unsigned char *payload;
@@ -680,56 +692,57 @@ static void damage_events(const struct buf *b, unsigned char *d)
 	size_t at;
 	int i, idx = -1;
 
-	for (i = 0; i < n_expected && idx < 0; i++)
-		if (expected[i].type == DC_FRAME_EVENTS && expected[i].len > 0)
+	for (i = 0; i < s->n && idx < 0; i++)
+		if (s->frames[i].type == DC_FRAME_EVENTS && s->frames[i].len > 0)
 			idx = i;
-	memcpy(d, b->data, b->len);
-	at = expected[idx - 1].end;
+	memcpy(d, s->bytes.data, s->bytes.len);
+	at = s->frames[idx - 1].end;
 	payload = d + at + DC_FRAME_HDR_SIZE;
 	memcpy(payload, &size, 2);
-	crc = (uint32_t)crc32(0L, payload, expected[idx].len);
+	crc = (uint32_t)crc32(0L, payload, s->frames[idx].len);
 	memcpy(d + at + 8, &crc, 4);
-	res = read_bytes(d, b->len);
+	res = read_bytes(s, d, s->bytes.len);
 	ok(res.status == DC_READ_CORRUPT && res.frames_ok == idx &&
 	   strstr(res.err, "events"),
 	   "malformed event record: '%s'", res.err);
 }
 
 /* Bytes after the END frame that are not a frame; no END frame. */
-static void damage_end(const struct buf *b)
+static void damage_end(const struct written *s)
 {
-	unsigned char *e = malloc(b->len + 3);
+	unsigned char *e = malloc(s->bytes.len + 3);
 	struct result res;
 
-	memcpy(e, b->data, b->len);
-	memcpy(e + b->len, "xyz", 3);
-	res = read_bytes(e, b->len + 3);
-	ok(res.status == DC_READ_TRUNCATED && res.frames_ok == n_expected,
+	memcpy(e, s->bytes.data, s->bytes.len);
+	memcpy(e + s->bytes.len, "xyz", 3);
+	res = read_bytes(s, e, s->bytes.len + 3);
+	ok(res.status == DC_READ_TRUNCATED && res.frames_ok == s->n,
 	   "garbage after END: all frames, then '%s'", res.err);
 	free(e);
 
 	/* A stream that stops after a complete frame but before END. */
-	res = read_bytes(b->data, expected[n_expected - 2].end);
+	res = read_bytes(s, s->bytes.data, s->frames[s->n - 2].end);
 	ok(res.status == DC_READ_TRUNCATED && strstr(res.err, "no end frame"),
 	   "no END frame: '%s'", res.err);
 }
 
 static void test_damage(void)
 {
-	size_t hsize;
-	struct buf b = write_stream(3, &hsize);
-	unsigned char *d = malloc(b.len);
+	struct written s;
+	unsigned char *d;
 	struct result res;
 
-	res = read_bytes(b.data, 0);
+	write_stream(&s, 3);
+	d = malloc(s.bytes.len);
+	res = read_bytes(&s, s.bytes.data, 0);
 	ok(res.status == DC_READ_TRUNCATED && strstr(res.err, "empty"),
 	   "empty input: truncated, '%s'", res.err);
-	damage_header(&b, hsize, d);
-	damage_frames(&b, d);
-	damage_events(&b, d);
-	damage_end(&b);
+	damage_header(&s, d);
+	damage_frames(&s, d);
+	damage_events(&s, d);
+	damage_end(&s);
 	free(d);
-	free(b.data);
+	written_free(&s);
 }
 
 static void test_strings(void)
@@ -769,6 +782,5 @@ int main(void)
 	test_damage();
 	test_strings();
 	test_exit_statuses();
-	forget_expected();
 	return tap_done();
 }
