@@ -17,7 +17,11 @@
 # reason printed, unless DC_TEST_REQUIRE names it (e.g. "ROOT BPF
 # PYTHON3", as ./setup.sh test sets it): then the test fails, so a
 # machine that should run everything cannot pass by skipping.
-# DC_TEST_VERBOSE=1 shows each body's output.
+# DC_TEST_VERBOSE=1 shows each body's output; DC_TEST_TIMES=1 follows
+# each test with the seconds it took, as a comment.  DC_SKIP_TESTS names
+# tests to skip, one a line, each as the script's number, a colon and a
+# pattern of the description ("3000:profile mode*"): the test VM
+# (t/9000) leaves out what the host suite proves there.
 
 TEST_NAME=$(basename "$0" .t)
 TEST_DIRECTORY=$(cd "$(dirname "$0")" && pwd)
@@ -82,6 +86,11 @@ test_expect_success() {
 		shift
 	fi
 	test_count=$((test_count + 1))
+	if _skip_listed "$1"; then
+		test_skipped=$((test_skipped + 1))
+		echo "ok $test_count # skip $1 (listed in DC_SKIP_TESTS)"
+		return 0
+	fi
 	if [ -n "$_prereqs" ] && ! test_have_prereq "$_prereqs"; then
 		case " ${DC_TEST_REQUIRE:-} " in
 		*" ${_prereq_reason%%:*} "*)
@@ -98,6 +107,7 @@ test_expect_success() {
 	_dir="$TRASH_DIRECTORY/$test_count"
 	mkdir -p "$_dir"
 	_log="$_dir.log"
+	_start=$(date +%s)
 	# The body, then whatever it registered with test_when_finished,
 	# whether the body passed or not; a failed cleanup fails the test.
 	(cd "$_dir" && {
@@ -125,6 +135,26 @@ test_expect_success() {
 		echo "#	output:"
 		tail -n 40 "$_log" | sed 's/^/#	/'
 	fi
+	if [ -n "${DC_TEST_TIMES:-}" ]; then
+		echo "# test $test_count took $(($(date +%s) - _start))s"
+	fi
+}
+
+# _skip_listed DESCRIPTION: DC_SKIP_TESTS names this script's test.
+_skip_listed() {
+	while IFS= read -r _pat; do
+		case $_pat in
+		"${TEST_NAME%%-*}:"*) ;;
+		*) continue ;;
+		esac
+		# shellcheck disable=SC2254
+		case $1 in
+		${_pat#*:}) return 0 ;;
+		esac
+	done <<-EOF
+	${DC_SKIP_TESTS:-}
+	EOF
+	return 1
 }
 
 # test_skip_all 'reason': the whole script needs something absent.
