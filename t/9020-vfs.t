@@ -111,9 +111,10 @@ test_expect_success KFUNC,PYTHON3 'the same through kprobes (--kfunc kprobes)' '
 	check_writes
 '
 
-# Some tests trace through kprobes: the programs share everything after
-# reading the registers, and under TCG each fentry copy takes seconds to
-# verify (a vfs layer's 28 copies, a minute at load).
+# The tests below trace through kprobes: the programs share everything
+# after reading the arguments, which the tests above check both ways,
+# and under TCG each fentry copy takes seconds to verify (a vfs layer's
+# 28 copies, a minute at load).
 test_expect_success KFUNC,PYTHON3 'reading the file back: vfs_read bytes add up to its size (kprobes)' '
 	dd if=/dev/urandom of=R bs=1000 count=300 2>/dev/null &&
 	printf "layers: [syscalls, vfs]\n" >c.yaml &&
@@ -130,9 +131,9 @@ assert r[-1][\"ret\"] == 0, r
 	test "$(pfw-query count t.pfw.gz --cat vfs --name vfs_read --file "$PWD/R")" = "$(wc -l <vr)"
 '
 
-test_expect_success KFUNC,PYTHON3 'vectored: 25 writev and 25 readv of 4 KiB, one vfs_writev or vfs_readv under each, on the file, bytes and offsets exact' '
+test_expect_success KFUNC,PYTHON3 'vectored: 25 writev and 25 readv of 4 KiB, one vfs_writev or vfs_readv under each, on the file, bytes and offsets exact (kprobes)' '
 	printf "layers: [syscalls, vfs]\n" >c.yaml &&
-	trace_ok c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" vec "$PWD/V" 25 &&
+	trace_ok c.yaml t.pfw.gz --kfunc kprobes probes.sig -- "$WORKLOAD" vec "$PWD/V" 25 &&
 	test "$(stat -c %s V)" = 102400 &&
 	ino=$(stat -c %i V) &&
 	for f in vfs_writev vfs_readv; do
@@ -199,7 +200,7 @@ test_expect_success KFUNC,PYTHON3,TMPFS 'the same on another mount (a tmpfs unde
 	check_names "$PWD/m"
 '
 
-test_expect_success KFUNC,PYTHON3 'opens and directory reads: one vfs call under each system call' '
+test_expect_success KFUNC,PYTHON3 'opens and directory reads: one vfs call under each system call (kprobes)' '
 	cat >c.yaml <<-EOC &&
 	layers:
 	  - vfs
@@ -213,7 +214,7 @@ test_expect_success KFUNC,PYTHON3 'opens and directory reads: one vfs call under
 	      statx: {args: [fd, path, flags, int, ptr], ret: status}
 	EOC
 	mkdir d && touch d/a d/b F &&
-	trace_ok c.yaml t.pfw.gz probes.sig -- sh -c "ls d >/dev/null; stat F >/dev/null; cat F" &&
+	trace_ok c.yaml t.pfw.gz --kfunc kprobes probes.sig -- sh -c "ls d >/dev/null; stat F >/dev/null; cat F" &&
 	dino=$(stat -c %i d) fino=$(stat -c %i F) &&
 	pfw-query list t.pfw.gz >all &&
 	pfw-query list t.pfw.gz --ph M --name FH >fh &&
