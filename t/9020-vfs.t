@@ -158,25 +158,37 @@ test_expect_success KFUNC,PYTHON3 'vectored: 25 writev and 25 readv of 4 KiB, on
 	EOP
 '
 
-# check_names DIR: one vfs_mkdir, vfs_rename, vfs_unlink and vfs_rmdir,
-# on DIR/d, DIR/d/x to DIR/d/y, DIR/d/y and DIR/d.
+# check_names DIR...: for each DIR, one vfs_mkdir, vfs_rename,
+# vfs_unlink and vfs_rmdir, on DIR/d, DIR/d/x to DIR/d/y, DIR/d/y and
+# DIR/d.
 check_names() {
 	pfw-query list t.pfw.gz --cat vfs >all &&
 	pfw-query list t.pfw.gz --ph M --name FH >fh &&
-	python3 - "$1" <<-\EOP
+	python3 - "$@" <<-\EOP
 	import json, sys
-	d = sys.argv[1]
+	dirs = sys.argv[1:]
 	ev = [json.loads(l) for l in open("all")]
 	fh = {e["args"]["value"]: e["args"]["name"] for e in map(json.loads, open("fh"))}
 	def named(name):
-	    c = [e["args"] for e in ev if e["name"] == name]
-	    assert len(c) == 1, (name, c)
-	    return fh.get(c[0].get("fhash")), fh.get(c[0].get("fhash2"))
-	assert named("vfs_mkdir") == (d + "/d", None), named("vfs_mkdir")
-	assert named("vfs_rename") == (d + "/d/x", d + "/d/y"), named("vfs_rename")
-	assert named("vfs_unlink") == (d + "/d/y", None), named("vfs_unlink")
-	assert named("vfs_rmdir") == (d + "/d", None), named("vfs_rmdir")
+	    c = [(fh.get(e["args"].get("fhash")), fh.get(e["args"].get("fhash2")))
+	         for e in ev if e["name"] == name]
+	    return sorted(c, key=str)
+	def each(first, second=None):
+	    return sorted(((d + first, d + second if second else None) for d in dirs), key=str)
+	assert named("vfs_mkdir") == each("/d"), named("vfs_mkdir")
+	assert named("vfs_rename") == each("/d/x", "/d/y"), named("vfs_rename")
+	assert named("vfs_unlink") == each("/d/y"), named("vfs_unlink")
+	assert named("vfs_rmdir") == each("/d"), named("vfs_rmdir")
 	EOP
+}
+
+# names_workload DIR...: the operations check_names looks for, in each DIR.
+names_workload() {
+	for _d in "$@"; do
+		printf "mkdir %s/d && touch %s/d/x && mv %s/d/x %s/d/y && rm %s/d/y && rmdir %s/d && " \
+			"$_d" "$_d" "$_d" "$_d" "$_d" "$_d"
+	done
+	echo true
 }
 
 test_expect_success KFUNC,PYTHON3 'names and directories: one vfs call per operation, each naming its files (kprobes)' '
@@ -190,14 +202,21 @@ test_expect_success KFUNC,PYTHON3 'names and directories: one vfs call per opera
 '
 
 # The caller's cwd and root are on other file systems: the dentry's
-# mount is found among its file system's mounts.
-test_expect_success KFUNC,PYTHON3,TMPFS 'the same on another mount (a tmpfs under the test directory), names exact (kprobes)' '
-	mkdir m && mount -t tmpfs dc-test m &&
+# mount is found among its file system's mounts.  b is the only way to
+# the second tmpfs, a bind mount of its directory s: names go through b.
+test_expect_success KFUNC,PYTHON3,TMPFS 'the same on other mounts: a tmpfs, and one reached only through a bind mount of its subdirectory, names exact (kprobes)' '
+	mkdir m t b && mount -t tmpfs dc-test m &&
 	test_when_finished "umount m" &&
+	mount -t tmpfs dc-test t &&
+	test_when_finished "! grep -q \" $PWD/t \" /proc/self/mounts || umount t" &&
+	mkdir t/s && mount -o bind t/s b &&
+	test_when_finished "umount b" &&
+	umount t &&
 	printf "layers: [syscalls, vfs]\n" >c.yaml &&
 	trace_ok c.yaml t.pfw.gz --kfunc kprobes probes.sig -- sh -c \
-		"mkdir m/d && touch m/d/x && mv m/d/x m/d/y && rm m/d/y && rmdir m/d" &&
-	check_names "$PWD/m"
+		"$(names_workload m b)" &&
+	check_names "$PWD/m" "$PWD/b" &&
+	test "$(pfw-query count t.pfw.gz --cat vfs --name vfs_open --file "$PWD/b/d/x")" = 1
 '
 
 test_expect_success KFUNC,PYTHON3 'opens and directory reads: one vfs call under each system call (kprobes)' '
