@@ -756,50 +756,42 @@ const struct dc_elf_func *dc_elf_find(const struct dc_elf *elf, const char *name
 
 /* ---- library lookup ---- */
 
-/* e_ident[EI_CLASS] and e_machine of this program, so the 32-bit libc in
- * /lib32 does not answer for "libc.so.6". */
-static int host_class = -1, host_machine = -1;
+/* An ELF file's class (e_ident[EI_CLASS]) and machine (e_machine). */
+struct elf_arch {
+	int class, machine;
+};
 
-static void host_arch(void)
-{
-	unsigned char h[64];
-	int fd;
-
-	if (host_class >= 0)
-		return;
-	host_class = 0;
-	host_machine = 0;
-	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) &&
-	    memcmp(h, ELFMAG, SELFMAG) == 0) {
-		host_class = h[EI_CLASS];
-		host_machine = h[18] | (h[19] << 8);
-		if (h[EI_DATA] == ELFDATA2MSB)
-			host_machine = (h[18] << 8) | h[19];
-	}
-	close(fd);
-}
-
-static int matches_host(const char *path)
+/* path's architecture: 0, or -1 if it cannot be read or is not ELF. */
+static int read_arch(const char *path, struct elf_arch *a)
 {
 	unsigned char h[20];
-	int fd, ok = 0, machine;
+	int fd, rc = -1;
 
-	host_arch();
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return -1;
 	if (read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) &&
 	    memcmp(h, ELFMAG, SELFMAG) == 0) {
-		machine = h[EI_DATA] == ELFDATA2MSB ? (h[18] << 8) | h[19]
-						   : h[18] | (h[19] << 8);
-		ok = host_class == 0 ||
-		     (h[EI_CLASS] == host_class && machine == host_machine);
+		a->class = h[EI_CLASS];
+		a->machine = h[EI_DATA] == ELFDATA2MSB ? (h[18] << 8) | h[19]
+						       : h[18] | (h[19] << 8);
+		rc = 0;
 	}
 	close(fd);
-	return ok;
+	return rc;
+}
+
+/* An ELF file of this program's architecture (any, if that cannot be
+ * read), so the 32-bit libc in /lib32 does not answer for "libc.so.6". */
+static int matches_host(const char *path)
+{
+	struct elf_arch host, lib;
+
+	if (read_arch(path, &lib) != 0)
+		return 0;
+	if (read_arch("/proc/self/exe", &host) != 0)
+		return 1;
+	return lib.class == host.class && lib.machine == host.machine;
 }
 
 /* The best candidate so far for a bare stem: an exact "stem.so" wins,
