@@ -11,11 +11,39 @@
 
 KDIR=${DC_KERNEL_DIR:-$DC_BUILD_DIR/kernels/debian-6.1}
 VM_DIR="$TRASH_DIRECTORY/vm"
-# t/4200 (the fast path) passes here too but is left out by default: it
-# took 200 s in the VM at load 1-2 (2026-11-26), where the four scripts
-# already take longer than CI's budget for this suite; run it with
-# DC_VM_TESTS="4200-fastpath.t" make check-kernels.
-VM_TESTS=${DC_VM_TESTS:-"3000-collect.t 6000-pipeline.t 9010-kfunc.t 9020-vfs.t"}
+# Inside, two scripts run at a time (t/kernels/vm-init), longest first.
+# t/4200 (the fast path) for what 6.1 changes under it: plain uprobes
+# attached one by one where the client library is not preloaded.
+VM_TESTS=${DC_VM_TESTS:-"3000-collect.t 9010-kfunc.t 9020-vfs.t 6000-pipeline.t 4200-fastpath.t"}
+# The tests the VM leaves out (DC_SKIP_TESTS, t/test-lib.sh): under an
+# emulated CPU each collector takes 7 to 20 s to start.  Out: what is
+# about user space alone (options, output files, signals, the stream's
+# reader, profile counters, errno and nesting derived in the programs,
+# the fast path's own ring and processes), which the host suite proves
+# on any kernel, and a repeat (t/6000's unselected process: t/3000's
+# bystander shows it).  Everything about what 6.1 has or lacks stays.
+# DC_VM_SKIP_TESTS replaces the list ("" runs every test).
+VM_SKIP=${DC_VM_SKIP_TESTS-"3000:a failed library call carries the errno*
+3000:calls nested deeper than the kernel stack*
+3000:the recursion the kernel stores*
+3000:a syscall under a user function that sleeps*
+3000:profile mode*
+3000:SIGTERM drains*
+3000:the output file is created 0600*
+3000:a reader that dies*
+3000:bad options*
+6000:a process that was not selected*
+6000:a command that does not exist*
+6000:a tampered spec*
+4200:a tiny ring drops*
+4200:a full ring waits*
+4200:a stopped collector*
+4200:a client killed by SIGKILL*
+4200:threads:*
+4200:fork:*
+4200:exec:*
+4200:a hostile client*
+4200:a process that drops the preload*"}
 
 if [ -n "${DC_IN_VM:-}" ]; then
 	test_skip_all "already inside the test VM"
@@ -31,7 +59,7 @@ test_expect_success 'the Debian 6.1 kernel is there (make check-kernels fetches 
 
 test_expect_success 'the VM root holds the built tools and the tests' '
 	mkdir -p "$VM_DIR" &&
-	(cd "$DC_BUILD_DIR" && "$DC_SRC_DIR/t/kernels/mkinitramfs.sh" \
+	(cd "$DC_BUILD_DIR" && DC_SKIP_TESTS=$VM_SKIP "$DC_SRC_DIR/t/kernels/mkinitramfs.sh" \
 		"$DC_SRC_DIR" "$DC_BUILD_DIR" "$KDIR" "$VM_DIR/initrd" $VM_TESTS)
 '
 

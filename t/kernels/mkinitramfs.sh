@@ -82,6 +82,8 @@ cp -r "$src/configs" "$root/dc/src/"
 cp "$src/t/test-lib.sh" "$root/dc/src/t/"
 # DC_TEST_VERBOSE carries into the VM.
 printf '%s' "${DC_TEST_VERBOSE:-}" >"$root/dc/verbose"
+# So does DC_SKIP_TESTS (t/test-lib.sh): the tests the VM leaves out.
+printf '%s\n' "${DC_SKIP_TESTS:-}" >"$root/dc/skip-tests"
 : >"$root/dc/tests"
 # bpftool where there is one: bench/kfunc-vm.sh reads program stats.
 if bt=$(command -v bpftool); then
