@@ -111,8 +111,11 @@ static __always_inline void count_drop(__u32 probe_id)
  * preempted on the same CPU never reads half an answer.  The generation
  * moves whenever a process is selected or deselected (sel_gen_bump, and
  * user space when it selects a process), which voids the answers given
- * before. */
-__u32 sel_gen;
+ * before.  Read by every system call on the host, written rarely: a cache
+ * line of its own, apart from the ring-poll counters, which each event
+ * writes (sharing CPU 0's line made a bystander's every call miss while
+ * a traced thread ran on CPU 0). */
+__u32 sel_gen __attribute__((aligned(64)));
 
 /* A few answers per CPU, by tid: a traced thread and a bystander taking
  * turns on one CPU keep their answers. */
@@ -176,7 +179,7 @@ static __always_inline bool current_selected(__u64 pid_tgid)
  * in a cache line of its own: CPUs emitting at once do not pass one
  * line back and forth. */
 #define RB_STRIDE 16 /* __u32s in 64 bytes */
-__u32 rb_since_query[256 * RB_STRIDE];
+__u32 rb_since_query[256 * RB_STRIDE] __attribute__((aligned(64)));
 
 /* Wake the reader only when enough data waits; otherwise it polls on a
  * short timer.  One wakeup per event would cost more than the event, and

@@ -112,13 +112,12 @@ static __always_inline void emit_kernel(const struct kevent *k)
 	}
 }
 
-/* An instant by the current task, if it is selected and tp is traced:
- * k holds its arguments and return value. */
-static __always_inline void emit_instant_k(__u32 tp, struct kevent *k)
+/* An instant by the current task, already known to be selected, if tp
+ * is traced: k holds its arguments and return value. */
+static __always_inline void emit_instant_sel(__u32 tp, __u64 pid_tgid,
+					     struct kevent *k)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-
-	if (!current_selected(pid_tgid) || tp_probe_id(tp, &k->probe_id))
+	if (tp_probe_id(tp, &k->probe_id))
 		return;
 	k->pid_tgid = pid_tgid;
 	k->type = DC_EV_INSTANT;
@@ -127,14 +126,30 @@ static __always_inline void emit_instant_k(__u32 tp, struct kevent *k)
 	emit_kernel(k);
 }
 
+/* The same, if the current task is selected. */
+static __always_inline void emit_instant_k(__u32 tp, struct kevent *k)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (current_selected(pid_tgid))
+		emit_instant_sel(tp, pid_tgid, k);
+}
+
 static __always_inline void emit_instant(__u32 tp, __u8 nargs, __u64 a0,
 					 __u64 a1, __u64 a2, __u64 a3,
 					 __u64 a4, __u64 a5)
 {
-	struct kevent k = { .nargs = nargs,
-			    .a = { a0, a1, a2, a3, a4, a5 } };
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
-	emit_instant_k(tp, &k);
+	/* Most runs are other processes': nothing built for them. */
+	if (!current_selected(pid_tgid))
+		return;
+	{
+		struct kevent k = { .nargs = nargs,
+				    .a = { a0, a1, a2, a3, a4, a5 } };
+
+		emit_instant_sel(tp, pid_tgid, &k);
+	}
 }
 
 /* A request's "rwbs" (up to 8 characters, NUL-padded) packed into one
@@ -201,6 +216,10 @@ int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 	struct dc_block_key key = {};
 	struct dc_block_start start = {};
 
+	/* A flush carries no data: its completion is never emitted, and
+	 * remembered it would only wait in the map to be evicted. */
+	if (ctx->nr_sector == 0)
+		return 0;
 	key.dev = ctx->dev;
 	key.sector = ctx->sector;
 	start.pid_tgid = pid_tgid;
@@ -340,13 +359,8 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 }
 
 /* A folio added to or removed from the page cache: one instant. */
-static __always_inline void
-emit_page_cache(__u32 tp, struct trace_event_raw_mm_filemap_op_page_cache *ctx)
-{
-	emit_instant(tp, 4, ctx->s_dev,
-		     ctx->i_ino, ctx->index,
-		     1ULL << ctx->order, 0, 0);
-}
+#define PAGE_CACHE_KEVENT(ctx) { .nargs = 4,				\
+	.a = { (ctx)->s_dev, (ctx)->i_ino, (ctx)->index, 1ULL << (ctx)->order } }
 
 /* Declared with the readahead programs below. */
 static __always_inline void ra_count(struct trace_event_raw_mm_filemap_op_page_cache *ctx);
@@ -354,19 +368,33 @@ static __always_inline void ra_count(struct trace_event_raw_mm_filemap_op_page_c
 SEC("tp/filemap/mm_filemap_add_to_page_cache")
 int dc_pc_add(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 {
-	/* Only selected threads have readaheads open: ask first. */
-	if (!current_selected(bpf_get_current_pid_tgid()))
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	/* Only selected threads have readaheads open: ask first, once. */
+	if (!current_selected(pid_tgid))
 		return 0;
 	if (follow_ra)
 		ra_count(ctx);
-	emit_page_cache(DC_TP_PC_ADD, ctx);
+	{
+		struct kevent k = PAGE_CACHE_KEVENT(ctx);
+
+		emit_instant_sel(DC_TP_PC_ADD, pid_tgid, &k);
+	}
 	return 0;
 }
 
 SEC("tp/filemap/mm_filemap_delete_from_page_cache")
 int dc_pc_delete(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 {
-	emit_page_cache(DC_TP_PC_DELETE, ctx);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (!current_selected(pid_tgid))
+		return 0;
+	{
+		struct kevent k = PAGE_CACHE_KEVENT(ctx);
+
+		emit_instant_sel(DC_TP_PC_DELETE, pid_tgid, &k);
+	}
 	return 0;
 }
 
