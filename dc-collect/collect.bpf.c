@@ -49,7 +49,7 @@ const volatile __u64 wakeup_bytes = 1 << 20; /* wake the reader past this */
 const volatile bool profile_mode = false; /* sum calls, do not send them */
 const volatile __u64 cgroup_id = 0;      /* --cgroup: its id, 0 if unused */
 const volatile __u32 cgroup_level = 0;   /* ... and its depth below the root */
-const volatile bool follow_ra = false;   /* readahead traced: ra_pending used */
+const volatile bool follow_ra = false;   /* readahead traced: stacks hold it */
 const volatile bool fast_path = false;   /* clients record user-level calls */
 
 #include "common.bpf.h"
@@ -153,10 +153,11 @@ int BPF_PROG(dc_exit, struct task_struct *p)
 	__u32 tid = BPF_CORE_READ(p, pid);
 	int live;
 
-	/* sched_process_exit runs in the exiting thread. */
-	bpf_task_storage_delete(&stacks, bpf_get_current_task_btf());
+	/* sched_process_exit runs in the exiting thread: its readahead is
+	 * sent before its stack goes. */
 	if (follow_ra)
-		ra_flush(tid);
+		ra_flush(get_stack(0, false));
+	bpf_task_storage_delete(&stacks, bpf_get_current_task_btf());
 	if (!is_selected(tgid))
 		return 0;
 	sel_gen_bump(); /* its tid may be reused */

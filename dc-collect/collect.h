@@ -63,6 +63,22 @@ struct dc_call_frame {
 	__u64 args[DC_MAX_ARGS];
 };
 
+/* A readahead whose pages are still being added (tracepoints.bpf.h). */
+struct dc_ra_pending {
+	__u64 ts;
+	__u64 pid_tgid;
+	__u64 ino;
+	__u64 index;
+	__u64 pages;             /* added to the page cache so far */
+	__u64 parent;            /* seq of the call it began in, 0: none */
+	__u32 dev;
+	__u32 depth;
+	__u32 probe_id;
+	__u32 open;              /* pages still being counted */
+	__u32 flags;             /* DC_EVF_ORPHAN if that call is unknown */
+	__u32 reserved;
+};
+
 struct dc_stack {
 	__u32 depth;             /* calls pending, may exceed DC_MAX_DEPTH */
 	__u32 reserved;
@@ -70,6 +86,8 @@ struct dc_stack {
 	__u64 client_tls;        /* fast path: address of the thread's
 	                            struct dc_client_tls once found, 0 until
 	                            then (cleared at exec) */
+	struct dc_ra_pending ra; /* its readahead, while ra.open (beside
+	                            depth: a page-cache add reads both) */
 	struct dc_call_frame frames[DC_MAX_DEPTH];
 };
 
@@ -135,21 +153,6 @@ struct dc_block_start {
 	__u32 reserved;
 };
 
-/* A readahead whose pages are still being added (collect.bpf.c). */
-struct dc_ra_pending {
-	__u64 ts;
-	__u64 pid_tgid;
-	__u64 ino;
-	__u64 index;
-	__u64 pages;             /* added to the page cache so far */
-	__u64 parent;            /* seq of the call it began in, 0: none */
-	__u32 dev;
-	__u32 depth;
-	__u32 probe_id;
-	__u32 open;              /* pages still being counted */
-	__u32 flags;             /* DC_EVF_ORPHAN if that call is unknown */
-	__u32 reserved;
-};
 
 /* Profile mode: the kernel sums calls per process and probe. */
 #define DC_MAX_PROFILE 65536

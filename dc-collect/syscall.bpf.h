@@ -101,7 +101,7 @@ int BPF_PROG(dc_sys_exit, struct pt_regs *regs, long ret)
 	if (!current_selected(pid_tgid))
 		return 0;
 	if (follow_ra)
-		ra_flush((__u32)pid_tgid);
+		ra_flush(get_stack(0, false));
 	pop((__u32)pid_tgid, 0, true, ret);
 	return 0;
 }

@@ -50,12 +50,11 @@ struct kevent {
 	__u64 a[DC_MAX_ARGS];
 };
 
-/* Where the current task is in its call tree: the depth and seq of its
- * innermost open call.  Past the stored frames the parent is unknown
- * (DC_EVF_ORPHAN), not guessed. */
-static __always_inline void set_place(struct kevent *k, __u32 tid)
+/* Where the current task is in its call tree (st: its stack, or NULL):
+ * the depth and seq of its innermost open call.  Past the stored frames
+ * the parent is unknown (DC_EVF_ORPHAN), not guessed. */
+static __always_inline void set_place(struct kevent *k, struct dc_stack *st)
 {
-	struct dc_stack *st = get_stack(tid, false);
 	__u32 cdepth;
 	bool client;
 
@@ -113,8 +112,10 @@ static __always_inline void emit_kernel(const struct kevent *k)
 }
 
 /* An instant by the current task, already known to be selected, if tp
- * is traced: k holds its arguments and return value. */
+ * is traced: k holds its arguments and return value, st is the task's
+ * stack (or NULL). */
 static __always_inline void emit_instant_sel(__u32 tp, __u64 pid_tgid,
+					     struct dc_stack *st,
 					     struct kevent *k)
 {
 	if (tp_probe_id(tp, &k->probe_id))
@@ -122,7 +123,7 @@ static __always_inline void emit_instant_sel(__u32 tp, __u64 pid_tgid,
 	k->pid_tgid = pid_tgid;
 	k->type = DC_EV_INSTANT;
 	k->ts = bpf_ktime_get_ns();
-	set_place(k, (__u32)pid_tgid);
+	set_place(k, st);
 	emit_kernel(k);
 }
 
@@ -132,7 +133,7 @@ static __always_inline void emit_instant_k(__u32 tp, struct kevent *k)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
 	if (current_selected(pid_tgid))
-		emit_instant_sel(tp, pid_tgid, k);
+		emit_instant_sel(tp, pid_tgid, get_stack(0, false), k);
 }
 
 static __always_inline void emit_instant(__u32 tp, __u8 nargs, __u64 a0,
@@ -148,7 +149,7 @@ static __always_inline void emit_instant(__u32 tp, __u8 nargs, __u64 a0,
 		struct kevent k = { .nargs = nargs,
 				    .a = { a0, a1, a2, a3, a4, a5 } };
 
-		emit_instant_sel(tp, pid_tgid, &k);
+		emit_instant_sel(tp, pid_tgid, get_stack(0, false), &k);
 	}
 }
 
@@ -164,17 +165,14 @@ static __always_inline void emit_instant(__u32 tp, __u8 nargs, __u64 a0,
 	(__u64)(__u8)(ctx)->rwbs[6] << 48 |				\
 	(__u64)(__u8)(ctx)->rwbs[7] << 56)
 
-/* Is the call numbered seq still open on the current thread?  Work
- * emitted late tells dc-aggregate whether its parent's record is still to
- * come or already went by.  Frames hold increasing numbers: look down
- * from the top until one is older. */
-static __always_inline bool call_open(__u64 seq)
+/* Is the call numbered seq still open on the thread whose stack is st?
+ * Work emitted late tells dc-aggregate whether its parent's record is
+ * still to come or already went by.  Frames hold increasing numbers: look
+ * down from the top until one is older. */
+static __always_inline bool call_open(const struct dc_stack *st, __u64 seq)
 {
-	struct dc_stack *st = get_stack(0, false);
 	__u32 d, i;
 
-	if (!st)
-		return false;
 	d = st->depth;
 	if (d > DC_MAX_DEPTH)
 		d = DC_MAX_DEPTH;
@@ -231,7 +229,7 @@ int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 
 		/* Others' bios are only recognised at completion: no time. */
 		start.ts = bpf_ktime_get_ns();
-		set_place(&k, (__u32)pid_tgid);
+		set_place(&k, get_stack(0, false));
 		start.depth = k.depth;
 		start.parent = k.parent;
 		start.flags = k.flags;
@@ -363,22 +361,25 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 	.a = { (ctx)->s_dev, (ctx)->i_ino, (ctx)->index, 1ULL << (ctx)->order } }
 
 /* Declared with the readahead programs below. */
-static __always_inline void ra_count(struct trace_event_raw_mm_filemap_op_page_cache *ctx);
+static __always_inline void
+ra_count(struct dc_stack *st, struct trace_event_raw_mm_filemap_op_page_cache *ctx);
 
 SEC("tp/filemap/mm_filemap_add_to_page_cache")
 int dc_pc_add(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct dc_stack *st;
 
 	/* Only selected threads have readaheads open: ask first, once. */
 	if (!current_selected(pid_tgid))
 		return 0;
+	st = get_stack(0, false);
 	if (follow_ra)
-		ra_count(ctx);
+		ra_count(st, ctx);
 	{
 		struct kevent k = PAGE_CACHE_KEVENT(ctx);
 
-		emit_instant_sel(DC_TP_PC_ADD, pid_tgid, &k);
+		emit_instant_sel(DC_TP_PC_ADD, pid_tgid, st, &k);
 	}
 	return 0;
 }
@@ -393,7 +394,8 @@ int dc_pc_delete(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 	{
 		struct kevent k = PAGE_CACHE_KEVENT(ctx);
 
-		emit_instant_sel(DC_TP_PC_DELETE, pid_tgid, &k);
+		emit_instant_sel(DC_TP_PC_DELETE, pid_tgid, get_stack(0, false),
+				 &k);
 	}
 	return 0;
 }
@@ -420,29 +422,19 @@ int dc_dirty(struct trace_event_raw_writeback_folio_template *ctx)
  * the pages a readahead really reads are counted as they are added to the
  * page cache by the same thread, for the same file, and the record is
  * emitted when the thread moves on: at its next readahead, its next system
- * call exit (when system calls are traced) or its exit. */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct dc_ra_pending);
-} ra_pending SEC(".maps");
+ * call exit (when system calls are traced) or its exit.  The open
+ * readahead is kept in the thread's stack (struct dc_stack): one
+ * task-storage lookup finds both. */
 
-/* The current thread's open readahead, or NULL (tid: the current one). */
-static __always_inline struct dc_ra_pending *ra_open(bool create)
+/* The open readahead of the thread whose stack is st, or NULL. */
+static __always_inline struct dc_ra_pending *ra_open(struct dc_stack *st)
 {
-	struct dc_ra_pending *ra;
-
-	ra = bpf_task_storage_get(&ra_pending, bpf_get_current_task_btf(), NULL,
-				  create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
-	if (ra && !create && !ra->open)
-		return NULL;
-	return ra;
+	return st && st->ra.open ? &st->ra : NULL;
 }
 
-static __always_inline void ra_flush(__u32 tid)
+static __always_inline void ra_flush(struct dc_stack *st)
 {
-	struct dc_ra_pending *ra = ra_open(false);
+	struct dc_ra_pending *ra = ra_open(st);
 
 	if (!ra)
 		return;
@@ -457,7 +449,7 @@ static __always_inline void ra_flush(__u32 tid)
 
 		/* Emitted when the thread moves on (in its own context):
 		 * maybe after the call it began in returned. */
-		if (ra->parent != 0 && !call_open(ra->parent))
+		if (ra->parent != 0 && !call_open(st, ra->parent))
 			k.flags |= DC_EVF_PARENT_DONE;
 		emit_kernel(&k);
 	}
@@ -466,9 +458,9 @@ static __always_inline void ra_flush(__u32 tid)
 
 /* A folio this thread added: part of its open readahead, if any. */
 static __always_inline void
-ra_count(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
+ra_count(struct dc_stack *st, struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 {
-	struct dc_ra_pending *ra = ra_open(false);
+	struct dc_ra_pending *ra = ra_open(st);
 
 	if (!ra || ra->ino != ctx->i_ino ||
 	    ra->dev != ctx->s_dev)
@@ -481,16 +473,19 @@ ra_begin(__u32 tp, struct trace_event_raw_page_cache_ra_op *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct dc_ra_pending *ra;
+	struct dc_stack *st;
 	__u32 probe_id;
 
 	if (!current_selected(pid_tgid) || tp_probe_id(tp, &probe_id))
 		return;
-	ra_flush((__u32)pid_tgid);
-	ra = ra_open(true);
-	if (!ra) {
+	st = get_stack(0, true);
+	if (!st) {
+		count(DC_CNT_NOSTACK);
 		count_drop(probe_id);
 		return;
 	}
+	ra_flush(st);
+	ra = &st->ra;
 	ra->probe_id = probe_id;
 	ra->ts = bpf_ktime_get_ns();
 	ra->pid_tgid = pid_tgid;
@@ -501,7 +496,7 @@ ra_begin(__u32 tp, struct trace_event_raw_page_cache_ra_op *ctx)
 	{
 		struct kevent k = {};
 
-		set_place(&k, (__u32)pid_tgid);
+		set_place(&k, st);
 		ra->depth = k.depth;
 		ra->parent = k.parent;
 		ra->flags = k.flags;
@@ -603,7 +598,7 @@ static __always_inline int emit_cookie_instant(__u64 cookie)
 	k.probe_id = (__u32)cookie;
 	k.type = DC_EV_INSTANT;
 	k.ts = bpf_ktime_get_ns();
-	set_place(&k, (__u32)pid_tgid);
+	set_place(&k, get_stack(0, false));
 	emit_kernel(&k);
 	return 0;
 }
