@@ -20,8 +20,11 @@
 #               it, with the block, pagecache and faults layers
 #
 # Then one more run of each with kernel.bpf_stats_enabled for the
-# programs' own ns per run (restored after).  KBENCH_STATS_ONLY=1 runs
-# only those.
+# programs' own ns per run (restored after), with two more: the system
+# call programs while only the unselected loop calls, and the kernel
+# layers' programs on direct 4 KiB reads, which run them back to back
+# (warm) where the cold file's reads run each rarely (cold caches).
+# KBENCH_STATS_ONLY=1 runs only those.
 set -eu
 
 build=${DC_BUILD_DIR:?DC_BUILD_DIR names the build directory}
@@ -148,18 +151,26 @@ row "$N x write(2) 1 byte to /dev/null, syscalls layer" "$(med sys_base)" \
 
 # ---- an unselected process beside a traced one ----
 # The traced side loops until told to stop; the unselected loop is
-# measured while it runs.
+# measured while it runs.  It starts once the traced command has (the
+# collector starts it when its programs are attached: loading them can
+# take longer than the loop, which a fixed pause let run untraced).
+started() { # wait until the traced side's command has made the file ready
+	while [ ! -e ready ]; do
+		kill -0 $! 2>/dev/null || { echo "kernel-bench: the collector beside stopped" >&2; return 1; }
+		sleep 0.05
+	done
+}
 beside() { # beside MODE: the unselected loop's report, with MODE beside it
-	rm -f stop
+	rm -f stop ready
 	case $1 in
 	idle)	{ dc-collect -k key sys.sig -- sh -c \
-			"while [ ! -e stop ]; do sleep 0.1; done" \
+			": >ready; while [ ! -e stop ]; do sleep 0.1; done" \
 			2>beside.err | dc-aggregate | dc-write --force beside.pfw.gz; } &
-		sleep 1 ;;
+		started ;;
 	dc)	{ dc-collect -k key sys.sig -- sh -c \
-			"while [ ! -e stop ]; do \"$W\" syswrites 100000; done" \
+			": >ready; while [ ! -e stop ]; do \"$W\" syswrites 100000; done" \
 			2>beside.err | dc-aggregate | dc-write --force beside.pfw.gz; } &
-		sleep 1 ;;
+		started ;;
 	esac
 	DC_WORKLOAD_REPORT=1 "$W" syswrites "$N" 2>&1
 	touch stop
@@ -218,23 +229,42 @@ else
 fi
 
 # ---- the programs' own time ----
-# progstats SPEC CMD...: the collector's programs' runs and ns per run,
+# progstats SPEC WHAT CMD...: the collector's programs' runs and ns per run,
 # read by the traced command itself before the collector detaches them
 # (the programs whose fds its parent, the collector, holds), and each
 # one's ratio to the empty program's ns per run on the same tracepoints
-# (the file floor.ns, from floorstats just before).
-progstats() {
-	p_spec=$1; shift
-	dc-collect -k key "$p_spec.sig" -- sh -c "$*; cat /proc/\$PPID/fdinfo/* 2>/dev/null | sed -n \"s/^prog_id:[^0-9]*//p\" >ids; bpftool prog show --json >progs.json" 2>/dev/null |
-		dc-aggregate | dc-write --force stats.pfw.gz
+# (the file floor.ns, from floorstats just before).  WHAT names the run.
+PROGS_DUMP='cat /proc/$PPID/fdinfo/* 2>/dev/null | sed -n "s/^prog_id:[^0-9]*//p" >ids; bpftool prog show --json >progs.json'
+progtable() { # progtable WHAT: the rows, from ids and progs.json
 	python3 -c '
-import json
+import json, sys
+what = " (%s)" % sys.argv[1] if sys.argv[1] else ""
 floor = float(open("floor.ns").read() or 0) or float("nan")
 ids = set(int(x) for x in open("ids").read().split())
 for p in json.load(open("progs.json")):
     if p["id"] in ids and p["name"].startswith("dc_") and p.get("run_cnt"):
         ns = p["run_time_ns"] / p["run_cnt"]
-        print("| datacrumbs %s | %d | %.1f | %.2fx |" % (p["name"], p["run_cnt"], ns, ns / floor))' | sort
+        print("| datacrumbs %s%s | %d | %.1f | %.2fx |" % (p["name"], what, p["run_cnt"], ns, ns / floor))' "$1" | sort
+}
+progstats() {
+	p_spec=$1 p_what=$2; shift 2
+	dc-collect -k key "$p_spec.sig" -- sh -c "$*; $PROGS_DUMP" 2>/dev/null |
+		dc-aggregate | dc-write --force stats.pfw.gz
+	progtable "$p_what"
+}
+# The system call programs while only an unselected loop makes calls:
+# the collector traces an idle process, which reads the figures when the
+# loop is done.
+progstats_unselected() {
+	rm -f stop ready
+	{ dc-collect -k key sys.sig -- sh -c \
+		": >ready; while [ ! -e stop ]; do sleep 0.1; done; $PROGS_DUMP" 2>/dev/null |
+		dc-aggregate | dc-write --force stats.pfw.gz; } &
+	started
+	"$W" syswrites "$N" >/dev/null 2>&1
+	touch stop
+	wait
+	progtable "not selected" | grep " dc_sys_"
 }
 floorstats() { # floorstats WHAT TPS -- CMD...: also floor.ns, the mean
 	f_what=$1 f_opts=$2; shift 3
@@ -250,10 +280,17 @@ echo
 echo "| program | runs | ns per run | x the floor's |"
 echo "|---|---|---|---|"
 floorstats "empty, sys_enter + sys_exit" "$SYSFLOOR" -- "$W" syswrites "$N"
-progstats sys "$W" syswrites "$N"
+progstats sys "" "$W" syswrites "$N"
+progstats_unselected
 if test -n "$loopdev"; then
 	dd if=mnt/R iflag=nocache count=0 2>/dev/null
 	floorstats "empty tp, the kernel layers' tracepoints" "$fopts" -- "$W" read mnt/R
 	dd if=mnt/R iflag=nocache count=0 2>/dev/null
-	progstats kern "$W" read mnt/R
+	progstats kern "" "$W" read mnt/R
+	# The same programs run back to back (direct reads: a bio per read,
+	# no page cache), their code and maps warm: what the work costs
+	# apart from the cold caches each of the rare runs above meets.
+	DIRECT="dd if=mnt/R of=/dev/null iflag=direct bs=4k count=16384"
+	floorstats "empty tp, direct 4 KiB reads" "$fopts" -- $DIRECT
+	progstats kern "direct 4 KiB reads" "$DIRECT 2>/dev/null"
 fi
