@@ -18,17 +18,17 @@ static __always_inline __u64 syscall_param6(struct pt_regs *regs)
 #endif
 }
 
-/* The probe id + 1 of a system call to trace now, or 0. */
+/* The probe id + 1 of a system call to trace now, or 0.  Whether the
+ * thread is selected is asked first: most calls on a host are other
+ * processes', and they then cost nothing more. */
 static __always_inline __u32 sys_enter_probe(__u64 pid_tgid, long id)
 {
 	__u32 nr = (__u32)id, *pid1;
 
-	if (nr >= DC_MAX_SYSCALLS)
+	if (!current_selected(pid_tgid) || nr >= DC_MAX_SYSCALLS)
 		return 0;
 	pid1 = bpf_map_lookup_elem(&syscall_probe, &nr);
-	if (!pid1 || *pid1 == 0)
-		return 0;
-	if (!current_selected(pid_tgid))
+	if (!pid1)
 		return 0;
 	return *pid1;
 }
