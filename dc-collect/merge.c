@@ -48,81 +48,80 @@ void dc_merge_client(struct dc_merge *m, const struct dc_event *ev)
 	push(&m->fq, &m->flen, &m->fcap, ev);
 }
 
-static const unsigned char *sort_base;
-
 /* By end time; equal ends keep their ring order (offsets ascend). */
 static int by_end(const void *a, const void *b)
 {
-	size_t oa = *(const size_t *)a, ob = *(const size_t *)b;
-	uint64_t ea = end_of((const struct dc_event *)(sort_base + oa));
-	uint64_t eb = end_of((const struct dc_event *)(sort_base + ob));
+	const struct dc_merge_ref *ra = a, *rb = b;
 
-	if (ea != eb)
-		return ea < eb ? -1 : 1;
-	return oa < ob ? -1 : oa > ob;
+	if (ra->end != rb->end)
+		return ra->end < rb->end ? -1 : 1;
+	return ra->off < rb->off ? -1 : ra->off > rb->off;
 }
 
-/* The client records idx[from..n) (by end) wait for the next run: moved
- * to the front of the queue, in that order. */
+/* Index the client records by end time; returns how many there are. */
+static size_t sort_clients(struct dc_merge *m)
+{
+	size_t n = 0;
+
+	for (size_t off = 0; off < m->flen;
+	     off += ((const struct dc_event *)(m->fq + off))->size) {
+		if (n == m->icap) {
+			m->icap = m->icap ? 2 * m->icap : 1024;
+			m->idx = xrealloc(m->idx, m->icap * sizeof(*m->idx));
+		}
+		m->idx[n].end = end_of((const struct dc_event *)(m->fq + off));
+		m->idx[n++].off = off;
+	}
+	if (n > 1) /* qsort(NULL, 0) is undefined (UBSan) */
+		qsort(m->idx, n, sizeof(*m->idx), by_end);
+	return n;
+}
+
+/* The client records idx[from..n) (by end) wait for the next run: copied
+ * in that order to the keep buffer, which becomes the queue (the old
+ * queue the next keep buffer; both only grow). */
 static void keep_clients(struct dc_merge *m, size_t from, size_t n)
 {
-	unsigned char *keep;
-	size_t len = 0, cap = 0;
+	unsigned char *q;
+	size_t len = 0, cap;
 
-	if (from == n) {
-		m->flen = 0;
-		return;
-	}
-	keep = NULL;
 	for (size_t i = from; i < n; i++)
-		push(&keep, &len, &cap, (const struct dc_event *)(m->fq + m->idx[i]));
-	memcpy(m->fq, keep, len);
+		push(&m->keep, &len, &m->keepcap,
+		     (const struct dc_event *)(m->fq + m->idx[i].off));
+	q = m->fq;
+	cap = m->fcap;
+	m->fq = m->keep;
+	m->fcap = m->keepcap;
 	m->flen = len;
-	free(keep);
+	m->keep = q;
+	m->keepcap = cap;
 }
 
 void dc_merge_run(struct dc_merge *m, uint64_t upto, bool final,
 		  dc_merge_emit emit, void *ctx)
 {
-	size_t n = 0, i = 0, off, koff = 0;
+	size_t n, i = 0, koff = 0;
 
 	m->running = true;
-	for (off = 0; off < m->flen; off += ((struct dc_event *)(m->fq + off))->size) {
-		if (n == m->icap) {
-			m->icap = m->icap ? 2 * m->icap : 1024;
-			m->idx = xrealloc(m->idx, m->icap * sizeof(size_t));
-		}
-		m->idx[n++] = off;
-	}
-	sort_base = m->fq;
-	if (n > 1) /* qsort(NULL, 0) is undefined (UBSan) */
-		qsort(m->idx, n, sizeof(size_t), by_end);
+	n = sort_clients(m);
 	while (koff < m->klen) {
 		const struct dc_event *k = (const struct dc_event *)(m->kq + koff);
 		uint64_t e = end_of(k);
 
 		if (!final && e > upto)
 			break;
-		for (; i < n; i++) {
-			const struct dc_event *f =
-				(const struct dc_event *)(m->fq + m->idx[i]);
-
-			if (end_of(f) > e)
-				break;
-			emit(ctx, f, false);
-		}
+		for (; i < n && m->idx[i].end <= e; i++)
+			emit(ctx, (const struct dc_event *)(m->fq + m->idx[i].off),
+			     false);
 		emit(ctx, k, true);
 		koff += k->size;
 	}
-	for (; i < n; i++) {
-		const struct dc_event *f =
-			(const struct dc_event *)(m->fq + m->idx[i]);
-
-		if (!final && end_of(f) > upto)
-			break;
-		emit(ctx, f, false);
-	}
-	keep_clients(m, i, n);
+	for (; i < n && (final || m->idx[i].end <= upto); i++)
+		emit(ctx, (const struct dc_event *)(m->fq + m->idx[i].off), false);
+	if (i == n)
+		m->flen = 0;
+	else
+		keep_clients(m, i, n);
 	memmove(m->kq, m->kq + koff, m->klen - koff);
 	m->klen -= koff;
 	m->running = false;
@@ -132,6 +131,7 @@ void dc_merge_free(struct dc_merge *m)
 {
 	free(m->kq);
 	free(m->fq);
+	free(m->keep);
 	free(m->idx);
 	memset(m, 0, sizeof(*m));
 }

@@ -13,12 +13,20 @@
 
 #include "event.h"
 
+/* A client record in the sort: its end time and its offset in fq. */
+struct dc_merge_ref {
+	uint64_t end;
+	size_t off;
+};
+
 struct dc_merge {
 	unsigned char *kq;       /* kernel records, in ring order */
 	size_t klen, kcap;
 	unsigned char *fq;       /* client records */
 	size_t flen, fcap;
-	size_t *idx;             /* client records sorted by end time */
+	unsigned char *keep;     /* client records that wait (swapped with fq) */
+	size_t keepcap;
+	struct dc_merge_ref *idx; /* client records sorted by end time */
 	size_t icap;
 	bool running;            /* inside dc_merge_run */
 };
