@@ -20,7 +20,10 @@
 #define DEFAULT_RING (64u << 20)
 #define DEFAULT_POLL_MS 100
 #define DEFAULT_SNAPSHOT_MAX 100000
-#define DEFAULT_FAST_RING (16u << 20)
+/* 1 MiB: a ring that stays in a core's cache costs a record less than
+ * one streamed through memory (bench/RESULTS.md), and a full ring waits
+ * for us instead of losing records (--fast-full). */
+#define DEFAULT_FAST_RING (1u << 20)
 #define DEFAULT_FAST_SLOTS 64
 
 static const char usage_text[] =
@@ -50,7 +53,7 @@ static const char usage_text[] =
 	"                      processes only; loses calls while other tools\n"
 	"                      attach uprobes (BUGS)\n"
 	"      --fast          --clients: offer the fast path to the clients\n"
-	"      --fast-ring N   client ring bytes per thread (default 16M)\n"
+	"      --fast-ring N   client ring bytes per thread (default 1M)\n"
 	"      --fast-slots N  client threads with a ring per process (64)\n"
 	"      --fast-full P   a client thread whose ring is full: wait for\n"
 	"                      us while we read (up to 100 ms without\n"

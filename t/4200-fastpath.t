@@ -71,15 +71,15 @@ user_calls() {
 		END { print c + 0 }' "$1"
 }
 
-# 100000 writes: their records (96 bytes each) fit the default 16 MiB
-# ring even if the collector never drained it before the end, so the
+# 100000 writes: their records (96 bytes each) fit a 16 MiB ring even if
+# the collector never drained it before the end, so the
 # first run is exact however slow the collector is (a sanitized one at
 # load 20 fell behind 200000 and, rightly, counted 4648 lost; a full
 # ring now waits for the collector besides).  The tiny ring drops:
 # --fast-full drop.
 test_expect_success BPF 'a tiny ring drops, and every call is either recorded or counted' '
 	posix_layers >c.yaml &&
-	collect c.yaml all.txt probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 100000 &&
+	collect c.yaml all.txt --fast-ring 16M probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 100000 &&
 	! grep -q "drops kind=process total=[1-9]" all.txt &&
 	test "$(count all.txt POSIX write)" = 100000 &&
 	total=$(user_calls all.txt) &&
