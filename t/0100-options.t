@@ -33,6 +33,8 @@ test_expect_success 'dc-collect: fast-path sizes and overflowing digits (lib/num
 	rejects --fast-ring 12K dc-collect &&
 	rejects --fast-slots 0 dc-collect &&
 	rejects --fast-slots 1025 dc-collect &&
+	rejects --fast-full maybe dc-collect &&
+	rejects --fast-full "" dc-collect &&
 	rejects --ring-size 99999999999999999999 dc-collect &&
 	rejects --ring-size 64KB dc-collect &&
 	rejects --wakeup 16E dc-collect &&
