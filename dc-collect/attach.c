@@ -87,12 +87,12 @@ static void attach_uprobe(struct collector *c, size_t i)
 	c->attached++;
 }
 
-static const struct dc_spec *sort_spec;
-
-static int by_target(const void *a, const void *b)
+/* Probe indexes (into the spec passed) by library, then offset. */
+static int by_target(const void *a, const void *b, void *arg)
 {
-	const struct dc_probe *pa = &sort_spec->probes[*(const size_t *)a];
-	const struct dc_probe *pb = &sort_spec->probes[*(const size_t *)b];
+	const struct dc_spec *spec = arg;
+	const struct dc_probe *pa = &spec->probes[*(const size_t *)a];
+	const struct dc_probe *pb = &spec->probes[*(const size_t *)b];
 	int r = strcmp(pa->target, pb->target);
 
 	if (r != 0)
@@ -201,8 +201,7 @@ static void attach_uprobes(struct collector *c)
 		free(idx);
 		return;
 	}
-	sort_spec = c->spec;
-	qsort(idx, n, sizeof(size_t), by_target);
+	qsort_r(idx, n, sizeof(size_t), by_target, (void *)c->spec);
 	for (start = 0; start < n; start = i) {
 		for (i = start + 1; i < n; i++)
 			if (strcmp(c->spec->probes[idx[i]].target,
