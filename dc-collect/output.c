@@ -405,11 +405,44 @@ struct drop_counts {
 	__u64 total, depth, nostack, unpaired, unwound, unknown;
 };
 
+/* A DROPS frame being built in buf: the record, then its entries. */
+struct drops_frame {
+	unsigned char *buf;
+	size_t pos;
+	struct dc_drops_rec rec;
+};
+
+static void drops_begin(struct drops_frame *f, unsigned char *buf,
+			uint32_t kind, uint64_t total)
+{
+	memset(f, 0, sizeof(*f));
+	f->buf = buf;
+	f->pos = sizeof(f->rec);
+	f->rec.kind = kind;
+	f->rec.total = total;
+}
+
+static void drops_add(struct drops_frame *f, uint32_t key, uint64_t dropped)
+{
+	struct dc_drops_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.key = key;
+	e.dropped = dropped;
+	memcpy(f->buf + f->pos, &e, sizeof(e));
+	f->pos += sizeof(e);
+	f->rec.count++;
+}
+
+static void drops_send(struct collector *c, struct drops_frame *f)
+{
+	memcpy(f->buf, &f->rec, sizeof(f->rec));
+	out_frame(c, DC_FRAME_DROPS, f->buf, (uint32_t)f->pos);
+}
+
 /* Client records lost (fast path): per process, in the same total. */
 static uint64_t report_client_drops(struct collector *c, __u64 total)
 {
-	struct dc_drops_rec rec;
-	struct dc_drops_entry e;
 	uint64_t fast_total = 0;
 	size_t np = dc_fast_drops(c->fast, NULL, NULL, 0, &fast_total), k;
 	uint32_t *pids = xcalloc(np + 1, sizeof(uint32_t));
@@ -417,23 +450,17 @@ static uint64_t report_client_drops(struct collector *c, __u64 total)
 
 	dc_fast_drops(c->fast, pids, counts, np, &fast_total);
 	if (c->fast != NULL) {
-		unsigned char *pbuf = xmalloc(sizeof(rec) + sizeof(e) * (np + 1));
+		unsigned char *pbuf = xmalloc(sizeof(struct dc_drops_rec) +
+					      sizeof(struct dc_drops_entry) * (np + 1));
+		struct drops_frame f;
 
-		memset(&rec, 0, sizeof(rec));
-		rec.kind = DC_DROPS_PER_PROCESS;
-		rec.total = total + fast_total;
-		rec.count = (uint32_t)np;
-		memcpy(pbuf, &rec, sizeof(rec));
+		drops_begin(&f, pbuf, DC_DROPS_PER_PROCESS, total + fast_total);
 		for (k = 0; k < np; k++) {
-			memset(&e, 0, sizeof(e));
-			e.key = pids[k];
-			e.dropped = counts[k];
-			memcpy(pbuf + sizeof(rec) + k * sizeof(e), &e, sizeof(e));
+			drops_add(&f, pids[k], counts[k]);
 			warn("process %u: %llu user-level records lost (client ring full; raise --fast-ring)",
 			     (unsigned)pids[k], (unsigned long long)counts[k]);
 		}
-		out_frame(c, DC_FRAME_DROPS, pbuf,
-			  (uint32_t)(sizeof(rec) + sizeof(e) * np));
+		drops_send(c, &f);
 		free(pbuf);
 	}
 	free(pids);
@@ -447,48 +474,25 @@ static void report_kernel_drops(struct collector *c, uint64_t total,
 				__u64 *per_cpu, int ncpu, unsigned char *buf)
 {
 	int pfd = bpf_map__fd(c->skel->maps.probe_drops);
-	struct dc_drops_rec rec;
-	struct dc_drops_entry e;
-	size_t pos;
+	struct drops_frame f;
 	__u32 i;
 	int cpu;
 
-	memset(&rec, 0, sizeof(rec));
-	rec.kind = DC_DROPS_PER_CPU;
-	rec.total = total;
-	pos = sizeof(rec);
-	for (cpu = 0; cpu < ncpu; cpu++) {
-		if (per_cpu[cpu] == 0)
-			continue;
-		memset(&e, 0, sizeof(e));
-		e.key = (uint32_t)cpu;
-		e.dropped = per_cpu[cpu];
-		memcpy(buf + pos, &e, sizeof(e));
-		pos += sizeof(e);
-		rec.count++;
-	}
-	memcpy(buf, &rec, sizeof(rec));
-	out_frame(c, DC_FRAME_DROPS, buf, (uint32_t)pos);
+	drops_begin(&f, buf, DC_DROPS_PER_CPU, total);
+	for (cpu = 0; cpu < ncpu; cpu++)
+		if (per_cpu[cpu] != 0)
+			drops_add(&f, (uint32_t)cpu, per_cpu[cpu]);
+	drops_send(c, &f);
 
-	memset(&rec, 0, sizeof(rec));
-	rec.kind = DC_DROPS_PER_PROBE;
-	rec.total = total;
-	pos = sizeof(rec);
+	drops_begin(&f, buf, DC_DROPS_PER_PROBE, total);
 	for (i = 0; i < c->internal_base + DC_IPROBE_COUNT && i < DC_MAX_PROBES; i++) {
 		__u64 t;
 
 		sum_percpu(pfd, i, ncpu, per_cpu, &t);
-		if (t == 0)
-			continue;
-		memset(&e, 0, sizeof(e));
-		e.key = i;
-		e.dropped = t;
-		memcpy(buf + pos, &e, sizeof(e));
-		pos += sizeof(e);
-		rec.count++;
+		if (t != 0)
+			drops_add(&f, i, t);
 	}
-	memcpy(buf, &rec, sizeof(rec));
-	out_frame(c, DC_FRAME_DROPS, buf, (uint32_t)pos);
+	drops_send(c, &f);
 }
 
 /* Kept, not lost: block requests no process could be named for, in a
@@ -499,21 +503,13 @@ static void report_unattributed(struct collector *c, uint64_t total,
 {
 	unsigned char buf[sizeof(struct dc_drops_rec) +
 			  sizeof(struct dc_drops_entry)];
-	struct dc_drops_rec rec;
-	struct dc_drops_entry e;
+	struct drops_frame f;
 
 	if (unknown == 0)
 		return;
-	memset(&rec, 0, sizeof(rec));
-	rec.kind = DC_DROPS_UNATTRIBUTED;
-	rec.total = total;
-	rec.count = 1;
-	memset(&e, 0, sizeof(e));
-	e.key = DC_UNATTR_BLOCK;
-	e.dropped = unknown;
-	memcpy(buf, &rec, sizeof(rec));
-	memcpy(buf + sizeof(rec), &e, sizeof(e));
-	out_frame(c, DC_FRAME_DROPS, buf, sizeof(buf));
+	drops_begin(&f, buf, DC_DROPS_UNATTRIBUTED, total);
+	drops_add(&f, DC_UNATTR_BLOCK, unknown);
+	drops_send(c, &f);
 }
 
 static void warn_drops(const struct drop_counts *n)
