@@ -79,16 +79,61 @@ static ssize_t read_link(const char *path, char *buf, size_t cap)
 	return n;
 }
 
+/* The process's /proc file NAME, whole (up to cap bytes); -1 if none. */
+static ssize_t read_proc(pid_t pid, const char *name, char *buf, size_t cap)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	return read_file(path, buf, cap);
+}
+
+/* The process's /proc link NAME (exe, cwd), or "" if it has none. */
+static void read_proc_link(pid_t pid, const char *name, char *buf, size_t cap)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	if (read_link(path, buf, cap) < 0)
+		buf[0] = '\0';
+}
+
+/* Parent and ids from /proc/PID/status into rec; false if the process
+ * is gone, or has exited but not been reaped: it has no memory, files or
+ * cwd left to describe, so say nothing rather than blanks. */
+static bool read_status(pid_t pid, struct dc_process_rec *rec)
+{
+	char text[8192];
+	ssize_t n = read_proc(pid, "status", text, sizeof(text) - 1);
+	char *p;
+
+	if (n <= 0)
+		return false;
+	text[n] = '\0';
+	if ((p = strstr(text, "\nPPid:")) != NULL)
+		rec->ppid = (uint32_t)strtoul(p + 6, NULL, 10);
+	if ((p = strstr(text, "\nUid:")) != NULL)
+		rec->uid = (uint32_t)strtoul(p + 5, NULL, 10);
+	if ((p = strstr(text, "\nGid:")) != NULL)
+		rec->gid = (uint32_t)strtoul(p + 5, NULL, 10);
+	if ((p = strstr(text, "\nState:")) != NULL) {
+		p += 7;
+		p += strspn(p, " \t");
+		if (*p == 'Z' || *p == 'X')
+			return false;
+	}
+	return true;
+}
+
 size_t dc_proc_record(pid_t pid, uint64_t since, uint32_t flags,
 		      unsigned char *buf, size_t cap)
 {
 	uint64_t taken = now_mono_ns();
 	struct dc_process_rec rec;
-	char path[64], text[8192], exe[4096], cwd[4096], job[1024];
+	char exe[4096], cwd[4096], job[1024];
 	char *big;
 	ssize_t n, cmdlen;
 	size_t pos, joblen = 0;
-	char *p;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.pid = (uint32_t)pid;
@@ -97,55 +142,26 @@ size_t dc_proc_record(pid_t pid, uint64_t since, uint32_t flags,
 	/* Described from now on, unless the caller knows the event it
 	 * describes the process after (an exec). */
 	rec.start_mono_ns = since != 0 ? since : taken;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	n = read_file(path, text, sizeof(text) - 1);
-	if (n <= 0)
+	if (!read_status(pid, &rec) || cap < sizeof(rec))
 		return 0;
-	text[n] = '\0';
-	if ((p = strstr(text, "\nPPid:")) != NULL)
-		rec.ppid = (uint32_t)strtoul(p + 6, NULL, 10);
-	if ((p = strstr(text, "\nUid:")) != NULL)
-		rec.uid = (uint32_t)strtoul(p + 5, NULL, 10);
-	if ((p = strstr(text, "\nGid:")) != NULL)
-		rec.gid = (uint32_t)strtoul(p + 5, NULL, 10);
-
-	/* A process that has exited but not been reaped has no memory,
-	 * files or cwd left to describe: say nothing rather than blanks. */
-	if ((p = strstr(text, "\nState:")) != NULL) {
-		p += 7;
-		p += strspn(p, " \t");
-		if (*p == 'Z' || *p == 'X')
-			return 0;
-	}
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	if (read_link(path, exe, sizeof(exe)) < 0)
-		exe[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/cwd", (int)pid);
-	if (read_link(path, cwd, sizeof(cwd)) < 0)
-		cwd[0] = '\0';
+	read_proc_link(pid, "exe", exe, sizeof(exe));
+	read_proc_link(pid, "cwd", cwd, sizeof(cwd));
 
 	big = malloc(65536);
 	if (big == NULL)
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	n = read_file(path, big, 65536);
+	n = read_proc(pid, "environ", big, 65536);
 	if (n > 0) {
 		rec.rank = dc_job_rank(big, (size_t)n);
 		joblen = dc_job_fields(big, (size_t)n, job, sizeof(job));
 	}
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
-	cmdlen = read_file(path, big, 65535);
+	cmdlen = read_proc(pid, "cmdline", big, 65535);
 	if (cmdlen < 0)
 		cmdlen = 0;
 	/* Drop the final NUL: arguments are NUL-separated. */
 	if (cmdlen > 0 && big[cmdlen - 1] == '\0')
 		cmdlen--;
 
-	if (cap < sizeof(rec)) {
-		free(big);
-		return 0;
-	}
 	memcpy(buf, &rec, sizeof(rec));
 	pos = sizeof(rec);
 	pos = dc_put_str(buf, cap, pos, exe, strlen(exe));
