@@ -8,7 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <ftw.h>
+#include <fts.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,39 +129,53 @@ static void emit_forked(struct collector *c, pid_t parent, pid_t child,
 
 /* ---- snapshots ---- */
 
-static struct collector *walk_collector;
-static unsigned long walk_count;
-
-static int snapshot_one(const char *path, const struct stat *st, int type,
-			struct FTW *ftw)
+/* A FILE frame for root and for each file below it (symbolic links not
+ * followed), at most --snapshot-max; a tree with more is cut short with
+ * a warning. */
+static void snapshot_tree(struct collector *c, const char *root)
 {
+	char *roots[] = { (char *)root, NULL };
+	FTS *fts = fts_open(roots, FTS_PHYSICAL | FTS_NOCHDIR, NULL);
 	unsigned char buf[4096 + 256];
+	unsigned long count = 0;
+	FTSENT *e;
 	size_t n;
 
-	(void)st; (void)type; (void)ftw;
-	if (walk_count >= walk_collector->opt.snapshot_max)
-		return 1;
-	n = dc_file_record(path, buf, sizeof(buf));
-	if (n > 0) {
-		out_frame(walk_collector, DC_FRAME_FILE, buf, (uint32_t)n);
-		walk_count++;
+	if (fts == NULL) {
+		syswarn("cannot snapshot %s", root);
+		return;
 	}
-	return 0;
+	while ((e = fts_read(fts)) != NULL) {
+		if (e->fts_info == FTS_DP)
+			continue;
+		if (e->fts_info == FTS_ERR ||
+		    (e->fts_info == FTS_NS && e->fts_level == FTS_ROOTLEVEL)) {
+			errno = e->fts_errno;
+			syswarn("cannot snapshot %s", e->fts_path);
+			break;
+		}
+		if (count == c->opt.snapshot_max) {
+			warn("snapshot of %s stopped at %lu files (--snapshot-max)",
+			     root, count);
+			break;
+		}
+		n = dc_file_record(e->fts_path, buf, sizeof(buf));
+		if (n > 0) {
+			out_frame(c, DC_FRAME_FILE, buf, (uint32_t)n);
+			count++;
+		}
+	}
+	if (e == NULL && errno != 0)
+		syswarn("cannot snapshot %s", root);
+	fts_close(fts);
 }
 
 void snapshot_paths(struct collector *c)
 {
 	int i;
 
-	walk_collector = c;
-	for (i = 0; i < c->opt.nsnapshots; i++) {
-		walk_count = 0;
-		if (nftw(c->opt.snapshots[i], snapshot_one, 32, FTW_PHYS) < 0)
-			syswarn("cannot snapshot %s", c->opt.snapshots[i]);
-		else if (walk_count >= c->opt.snapshot_max)
-			warn("snapshot of %s stopped at %lu files (--snapshot-max)",
-			     c->opt.snapshots[i], walk_count);
-	}
+	for (i = 0; i < c->opt.nsnapshots; i++)
+		snapshot_tree(c, c->opt.snapshots[i]);
 }
 
 /* Describe every selected process again (--proc-interval). */

@@ -328,4 +328,57 @@ test_expect_success 'a chdir the events cannot name: unknown until /proc says' '
 	EOF
 '
 
+# --snapshot PATH: a FILE frame for PATH and each file below it, a
+# symbolic link as itself (not followed); --snapshot-max N writes N
+# frames and says it stopped only when files were left out.
+# snap_tree: the tree snap (5 entries) and a signed spec.
+snap_tree() {
+	mkdir -p snap/sub &&
+	printf 12345 >snap/a &&
+	printf 1234567 >snap/sub/b &&
+	ln -s /etc snap/etc &&
+	printf "layers: [syscalls]\n" >c.yaml &&
+	sign_spec c.yaml
+}
+
+# snapshot OPTION...: collect `true` with them; got: "PATH SIZE" per
+# FILE frame, PATH relative to here, sorted.
+snapshot() {
+	{ dc-collect -k "$SHARED/key" "$@" probes.sig -- true 2>err; echo $? >rc; } |
+		dc-aggregate --text >t.txt &&
+	test "$(cat rc)" = 0 &&
+	sed -n "s|^file size=\([0-9]*\) .* path=$PWD/\(.*\)|\2 \1|p" t.txt | sort >got
+}
+
+test_expect_success BPF 'a snapshot: the tree, each file with its size, a link not followed' '
+	snap_tree &&
+	snapshot --snapshot "$PWD/snap" &&
+	sed "s/ [0-9]*\$//" got >paths &&
+	printf "snap\nsnap/a\nsnap/etc\nsnap/sub\nsnap/sub/b\n" >expect &&
+	test_cmp expect paths &&
+	grep -x "snap/a 5" got &&
+	grep -x "snap/sub/b 7" got &&
+	grep -x "snap/etc 4" got &&
+	! grep "snapshot" err
+'
+
+test_expect_success BPF 'a snapshot cut at --snapshot-max, and one that fits it exactly' '
+	snap_tree &&
+	snapshot --snapshot "$PWD/snap" --snapshot-max 2 &&
+	test_line_count got 2 &&
+	grep -x "dc-collect: snapshot of $PWD/snap stopped at 2 files (--snapshot-max)" err &&
+	snapshot --snapshot "$PWD/snap" --snapshot-max 5 &&
+	test_line_count got 5 &&
+	! grep "snapshot" err
+'
+
+test_expect_success BPF 'a snapshot of a missing path: a warning naming it, tracing goes on' '
+	snap_tree &&
+	snapshot --snapshot "$PWD/none" --snapshot "$PWD/snap/sub" &&
+	grep -x "dc-collect: cannot snapshot $PWD/none: No such file or directory" err &&
+	printf "snap/sub\nsnap/sub/b 7\n" >expect &&
+	sed "s|^snap/sub [0-9]*\$|snap/sub|" got >paths &&
+	test_cmp expect paths
+'
+
 test_done
