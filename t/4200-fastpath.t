@@ -110,18 +110,9 @@ test_expect_success BPF 'a full ring waits for the collector: a tiny ring, 20000
 	! grep -q "user-level records lost" collect.err
 '
 
-# wait_exited PID: until PID, a child of a stopped process, has exited
-# (a zombie: its parent cannot reap it), at most 60 s.
-wait_exited() {
-	_tries=600
-	until case "$(cat "/proc/$1/stat")" in *") Z "*) true ;; *) false ;; esac; do
-		_tries=$((_tries - 1))
-		if test "$_tries" -le 0; then
-			echo "process $1 did not finish" >&2
-			return 1
-		fi
-		sleep 0.1
-	done
+# is_zombie PID: PID has exited but is not reaped (its parent is stopped).
+is_zombie() {
+	case "$(cat "/proc/$1/stat")" in *") Z "*) true ;; *) false ;; esac
 }
 
 # The job (fastclient gate) connects, then waits for gate/go; the
@@ -145,7 +136,7 @@ test_expect_success BPF 'a stopped collector: the job waits the bound once, fini
 	test -n "$job" &&
 	kill -STOP $cpid &&
 	touch gate/go &&
-	wait_exited "$job" &&
+	wait_until 60 "process $job did not finish" is_zombie "$job" &&
 	kill -CONT $cpid &&
 	wait $cpid &&
 	dc-aggregate --text <s.dcs >t.txt &&

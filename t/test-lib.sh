@@ -389,11 +389,18 @@ test_lazy_prereq KFUNC '
 # wait_for_file FILE [SECONDS]: until FILE exists, at most SECONDS (30):
 # a collector that fails must fail the test, not hang it.
 wait_for_file() {
-	_tries=$(( ${2:-30} * 10 ))
-	while test ! -e "$1"; do
+	wait_until "${2:-30}" "gave up waiting for $1" test -e "$1"
+}
+
+# wait_until SECONDS MESSAGE CMD...: run CMD every 0.1 s until it
+# succeeds; after SECONDS, MESSAGE on stderr and fail.
+wait_until() {
+	_tries=$(( $1 * 10 )) _msg=$2
+	shift 2
+	until "$@"; do
 		_tries=$((_tries - 1))
 		if test "$_tries" -le 0; then
-			echo "gave up waiting for $1" >&2
+			echo "$_msg" >&2
 			return 1
 		fi
 		sleep 0.1
