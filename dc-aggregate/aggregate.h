@@ -99,9 +99,10 @@ struct proc {
 	struct u64map fds;        /* fd -> output string id, FD_* (fdtable.h) */
 	struct u64map handles;    /* handle -> output string id */
 	/* The fd the last close removed, its file, and the id of the call
-	 * that close was made in: a library close() arrives after the
-	 * close syscall it made (children come first) and names the same
-	 * file; no other close of that fd does, it is not open any more. */
+	 * that close was made in: a library close() or fclose() arrives
+	 * after the close syscall it made (children come first) and names
+	 * the same file; no other call on that fd does, it is not open any
+	 * more. */
 	int64_t closed_fd;
 	uint32_t closed_file;
 	uint64_t closed_in;

@@ -556,6 +556,19 @@ static void absolute_path2(struct aggregator *ag,
 	ev->size = (uint16_t)size;
 }
 
+/* The file of fd as call ev saw it at entry: a call made inside ev (the
+ * close system call under close(), the close under fclose()) may have
+ * closed it since, and ends before ev does. */
+static uint32_t fd_file_in(struct proc *p, int32_t fd, const struct dc_event *ev)
+{
+	uint32_t file = fd_file(p, fd);
+
+	if (file == 0 && p != NULL && p->closed_file != 0 &&
+	    p->closed_fd == fd && p->closed_in != 0 && p->closed_in == ev->seq)
+		file = p->closed_file;
+	return file;
+}
+
 /* The file an event works on: its path, fd or handle, as the process's
  * tables have it now; 0 if unknown. */
 static uint32_t file_of(struct aggregator *ag, struct proc *p,
@@ -566,22 +579,15 @@ static uint32_t file_of(struct aggregator *ag, struct proc *p,
 
 	if (pr->path_arg >= 0 && ev->str_len > 0)
 		file = event_path(ag, p, pr, ev);
-	else if (pr->fd_arg >= 0 && pr->fd_arg < ev->nargs) {
-		int32_t fd = (int32_t)args[pr->fd_arg];
-
-		file = fd_file(p, fd);
-		if (file == 0 && pr->op == OP_CLOSE && p->closed_file != 0 &&
-		    p->closed_fd == fd && p->closed_in != 0 &&
-		    p->closed_in == ev->seq)
-			file = p->closed_file;
-	}
+	else if (pr->fd_arg >= 0 && pr->fd_arg < ev->nargs)
+		file = fd_file_in(p, (int32_t)args[pr->fd_arg], ev);
 	else if (pr->handle_arg >= 0 && pr->handle_arg < ev->nargs) {
 		file = handle_file(p, args[pr->handle_arg]);
 		/* A FILE * opened before tracing (stdin, stdout, stderr)
 		 * is named by its descriptor, read at entry. */
 		if (file == 0 && pr->file_arg >= 0 && pr->nargs < DC_MAX_ARGS &&
 		    ev->nargs == DC_MAX_ARGS)
-			file = fd_file(p, (int32_t)args[DC_MAX_ARGS - 1]);
+			file = fd_file_in(p, (int32_t)args[DC_MAX_ARGS - 1], ev);
 	}
 	return file;
 }

@@ -711,11 +711,13 @@ static void handshake(void)
 		fast.funcs[i] = cfg.funcs[i];
 		dc_fast_file_arg[i] = cfg.funcs[i].on ? cfg.funcs[i].file_arg : 0xff;
 	}
+	/* The library's own descriptors closed before it records: these
+	 * close() calls reach its close wrapper, and are not the program's. */
+	close(ring);
+	close(sock);
 	/* Only now, with the collector holding the ring: record. */
 	for (i = 0; i < cfg.nfuncs; i++)
 		dc_fast_on[i] = cfg.funcs[i].on;
-	close(ring);
-	close(sock);
 	errno = saved;
 	return;
 unmap:

@@ -46,6 +46,25 @@ test_expect_success BPF,PYTHON3 'the same through dc-wrap and a collector in cli
 	test "$(pfw-query count trace.pfw.gz --name write --file "$PWD/G")" = 0
 '
 
+test_expect_success BPF,PYTHON3 'the one close names its file: the client library records none of its own' '
+	dc-collect -k "$SHARED/key" "$SHARED/probes.sig" -- \
+		"$DC_BUILD_DIR/t/helpers/workload" writes 3 "$PWD/F" 2>collect.err |
+		dc-aggregate | dc-write trace.pfw.gz &&
+	grep "fast path: [1-9][0-9]* functions recorded by the client library" collect.err &&
+	test "$(pfw-query count trace.pfw.gz --cat POSIX --name close)" = 1 &&
+	test "$(pfw-query count trace.pfw.gz --cat POSIX --name close --file "$PWD/F")" = 1
+'
+
+test_expect_success BPF,PYTHON3 'fclose of stdout, open before tracing, names its file' '
+	dc-collect -k "$SHARED/key" -o t.dcs "$SHARED/probes.sig" -- \
+		"$DC_BUILD_DIR/t/helpers/workload" stdout 3 >out 2>collect.err &&
+	dc-aggregate t.dcs | dc-write trace.pfw.gz &&
+	test "$(wc -c <out)" = 3 &&
+	test "$(pfw-query count trace.pfw.gz --cat STDIO --name fwrite --file "$PWD/out")" = 3 &&
+	test "$(pfw-query count trace.pfw.gz --cat STDIO --name fclose)" = 1 &&
+	test "$(pfw-query count trace.pfw.gz --cat STDIO --name fclose --file "$PWD/out")" = 1
+'
+
 test_expect_success BPF,PYTHON3 'a process that was not selected leaves nothing' '
 	( while :; do echo x >>unrelated; sleep 0.01; done ) &
 	loop=$! &&

@@ -10,6 +10,9 @@
  *   workload syswrites N [FILE]    the same through syscall(2): no libc
  *                                  write() (which others may uprobe)
  *   workload read FILE             read FILE to the end in 64 KiB reads
+ *   workload stdout N              N x fwrite of 1 byte to stdout, then
+ *                                  fclose(stdout): a FILE the program
+ *                                  did not open
  *   workload tree DIR N            4 threads and 2 forked children; each
  *                                  of the 6 writes N x 4 KiB to its own
  *                                  file DIR/t0..t3, DIR/c0..c1
@@ -165,6 +168,16 @@ static int do_read(const char *path)
 		fail("read");
 	loop_end(n);
 	return close(fd);
+}
+
+static int do_stdout(long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		if (fwrite("x", 1, 1, stdout) != 1)
+			fail("fwrite");
+	return fclose(stdout) == 0 ? 0 : 1;
 }
 
 struct writer {
@@ -394,6 +407,8 @@ int main(int argc, char **argv)
 		return do_syswrites(atol(argv[2]), argc == 4 ? argv[3] : "/dev/null");
 	if (strcmp(mode, "read") == 0 && argc == 3)
 		return do_read(argv[2]);
+	if (strcmp(mode, "stdout") == 0 && argc == 3)
+		return do_stdout(atol(argv[2]));
 	if (strcmp(mode, "tree") == 0 && argc == 4)
 		return do_tree(argv[2], atol(argv[3]));
 	if (strcmp(mode, "recurse") == 0 && argc == 3)
