@@ -342,7 +342,7 @@ static void start_fast_path(struct collector *c)
 	}
 	o.nslots = c->opt.fast_slots;
 	o.slot_bytes = c->opt.fast_ring;
-	o.full_wait_ms = c->opt.fast_full_drop ? 0 : DC_FAST_FULL_WAIT_MS;
+	o.full_wait_ms = c->opt.fast_full_wait_ms;
 	o.fast_map_fd = bpf_map__fd(c->skel->maps.fast_procs);
 	o.sink = fast_sink;
 	o.ctx = c;

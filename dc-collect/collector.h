@@ -74,8 +74,8 @@ struct options {
 	unsigned long long fast_ring; /* --fast-ring */
 	unsigned fast_slots;     /* --fast-slots */
 	const char *fast_socket; /* --fast-socket */
-	bool fast_full_drop;     /* --fast-full drop: full client rings
-	                            drop instead of waiting */
+	unsigned fast_full_wait_ms; /* --fast-full: a full client ring
+	                            waits this long; 0: it drops */
 };
 
 /* State of one collection run. */

@@ -55,9 +55,10 @@ static const char usage_text[] =
 	"      --fast          --clients: offer the fast path to the clients\n"
 	"      --fast-ring N   client ring bytes per thread (default 1M)\n"
 	"      --fast-slots N  client threads with a ring per process (64)\n"
-	"      --fast-full P   a client thread whose ring is full: wait for\n"
-	"                      us while we read (up to 100 ms without\n"
-	"                      progress, then drop) or drop (default wait)\n"
+	"      --fast-full P   a client thread whose ring is full: wait[=MS]\n"
+	"                      for us while we read, up to MS (1 to 60000,\n"
+	"                      default 100) without progress, then drop;\n"
+	"                      or drop at once (default wait=100)\n"
 	"      --fast-socket S socket the clients connect to in --clients mode\n"
 	"                      (default " DC_FAST_DEFAULT_SOCKET ")\n"
 	"\n"
@@ -114,6 +115,24 @@ static unsigned long long parse_pow2(const char *s, const char *opt,
 		dc_usage_error("%s takes a power of two from %llu to %llu, "
 			       "not '%s'", opt, lo, hi, s);
 	return v;
+}
+
+/* --fast-full wait[=MS]|drop: how long a client thread whose ring is
+ * full waits for us to read on, in ms; 0: it drops at once.  MS is
+ * read as every number here is (lib/numbers.h), as --poll-ms is. */
+static unsigned parse_fast_full(const char *arg)
+{
+	uint64_t ms;
+
+	if (strcmp(arg, "drop") == 0)
+		return 0;
+	if (strcmp(arg, "wait") == 0)
+		return DC_FAST_FULL_WAIT_MS;
+	if (strncmp(arg, "wait=", 5) != 0 ||
+	    dc_parse_size(arg + 5, 1, DC_FAST_FULL_WAIT_MAX_MS, &ms) != DC_SIZE_OK)
+		dc_usage_error("--fast-full takes wait, wait=MS (MS from 1 to %d) "
+			       "or drop, not '%s'", DC_FAST_FULL_WAIT_MAX_MS, arg);
+	return (unsigned)ms;
 }
 
 static const struct option longopts[] = {
@@ -223,10 +242,7 @@ static void parse_option(int c, const char *arg, struct options *o)
 	case OPT_FAST: o->fast = true; break;
 	case OPT_FAST_SOCKET: o->fast_socket = arg; break;
 	case OPT_FAST_FULL:
-		if (strcmp(arg, "drop") == 0)
-			o->fast_full_drop = true;
-		else if (strcmp(arg, "wait") != 0)
-			dc_usage_error("--fast-full must be wait or drop, not '%s'", arg);
+		o->fast_full_wait_ms = parse_fast_full(arg);
 		break;
 	case 'A':
 		if (strcmp(arg, "single") == 0)
@@ -296,6 +312,7 @@ void parse_options(int argc, char **argv, struct options *o)
 	o->snapshot_max = DEFAULT_SNAPSHOT_MAX;
 	o->fast_ring = DEFAULT_FAST_RING;
 	o->fast_slots = DEFAULT_FAST_SLOTS;
+	o->fast_full_wait_ms = DC_FAST_FULL_WAIT_MS;
 	/* '+': stop at the first non-option, so COMMAND's options stay its. */
 	while ((c = getopt_long(argc, argv, "+p:cag:k:o:r:R:b:vhV", longopts,
 				NULL)) != -1)

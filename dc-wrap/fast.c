@@ -658,7 +658,7 @@ static int valid_config(const struct dc_fast_config *cfg)
 	       cfg->nslots > 0 && cfg->nslots <= 1024 &&
 	       cfg->slot_bytes >= 4096 && cfg->slot_bytes <= (1ULL << 30) &&
 	       (cfg->slot_bytes & (cfg->slot_bytes - 1)) == 0 &&
-	       cfg->full_wait_ms <= 60000 && cfg->nfuncs <= DC_FAST_NFUNCS;
+	       cfg->full_wait_ms <= DC_FAST_FULL_WAIT_MAX_MS && cfg->nfuncs <= DC_FAST_NFUNCS;
 }
 
 /* Connect, exchange hello, config, ring and go; on any failure the fast

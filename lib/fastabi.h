@@ -53,6 +53,7 @@
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_FULL_WAIT_MS 100          /* a full slot waits this long
                                              for the collector to read */
+#define DC_FAST_FULL_WAIT_MAX_MS 60000    /* the longest a collector may ask */
 
 /* The functions the client wraps, in table order: X(name, layer).  The
  * order is the ABI: add at the end only. */

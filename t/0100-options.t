@@ -35,11 +35,20 @@ test_expect_success 'dc-collect: fast-path sizes and overflowing digits (lib/num
 	rejects --fast-slots 1025 dc-collect &&
 	rejects --fast-full maybe dc-collect &&
 	rejects --fast-full "" dc-collect &&
+	rejects --fast-full wait=0 dc-collect &&
+	rejects --fast-full wait=60001 dc-collect &&
+	rejects --fast-full wait= dc-collect &&
+	rejects --fast-full wait=-5 dc-collect &&
+	rejects --fast-full wait=10x dc-collect &&
+	rejects --fast-full drop=10 dc-collect &&
+	rejects --fast-full wait=99999999999999999999 dc-collect &&
 	rejects --ring-size 99999999999999999999 dc-collect &&
 	rejects --ring-size 64KB dc-collect &&
 	rejects --wakeup 16E dc-collect &&
 	test_must_fail_with 2 dc-collect --fast-ring 2G p.sig -- true 2>err &&
-	grep "fast-ring takes a power of two from 4096 to 1073741824, not .2G." err
+	grep "fast-ring takes a power of two from 4096 to 1073741824, not .2G." err &&
+	test_must_fail_with 2 dc-collect --fast-full wait=0 p.sig -- true 2>err &&
+	grep "fast-full takes wait, wait=MS (MS from 1 to 60000) or drop, not .wait=0." err
 '
 
 test_expect_success 'dc-collect: the range is named, a non-power of two refused' '

@@ -110,6 +110,19 @@ test_expect_success BPF 'a full ring waits for the collector: a tiny ring, 20000
 	! grep -q "user-level records lost" collect.err
 '
 
+test_expect_success BPF 'the wait for a full ring is told to the client: 100 ms, wait=MS, drop' '
+	posix_layers >c.yaml &&
+	: the client library would take the socket first: not preloaded &&
+	collect c.yaml t.txt probes.sig -- env LD_PRELOAD= "$FC" config &&
+	grep "^full_wait_ms=100\$" collect.err &&
+	collect c.yaml t.txt --fast-full wait=2500 probes.sig -- env LD_PRELOAD= "$FC" config &&
+	grep "^full_wait_ms=2500\$" collect.err &&
+	collect c.yaml t.txt --fast-full wait probes.sig -- env LD_PRELOAD= "$FC" config &&
+	grep "^full_wait_ms=100\$" collect.err &&
+	collect c.yaml t.txt --fast-full drop probes.sig -- env LD_PRELOAD= "$FC" config &&
+	grep "^full_wait_ms=0\$" collect.err
+'
+
 # is_zombie PID: PID has exited but is not reaped (its parent is stopped).
 is_zombie() {
 	case "$(cat "/proc/$1/stat")" in *") Z "*) true ;; *) false ;; esac

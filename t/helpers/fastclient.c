@@ -11,6 +11,9 @@
  *                             access(2), which is not wrapped), then N
  *                             writes: a test can stop the collector
  *                             after the handshake, before the writes
+ *   fastclient config         handshakes as libdcclient.so does up to
+ *                             the configuration, prints what it says
+ *                             of full rings (run without the preload)
  *   fastclient hostile N      a client of its own: handshakes as
  *                             libdcclient.so does, then writes garbage
  *                             and N valid write records claiming pid 1
@@ -205,19 +208,14 @@ static void put(struct dc_fast_slot *s, unsigned char *data, __u64 cap,
 	__atomic_store_n(&s->head, s->head + size, __ATOMIC_RELEASE);
 }
 
-static int hostile(long n)
+/* Connect to the collector's socket and say hello, as libdcclient.so
+ * does; the socket, with the configuration it sent in *cfg. */
+static int hello(struct dc_fast_config *cfg)
 {
 	const char *name = getenv(DC_FAST_ENV);
 	struct sockaddr_un a;
 	struct dc_fast_hello h = { DC_FAST_MAGIC, DC_FAST_VERSION, DC_FAST_NFUNCS, 0, 0 };
-	struct dc_fast_config cfg;
-	struct dc_fast_ready r = { DC_FAST_MAGIC, 1 };
-	unsigned char rec[256], *map, *data;
-	struct dc_fast_slot *s0, *s1;
-	struct dc_event *ev = (struct dc_event *)rec;
-	__u64 bytes;
-	int sock, fd;
-	long i;
+	int sock;
 
 	if (name == NULL)
 		fail("no DC_FAST_SOCKET");
@@ -230,8 +228,33 @@ static int hostile(long n)
 		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(name))) != 0)
 		fail("connect");
 	if (send(sock, &h, sizeof(h), 0) != sizeof(h) ||
-	    recv(sock, &cfg, sizeof(cfg), 0) <= 0)
+	    recv(sock, cfg, sizeof(*cfg), 0) <= 0)
 		fail("hello");
+	return sock;
+}
+
+/* What the collector tells its clients about full rings. */
+static int config(void)
+{
+	struct dc_fast_config cfg;
+	int sock = hello(&cfg);
+
+	printf("full_wait_ms=%u\n", (unsigned)cfg.full_wait_ms);
+	close(sock);
+	return 0;
+}
+
+static int hostile(long n)
+{
+	struct dc_fast_config cfg;
+	struct dc_fast_ready r = { DC_FAST_MAGIC, 1 };
+	unsigned char rec[256], *map, *data;
+	struct dc_fast_slot *s0, *s1;
+	struct dc_event *ev = (struct dc_event *)rec;
+	int sock = hello(&cfg), fd;
+	__u64 bytes;
+	long i;
+
 	bytes = dc_fast_map_bytes(cfg.nslots, cfg.slot_bytes);
 	fd = memfd_create("hostile", MFD_ALLOW_SEALING);
 	if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0 ||
@@ -317,6 +340,8 @@ int main(int argc, char **argv)
 		return forked(atol(argv[2]), atol(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "gate") == 0)
 		return gate(argv[2], atol(argv[3]));
+	if (argc == 2 && strcmp(argv[1], "config") == 0)
+		return config();
 	if (argc == 3 && strcmp(argv[1], "hostile") == 0)
 		return hostile(atol(argv[2]));
 	fprintf(stderr, "usage: see the header of t/helpers/fastclient.c\n");
