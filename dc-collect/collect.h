@@ -81,7 +81,9 @@ struct dc_ra_pending {
 
 struct dc_stack {
 	__u32 depth;             /* calls pending, may exceed DC_MAX_DEPTH */
-	__u32 reserved;
+	__u32 tls_none;          /* fast path: fast_gen << 1 | 1 when the
+	                            thread's process was last found off it,
+	                            0: never */
 	__u64 last_seq;          /* entries numbered so far on the thread */
 	__u64 client_tls;        /* fast path: address of the thread's
 	                            struct dc_client_tls once found, 0 until

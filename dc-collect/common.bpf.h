@@ -132,6 +132,12 @@ struct {
 	__type(value, struct sel_answers);
 } sel_cache SEC(".maps");
 
+/* Moved by user space each time a process joins the fast path
+ * (fast_procs), before the process is told it may record: voids the
+ * threads' cached "not on the fast path" (stack.bpf.h, client_tls).
+ * Read at system calls of selected threads only. */
+__u32 fast_gen __attribute__((aligned(64)));
+
 static __always_inline void sel_gen_bump(void)
 {
 	__sync_fetch_and_add(&sel_gen, 1);

@@ -505,6 +505,10 @@ static void conn_ring(struct dc_fast *f, struct conn *cn)
 	    bpf_map_update_elem(f->o.fast_map_fd, &key, &off, BPF_ANY) != 0)
 		syswarn("fast path: cannot register process %d with the kernel programs",
 			(int)cn->pid);
+	/* Before the client is told to record: the programs look for its
+	 * threads again (stack.bpf.h, client_tls). */
+	if (f->o.fast_gen != NULL)
+		__atomic_fetch_add(f->o.fast_gen, 1, __ATOMIC_SEQ_CST);
 	r->next = f->rings;
 	f->rings = r;
 	dc_fast_expect(f, cn->pid, false, 0);

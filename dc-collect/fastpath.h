@@ -32,6 +32,7 @@ struct dc_fast_opts {
 	uint32_t full_wait_ms;     /* a full ring waits for us this long
 	                              without progress; 0: it drops */
 	int fast_map_fd;           /* BPF map tgid -> TLS offset */
+	uint32_t *fast_gen;        /* moved after each entry added to it */
 	dc_fast_sink sink;
 	dc_fast_admit admit;
 	void *ctx;

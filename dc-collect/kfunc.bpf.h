@@ -417,7 +417,6 @@ int dc_fexit(__u64 *ctx)
 	if (!current_selected(pid_tgid))
 		return 0;
 	bpf_get_func_ret(ctx, &ret);
-	pop((__u32)pid_tgid, (__u32)bpf_get_attach_cookie(ctx), false,
-	    (__s64)ret);
+	pop(pid_tgid, (__u32)bpf_get_attach_cookie(ctx), (__s64)ret);
 	return 0;
 }

@@ -31,23 +31,35 @@ static __always_inline __u64 client_tls_addr(void)
 
 /* The client's struct dc_client_tls of the current thread, read into
  * *tls: its address, or 0 off the fast path.  With the thread's stack
- * (st), the address is looked up once and kept there: a thread's thread
+ * (st), the answer is looked up once and kept there: a thread's thread
  * pointer and its process's offset never move (exec, which could, clears
- * it). */
+ * it), and a process off the fast path stays off it until fast_gen moves
+ * (a process joined), so a thread off it (a command that records no
+ * user-level call, a child without the client) does not look for its
+ * process at every call. */
 static __always_inline __u64 client_tls(struct dc_stack *st,
 					struct dc_client_tls *tls)
 {
+	__u32 gen;
 	__u64 addr;
 
 	if (!fast_path)
 		return 0;
 	addr = st ? st->client_tls : 0;
 	if (addr == 0) {
+		/* The generation before the look: a process that joins
+		 * after it moves it after the look.  Odd: never the 0 of
+		 * a new stack. */
+		gen = (*(volatile __u32 *)&fast_gen << 1) | 1;
+		if (st && st->tls_none == gen)
+			return 0;
 		addr = client_tls_addr();
+		if (st) {
+			st->client_tls = addr;
+			st->tls_none = addr ? 0 : gen;
+		}
 		if (addr == 0)
 			return 0;
-		if (st)
-			st->client_tls = addr;
 	}
 	if (bpf_probe_read_user(tls, sizeof(*tls), (void *)addr) != 0)
 		return 0;
@@ -278,10 +290,9 @@ static __always_inline void put_call_str(const struct dc_call_frame *f,
 	output_event(s->rec, size, f->probe_id, rb_flags());
 }
 
-static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 ret,
-				      __u32 depth)
+static __always_inline void emit_call(struct dc_call_frame *f, __u64 pid_tgid,
+				      __u64 now, __s64 ret, __u32 depth)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 probe_id = f->probe_id;
 	struct dc_probe_cfg *cfg = bpf_map_lookup_elem(&probe_cfg, &probe_id);
 	__u8 dflags = 0;
@@ -325,42 +336,51 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 now, __s64 
 	}
 }
 
-/* Pop the frame matching probe_id and emit it.  If the top frame is
- * another probe, calls were abandoned (longjmp, exceptions): search a few
- * frames down and count what is skipped. */
-static __always_inline void pop(__u32 tid, __u32 probe_id, bool syscall,
-				__s64 ret)
+/* A system call returns (st: its thread's stack, or NULL): emit the
+ * frame its entry pushed.  Untraced calls pushed none, and a call past
+ * the stored frames none either (a syscall is a leaf: it never counted
+ * towards depth).  Timed once its frame is found: most exits are of
+ * untraced calls. */
+static __always_inline void pop_syscall(struct dc_stack *st, __u64 pid_tgid,
+					__s64 ret)
 {
-	/* A syscall exit is timed once its frame is found: most exits are
-	 * of untraced calls. */
-	__u64 now = syscall ? 0 : bpf_ktime_get_ns();
-	struct dc_stack *st = get_stack(tid, false);
+	struct dc_call_frame *f;
+	__u32 d;
+
+	if (!st || st->depth == 0)
+		return;
+	d = st->depth - 1;
+	if (d >= DC_MAX_DEPTH)
+		return;
+	f = &st->frames[d];
+	if (!f->is_syscall)
+		return;
+	st->depth = d;
+	emit_call(f, pid_tgid, bpf_ktime_get_ns(), ret, f->level);
+}
+
+/* Pop the user-level or kernel function call probe_id and emit it.  If
+ * the top frame is another probe, calls were abandoned (longjmp,
+ * exceptions): search a few frames down and count what is skipped. */
+static __always_inline void pop(__u64 pid_tgid, __u32 probe_id, __s64 ret)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct dc_stack *st = get_stack((__u32)pid_tgid, false);
 	struct dc_call_frame *f;
 	__u32 d;
 	int i;
 
 	if (!st || st->depth == 0) {
-		if (!syscall)
-			count(DC_CNT_UNPAIRED);
+		count(DC_CNT_UNPAIRED);
 		return;
 	}
 	d = st->depth - 1;
 	if (d >= DC_MAX_DEPTH) {
-		/* Its entry was counted as lost when it was pushed; syscalls
-		 * pushed nothing at this depth. */
-		if (!syscall)
-			st->depth = d;
+		/* Its entry was counted as lost when it was pushed. */
+		st->depth = d;
 		return;
 	}
 	f = &st->frames[d];
-	if (syscall) {
-		/* Untraced syscalls never pushed a frame. */
-		if (!f->is_syscall)
-			return;
-		st->depth = d;
-		emit_call(f, bpf_ktime_get_ns(), ret, f->level);
-		return;
-	}
 	if (f->probe_id != probe_id || f->is_syscall) {
 		for (i = 1; i < 8; i++) {
 			if (d < (__u32)i)
@@ -369,7 +389,7 @@ static __always_inline void pop(__u32 tid, __u32 probe_id, bool syscall,
 			if (f->probe_id == probe_id && !f->is_syscall) {
 				st->depth = d - i;
 				count(DC_CNT_UNWOUND);
-				emit_call(f, now, ret, f->level);
+				emit_call(f, pid_tgid, now, ret, f->level);
 				return;
 			}
 		}
@@ -377,6 +397,6 @@ static __always_inline void pop(__u32 tid, __u32 probe_id, bool syscall,
 		return;
 	}
 	st->depth = d;
-	emit_call(f, now, ret, f->level);
+	emit_call(f, pid_tgid, now, ret, f->level);
 }
 

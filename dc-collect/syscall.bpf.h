@@ -97,11 +97,13 @@ SEC("raw_tp/sys_exit")
 int BPF_PROG(dc_sys_exit, struct pt_regs *regs, long ret)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct dc_stack *st;
 
 	if (!current_selected(pid_tgid))
 		return 0;
+	st = get_stack((__u32)pid_tgid, false);
 	if (follow_ra)
-		ra_flush(get_stack(0, false));
-	pop((__u32)pid_tgid, 0, true, ret);
+		ra_flush(st);
+	pop_syscall(st, pid_tgid, ret);
 	return 0;
 }

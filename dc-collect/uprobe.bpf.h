@@ -55,7 +55,7 @@ static __always_inline int regs_exit(struct pt_regs *ctx)
 
 	if (!current_selected(pid_tgid))
 		return 0;
-	pop((__u32)pid_tgid, (__u32)bpf_get_attach_cookie(ctx), false,
+	pop(pid_tgid, (__u32)bpf_get_attach_cookie(ctx),
 	    (__s64)PT_REGS_RC(ctx));
 	return 0;
 }
