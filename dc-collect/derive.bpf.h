@@ -140,9 +140,15 @@ static __noinline void derive_entry(const struct dc_probe_cfg *cfg, __u64 *args)
 	}
 }
 
-/* Rewrite the frame's slots that are read at return; returns flags. */
-static __noinline __u8 derive_exit(const struct dc_probe_cfg *cfg,
-				   struct dc_call_frame *f, __s64 ret)
+/* Rewrite the frame's slots that are read at return; returns flags.
+ * A global function: the verifier checks it once, on its own, where a
+ * static one is checked again at each of emit_call's call sites in each
+ * exit program, on each path there (most of those programs' time to
+ * load).  Its pointers are then sized memory that may be NULL.  Where
+ * the kernel takes no such function (kfeatures.c), dc-collect marks it
+ * static before loading (load.c). */
+__noinline __u8 derive_exit(const struct dc_probe_cfg *cfg,
+			    struct dc_call_frame *f, __s64 ret)
 {
 	int flavor = MPI_UNKNOWN;
 	__u8 flags = 0;
@@ -150,6 +156,8 @@ static __noinline __u8 derive_exit(const struct dc_probe_cfg *cfg,
 	__u64 v;
 	int i;
 
+	if (!cfg || !f)
+		return 0;
 	for (i = 0; i < DC_MAX_ARGS; i++) {
 		switch (cfg->arg_kinds[i]) {
 		case DC_ARG_IOV:

@@ -73,6 +73,89 @@ static bool probe_tp_btf(void)
 	return true;
 }
 
+/* The probe's BTF: "int main(void *ctx)" and "int sub(long *p)", a
+ * global function taking a pointer to sized memory; its type id in
+ * *sub_id, the main program's in *main_id. */
+static struct btf *global_args_btf(__u32 *main_id, __u32 *sub_id)
+{
+	struct btf *btf = btf__new_empty();
+	int i32, plong, pvoid, proto, sub, main;
+
+	if (btf == NULL)
+		return NULL;
+	i32 = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	plong = btf__add_ptr(btf, btf__add_int(btf, "long", 8, BTF_INT_SIGNED));
+	pvoid = btf__add_ptr(btf, 0);
+	proto = btf__add_func_proto(btf, i32);
+	btf__add_func_param(btf, "p", plong);
+	sub = btf__add_func(btf, "dc_probe_sub", BTF_FUNC_GLOBAL, proto);
+	proto = btf__add_func_proto(btf, i32);
+	btf__add_func_param(btf, "ctx", pvoid);
+	main = btf__add_func(btf, "dc_probe_main", BTF_FUNC_GLOBAL, proto);
+	if (i32 < 0 || plong < 0 || pvoid < 0 || sub < 0 || main < 0 ||
+	    btf__load_into_kernel(btf) != 0) {
+		btf__free(btf);
+		return NULL;
+	}
+	*sub_id = (__u32)sub;
+	*main_id = (__u32)main;
+	return btf;
+}
+
+/* Whether the verifier takes a global function whose argument points to
+ * a map value, as derive_exit's do (collect.bpf.c): checked once on its
+ * own, its pointers sized memory that may be NULL (5.12; before that a
+ * global function's pointers could only be its context, and before 5.6
+ * every function was checked where it is called).  A kprobe program, the
+ * type of the exit programs, passes an array's value to such a function. */
+static bool probe_global_args(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 1, .imm = 0 },            /* r1 = 0 */
+		{ .code = 0x63, .dst_reg = 10, .src_reg = 1, .off = -4 }, /* *(u32 *)(r10 - 4) = r1 */
+		{ .code = 0xbf, .dst_reg = 2, .src_reg = 10 },       /* r2 = r10 */
+		{ .code = 0x07, .dst_reg = 2, .imm = -4 },           /* r2 += -4 */
+		{ .code = 0x18, .dst_reg = 1, .src_reg = BPF_PSEUDO_MAP_FD }, /* r1 = map */
+		{ 0 },
+		{ .code = 0x85, .imm = BPF_FUNC_map_lookup_elem },   /* call */
+		{ .code = 0x15, .dst_reg = 0, .off = 2 },            /* if r0 == 0 goto +2 */
+		{ .code = 0xbf, .dst_reg = 1, .src_reg = 0 },        /* r1 = r0 */
+		{ .code = 0x85, .src_reg = BPF_PSEUDO_CALL, .imm = 2 }, /* call sub */
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },            /* r0 = 0 */
+		{ .code = 0x95 },                                    /* exit */
+		/* sub: return p ? *p : 0 */
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },            /* r0 = 0 */
+		{ .code = 0x15, .dst_reg = 1, .off = 1 },            /* if r1 == 0 goto +1 */
+		{ .code = 0x79, .dst_reg = 0, .src_reg = 1 },        /* r0 = *(u64 *)(r1 + 0) */
+		{ .code = 0x95 },                                    /* exit */
+	};
+	struct bpf_func_info info[2] = { { .insn_off = 0 }, { .insn_off = 12 } };
+	LIBBPF_OPTS(bpf_prog_load_opts, opts);
+	struct btf *btf;
+	int map, fd;
+
+	btf = global_args_btf(&info[0].type_id, &info[1].type_id);
+	if (btf == NULL)
+		return false;
+	map = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 8, 1, NULL);
+	if (map < 0) {
+		btf__free(btf);
+		return false;
+	}
+	insns[4].imm = map;
+	opts.prog_btf_fd = (__u32)btf__fd(btf);
+	opts.func_info = info;
+	opts.func_info_cnt = 2;
+	opts.func_info_rec_size = sizeof(info[0]);
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "dc_probe_global", "GPL",
+			   insns, sizeof(insns) / sizeof(insns[0]), &opts);
+	if (fd >= 0)
+		close(fd);
+	close(map);
+	btf__free(btf);
+	return fd >= 0;
+}
+
 void dc_features_detect(struct dc_features *f)
 {
 	struct utsname u;
@@ -99,6 +182,7 @@ void dc_features_detect(struct dc_features *f)
 	}
 	f->umulti = dc_umulti_supported();
 	f->tp_btf = f->btf && probe_tp_btf();
+	f->global_args = probe_global_args();
 }
 
 /* fentry first: a trampoline costs less than a kprobe's breakpoint and

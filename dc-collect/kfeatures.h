@@ -21,6 +21,8 @@ struct dc_features {
 	bool umulti;       /* the multi-uprobe link (6.6+) */
 	bool tp_btf;       /* BTF-typed raw tracepoints (sys_enter reads the
 	                      saved registers in place) */
+	bool global_args;  /* the verifier checks a global function with
+	                      pointer arguments once, on its own */
 	int fentry_errno;  /* why fentry failed to load */
 	bool denied;       /* BPF refused us (EPERM): not root, no CAP_BPF */
 	bool fentry_unused; /* works, but --kfunc kprobes asked for kprobes */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <jansson.h>
 
@@ -214,6 +215,38 @@ static void cgroup_target(const char *path, __u64 *id, __u32 *level)
 			(*level)++;
 }
 
+/* Where the verifier takes no global function with pointer arguments
+ * (kfeatures.c decides), derive_exit is marked static in the object's
+ * BTF before it loads: the same instructions, checked again inside each
+ * exit program that calls it (slower to load, as libbpf does for a
+ * hidden function).  Said in one line. */
+static void derive_exit_static(struct collect_bpf *skel)
+{
+	struct btf *btf = bpf_object__btf(skel->obj);
+	struct btf_type *t;
+	int id;
+
+	id = btf ? btf__find_by_name_kind(btf, "derive_exit", BTF_KIND_FUNC) : -1;
+	if (id < 0)
+		die("the BPF object has no BTF for derive_exit");
+	t = (struct btf_type *)btf__type_by_id(btf, (__u32)id);
+	t->info = (__u32)BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC;
+	warn("this kernel's verifier takes no global functions with pointer "
+	     "arguments: the exit programs check derive_exit inline (slower to start)");
+}
+
+/* -vv: the verifier's statistics for each program (instructions it
+ * processed, its time), which are most of the time to start.  Only them:
+ * a program refused would show no reason, so -vvv leaves libbpf to ask
+ * for the verifier's whole log of a program it refuses. */
+static void verifier_stats(struct collect_bpf *skel)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, skel->obj)
+		bpf_program__set_log_level(prog, 4);
+}
+
 void open_and_load(struct collector *c)
 {
 	struct collect_bpf *skel;
@@ -274,9 +307,13 @@ void open_and_load(struct collector *c)
 		bpf_program__set_autoload(skel->progs.dc_umulti_exit, false);
 	}
 	dc_kfuncs_prepare(&c->kfuncs, skel, c->spec, c->skip);
+	if (!c->feat.global_args)
+		derive_exit_static(skel);
+	if (dc_verbose == 2)
+		verifier_stats(skel);
 	err = collect_bpf__load(skel);
 	if (err)
-		die("cannot load the BPF programs: %s (run with -vv for the "
+		die("cannot load the BPF programs: %s (run with -vvv for the "
 		    "verifier's log)", strerror(-err));
 	c->skel = skel;
 }
@@ -392,6 +429,8 @@ int check_kernel(void)
 	kf.method = dc_features_kfunc_method(&f);
 	dc_kfuncs_aim(&kf, skel, "vfs_read");
 	bpf_map__set_max_entries(skel->maps.events, 1 << 16);
+	if (!f.global_args)
+		derive_exit_static(skel);
 	if (collect_bpf__load(skel) != 0 ||
 	    (fork_link = bpf_program__attach(skel->progs.dc_fork)) == NULL ||
 	    (sys_link = bpf_program__attach(f.tp_btf ? skel->progs.dc_sys_enter_btf

@@ -14,15 +14,16 @@ VM_DIR="$TRASH_DIRECTORY/vm"
 # Inside, two scripts run at a time (t/kernels/vm-init), longest first.
 # t/4200 (the fast path) for what 6.1 changes under it: plain uprobes
 # attached one by one where the client library is not preloaded.
-VM_TESTS=${DC_VM_TESTS:-"3000-collect.t 9010-kfunc.t 9020-vfs.t 6000-pipeline.t 4200-fastpath.t"}
+# t/3240: that 6.1's verifier takes the exit programs' global function.
+VM_TESTS=${DC_VM_TESTS:-"3000-collect.t 9010-kfunc.t 9020-vfs.t 6000-pipeline.t 4200-fastpath.t 3240-verifier.t"}
 # The tests the VM leaves out (DC_SKIP_TESTS, t/test-lib.sh): under an
 # emulated CPU each collector takes 7 to 20 s to start.  Out: what is
-# about user space alone (options, output files, signals, the stream's
-# reader, profile counters, errno and nesting derived in the programs,
-# the fast path's own ring and processes), which the host suite proves
-# on any kernel, and a repeat (t/6000's unselected process: t/3000's
-# bystander shows it).  Everything about what 6.1 has or lacks stays.
-# DC_VM_SKIP_TESTS replaces the list ("" runs every test).
+# about user space alone (options, -vv's output, output files, signals,
+# the stream's reader, profile counters, errno and nesting derived in
+# the programs, the fast path's own ring and processes), which the host
+# suite proves on any kernel, and a repeat (t/6000's unselected process:
+# t/3000's bystander shows it).  Everything about what 6.1 has or lacks
+# stays.  DC_VM_SKIP_TESTS replaces the list ("" runs every test).
 VM_SKIP=${DC_VM_SKIP_TESTS-"3000:a failed library call carries the errno*
 3000:calls nested deeper than the kernel stack*
 3000:the recursion the kernel stores*
@@ -32,6 +33,7 @@ VM_SKIP=${DC_VM_SKIP_TESTS-"3000:a failed library call carries the errno*
 3000:the output file is created 0600*
 3000:a reader that dies*
 3000:bad options*
+3240:with -vv*
 6000:a process that was not selected*
 6000:a command that does not exist*
 6000:a tampered spec*

@@ -1,0 +1,62 @@
+#!/bin/sh
+# The verifier's work when a collector starts, most of its time to start:
+# dc-collect -vv shows each program's statistics, and the exit programs
+# call derive_exit (the arguments read at a call's return) as a global
+# function, which the verifier checks once on its own, not again at each
+# call site and on each path.  Every kernel the suite runs on (6.18 here,
+# 6.1 in the VM) takes it: the fallback's line must not appear.
+. "$(dirname "$0")/test-lib.sh"
+
+FALLBACK="takes no global functions with pointer arguments"
+
+# spec: the signed spec of libc's calls and the system calls.
+spec() {
+	printf "layers: [posix, syscalls]\n" >c.yaml &&
+	sign_spec c.yaml
+}
+
+test_expect_success 'setup: a signing key' '
+	dc-sign --gen-key -k "$SHARED/key" >/dev/null
+'
+
+test_expect_success BPF 'with -vv each program loaded has the verifier statistics' '
+	spec &&
+	dc-collect -vv -k "$SHARED/key" probes.sig -- true >/dev/null 2>err &&
+	sed -n "s/^libbpf: prog .\(dc_[a-z_]*\).: -- BEGIN PROG LOAD LOG --\$/\1/p" \
+		err >loaded &&
+	grep "^dc_sys_exit\$" loaded &&
+	grep "^dc_u[a-z]*_exit\$" loaded &&
+	test "$(grep -c "^processed [0-9]* insns" err)" = "$(wc -l <loaded)" &&
+	! grep "$FALLBACK" err
+'
+
+test_lazy_prereq BPFTOOL '
+	command -v bpftool >/dev/null || { echo "bpftool not installed"; false; }
+'
+
+# linkage.sh, run by the collector: the linkage of derive_exit in the BTF
+# the kernel holds for the collector's (its parent's) dc_sys_exit, found
+# through the program and link fds the collector holds.
+write_linkage_sh() {
+	cat >linkage.sh <<-\EOS
+	exec >linkage
+	for fd in /proc/$PPID/fdinfo/*; do
+		sed -n "s/^prog_id:[[:space:]]*//p" "$fd"
+	done | sort -u | while read -r id; do
+		bpftool prog show id "$id" | grep -q " name dc_sys_exit " || continue
+		btf=$(bpftool prog show id "$id" | sed -n "s/.*btf_id \([0-9]*\).*/\1/p")
+		bpftool btf dump id "$btf" |
+			sed -n "s/.* FUNC .derive_exit. type_id=[0-9]* linkage=//p"
+	done
+	EOS
+}
+
+test_expect_success BPF,BPFTOOL 'the loaded exit program holds derive_exit as a global function' '
+	spec &&
+	write_linkage_sh &&
+	dc-collect -k "$SHARED/key" probes.sig -- sh linkage.sh >/dev/null 2>err &&
+	test "$(cat linkage)" = global &&
+	! grep "$FALLBACK" err
+'
+
+test_done
