@@ -51,13 +51,18 @@ test_expect_success 'help, version, usage errors' '
 	test_one_line err &&
 	test_must_fail_with 2 dc-report --bogus x -o r.html 2>err &&
 	test_one_line err &&
+	test_must_fail_with 2 dc-report -w -1 x -o r.html 2>err &&
+	test_one_line err &&
+	grep "workers must be 0 or more" err &&
 	test ! -e r.html
 '
 
-test_expect_success DASK 'a nested trace over many gzip members: summary, call paths, files' '
+test_expect_success DASK 'a nested trace over many gzip members on two workers: summary, call paths, files' '
 	nested_stream 300 | dc-mkstream | dc-aggregate | dc-write --chunk-size 4K "$SHARED/n.pfw.gz" &&
 	test $(wc -l <"$SHARED/n.pfw.gz.idx") -gt 20 &&
-	dc-report -w 2 --part-size 8K --top 0 "$SHARED/n.pfw.gz" -o "$SHARED/many.html" &&
+	dc-report -w 2 --stats --part-size 8K --top 0 "$SHARED/n.pfw.gz" -o "$SHARED/many.html" 2>stats &&
+	grep "^dc-report: [1-9][0-9]* parts, 902 events, analysed in [0-9.]* s (cluster start [0-9.]* s) on 2 workers$" stats &&
+	test $(grep -c "^dc-report: worker tcp://.* peak memory [1-9][0-9]* MiB, CPU [0-9.]* s$" stats) = 2 &&
 	dc-write --summary --top 0 "$SHARED/n.pfw.gz" >want &&
 	$Q "$SHARED/many.html" summary >got &&
 	head -n 1 want | sed "s/^[^:]*: //; s/, 0 dropped//" >want.head &&
@@ -106,7 +111,7 @@ probe id=5 kind=uprobe layer=app name=main target=/usr/bin/app args= ret=int"
 test_expect_success DASK 'a deep tree over many gzip members and parts, children first or parents first' '
 	deep_stream 300 | dc-mkstream | dc-aggregate | dc-write --chunk-size 4K "$SHARED/deep.pfw.gz" &&
 	test $(wc -l <"$SHARED/deep.pfw.gz.idx") -gt 20 &&
-	dc-report -w 2 --part-size 8K --top 0 "$SHARED/deep.pfw.gz" -o deep.html &&
+	dc-report -w 0 --part-size 8K --top 0 "$SHARED/deep.pfw.gz" -o deep.html &&
 	dc-write --summary --top 0 "$SHARED/deep.pfw.gz" | tail -n +3 >want &&
 	$Q deep.html summary | tail -n +2 >got &&
 	test_cmp want got &&
@@ -122,7 +127,7 @@ test_expect_success DASK 'a deep tree over many gzip members and parts, children
 	test ! -s warn &&
 	zcat "$SHARED/deep.pfw.gz" | python3 "$DC_SRC_DIR/t/helpers/pfw-parents-first.py" 40 pf.pfw.gz &&
 	test $(wc -l <pf.pfw.gz.idx) -gt 20 &&
-	dc-report -w 2 --part-size 8K --top 0 pf.pfw.gz -o pf.html &&
+	dc-report -w 0 --part-size 8K --top 0 pf.pfw.gz -o pf.html &&
 	for t in calltree-table files-table layer-table; do
 		$Q pf.html table $t >pf.$t &&
 		$Q deep.html table $t >deep.$t &&
@@ -132,7 +137,7 @@ test_expect_success DASK 'a deep tree over many gzip members and parts, children
 
 test_expect_success DASK 'a parent never written: its children counted under their own name, said' '
 	zcat "$SHARED/deep.pfw.gz" | grep -v "\"name\":\"main\"" >nomain.pfw &&
-	dc-report -w 1 --top 0 nomain.pfw -o nomain.html &&
+	dc-report -w 0 --top 0 nomain.pfw -o nomain.html &&
 	$Q nomain.html table calltree-table >paths &&
 	grep -x "H5Dwrite > pwrite > pwrite64	300	9000" paths &&
 	! grep main paths &&
@@ -142,10 +147,11 @@ test_expect_success DASK 'a parent never written: its children counted under the
 	grep "^300 calls whose parent call could not be found" warn
 '
 
-test_expect_success DASK 'one part on one worker gives the same report as many parts on two' '
-	dc-report -w 1 --stats --top 0 "$SHARED/n.pfw.gz" -o one.html 2>stats &&
-	grep "^dc-report: 1 parts, 902 events, analysed in [0-9.]* s (cluster start [0-9.]* s) on 1 workers$" stats &&
-	grep "^dc-report: worker tcp://.* peak memory [1-9][0-9]* MiB, CPU [0-9.]* s$" stats &&
+test_expect_success DASK 'one part, by default in this process, gives the same report as many parts on two workers' '
+	dc-report --stats --top 0 "$SHARED/n.pfw.gz" -o one.html 2>stats &&
+	grep "^dc-report: 1 parts, 902 events, analysed in [0-9.]* s in this process$" stats &&
+	grep "^dc-report: this process peak memory [1-9][0-9]* MiB, CPU [0-9.]* s$" stats &&
+	test_line_count stats 2 &&
 	for t in summary-table layer-table files-table calltree-table kernel-table; do
 		$Q one.html table $t >one.$t &&
 		$Q "$SHARED/many.html" table $t >many.$t &&
@@ -158,7 +164,7 @@ test_expect_success DASK 'one part on one worker gives the same report as many p
 
 test_expect_success DASK 'an IOR-like trace: numbers equal dc-write --summary, every figure drawn' '
 	dc-mkstream --synthetic 50000 | dc-write --chunk-size 1M s.pfw.gz &&
-	dc-report -w 1 --part-size 2M --top 0 s.pfw.gz -o r.html &&
+	dc-report -w 0 --part-size 2M --top 0 s.pfw.gz -o r.html &&
 	dc-write --summary --top 0 s.pfw.gz >want &&
 	$Q r.html summary >got &&
 	tail -n +3 want >want.rows && tail -n +2 got >got.rows &&
@@ -179,7 +185,7 @@ test_lazy_prereq SAMPLES '
 
 test_expect_success DASK,SAMPLES 'other writers'"'"' traces (DFTracer 1.0, the 2023 form): the same numbers, no warning' '
 	for f in cm1-DEFAULT-3537780-preload dfanalyzer_test_2023; do
-		dc-report -w 1 --top 0 "$SAMPLES/$f.pfw.gz" -o $f.html &&
+		dc-report -w 0 --top 0 "$SAMPLES/$f.pfw.gz" -o $f.html &&
 		dc-write --summary --top 0 "$SAMPLES/$f.pfw.gz" | tail -n +3 >want &&
 		$Q $f.html summary | tail -n +2 >got &&
 		test_cmp want got &&
@@ -215,7 +221,7 @@ remote_report() {
 test_expect_success DASK 'the header: command, hosts, processes, ranks, batch job, run id' '
 	zcat "$SHARED/n.pfw.gz" | sed "s/\"cwd\":\"\/tmp\"}/\"cwd\":\"\/tmp\",\"scheduler\":\"slurm\",\"job_id\":\"4242\",\"job_step\":\"0\"}/" >job.pfw &&
 	grep -c "\"job_id\":\"4242\"" job.pfw >n && test "$(cat n)" = 2 &&
-	dc-report -w 1 job.pfw -o job.html &&
+	dc-report -w 0 job.pfw -o job.html &&
 	test "$($Q job.html header command)" = "app -n 2" &&
 	test "$($Q job.html header hosts)" = node1 &&
 	test "$($Q job.html header processes)" = 2 &&
@@ -235,10 +241,12 @@ test_expect_success DASK 'a running Dask cluster (--scheduler): workers without 
 	done
 '
 
-test_expect_success DASK 'no scheduler there: exit 1, one line' '
-	test_must_fail_with 1 dc-report --scheduler tcp://127.0.0.1:9 "$SHARED/n.pfw.gz" -o r.html 2>err &&
+# Dask waits for a scheduler for distributed.comm.timeouts.connect (30 s).
+test_expect_success DASK 'no scheduler there: exit 1, one line, after the connect timeout Dask is given' '
+	test_must_fail_with 1 env DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=2s \
+		dc-report --scheduler tcp://127.0.0.1:9 "$SHARED/n.pfw.gz" -o r.html 2>err &&
 	test_one_line err &&
-	grep "^dc-report: Dask cluster: " err &&
+	grep "^dc-report: Dask cluster: .* after 2 s" err &&
 	test_must_fail_with 1 dc-report --scheduler-file nowhere.json "$SHARED/n.pfw.gz" -o r.html 2>err &&
 	test_one_line err &&
 	grep "^dc-report: Dask cluster: no scheduler file nowhere.json" err &&

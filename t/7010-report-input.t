@@ -42,7 +42,7 @@ test_expect_success DASK 'a trace cut inside a member: exit 3, the lines before 
 	size=$(stat -c %s "$SHARED/t.pfw.gz") &&
 	head -c $((size - 20000)) "$SHARED/t.pfw.gz" >cut.pfw.gz &&
 	cp "$SHARED/t.pfw.gz.idx" cut.pfw.gz.idx &&
-	test_must_fail_with 3 dc-report -w 1 cut.pfw.gz -o r.html 2>err &&
+	test_must_fail_with 3 dc-report -w 0 cut.pfw.gz -o r.html 2>err &&
 	grep "ends inside a gzip member" err &&
 	$Q r.html warning >warn &&
 	grep "cut.pfw.gz: no end line: the writer did not finish" warn &&
@@ -52,7 +52,7 @@ test_expect_success DASK 'a trace cut inside a member: exit 3, the lines before 
 	test "$($Q r.html events)" = "$want"
 '
 
-test_expect_success DASK 'a damaged member, lines that are not JSON, a file of noise: exit 4, each named' '
+test_expect_success DASK 'a damaged member, lines that are not JSON, a file of noise, on two workers: exit 4, each named' '
 	cp "$SHARED/t.pfw.gz" dmg.pfw.gz && cp "$SHARED/t.pfw.gz.idx" dmg.pfw.gz.idx &&
 	set -- $(sed -n 2p dmg.pfw.gz.idx | tr -c "0-9\n" " ") &&
 	off=$2 len=$3 &&
@@ -66,7 +66,7 @@ test_expect_success DASK 'a damaged member, lines that are not JSON, a file of n
 		echo "not json at all"
 	} >bad.pfw &&
 	head -c 3000 /dev/urandom >noise.pfw.gz &&
-	test_must_fail_with 4 dc-report -w 1 dmg.pfw.gz bad.pfw noise.pfw.gz -o r.html 2>err &&
+	test_must_fail_with 4 dc-report -w 2 dmg.pfw.gz bad.pfw noise.pfw.gz -o r.html 2>err &&
 	$Q r.html warning >warn &&
 	grep "^dmg.pfw.gz: gzip member 1 (bytes $off-$((off + len))) is damaged" warn &&
 	grep "^bad.pfw: 2 unreadable lines (line 3, line 5)" warn &&
@@ -86,7 +86,7 @@ test_expect_success DASK 'drops and a truncated stream upstream: a loud warning,
 	end events=AUTO dropped=7 flags=1
 	EOF
 	dc-mkstream <in.txt | dc-write tr.pfw.gz &&
-	test_must_fail_with 3 dc-report -w 1 tr.pfw.gz -o r.html &&
+	test_must_fail_with 3 dc-report -w 0 tr.pfw.gz -o r.html &&
 	$Q r.html warning >warn &&
 	grep "^tr.pfw.gz: 7 events were dropped by the collector" warn &&
 	grep "^tr.pfw.gz: its input stream was truncated" warn &&
@@ -95,7 +95,7 @@ test_expect_success DASK 'drops and a truncated stream upstream: a loud warning,
 '
 
 test_expect_success DASK 'a missing trace: exit 1, the others reported' '
-	test_must_fail_with 1 dc-report -w 1 "$SHARED/t.pfw.gz" nowhere.pfw.gz -o r.html 2>err &&
+	test_must_fail_with 1 dc-report -w 0 "$SHARED/t.pfw.gz" nowhere.pfw.gz -o r.html 2>err &&
 	test_one_line err &&
 	grep "^dc-report: nowhere.pfw.gz: cannot read: No such file or directory" err &&
 	$Q r.html warning | grep "^nowhere.pfw.gz: cannot read" &&

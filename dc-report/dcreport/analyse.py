@@ -418,8 +418,9 @@ class ByValue:
         return (cloudpickle.loads, (cloudpickle.dumps(self.fn),))
 
 
-def run(parts, client, split_every=8):
-    """The analysis of PARTS on the Dask cluster of CLIENT: one task per
+def run(parts, client=None, split_every=8):
+    """The analysis of PARTS on the Dask cluster of CLIENT, or in this
+    process (Dask's synchronous scheduler) without one: one task per
     part, then a reduction tree SPLIT_EVERY wide."""
     import dask.bag as db
     if not parts:
@@ -427,4 +428,6 @@ def run(parts, client, split_every=8):
     bag = db.from_sequence(parts, npartitions=len(parts))
     result = bag.reduction(ByValue(analyse_parts), ByValue(merge_all),
                            split_every=split_every)
+    if client is None:
+        return calltree.finish(result.compute(scheduler="sync"))
     return calltree.finish(client.compute(result).result())

@@ -14,8 +14,10 @@ Write one self-contained HTML report of DFTracer traces (.pfw.gz, .pfw),
 analysed in parallel with Dask, by gzip member through the .idx index.
 
   -o, --output FILE       the report (required; - for standard output)
-  -w, --workers N         workers of the local Dask cluster (default: the
-                          number of CPUs, at most 8)
+  -w, --workers N         workers of the local Dask cluster; 0 analyses in
+                          this process, with no cluster (default: 0 for
+                          traces of one part, else the number of CPUs,
+                          at most 8)
       --scheduler ADDRESS use a running Dask cluster (tcp://host:8786)
       --scheduler-file F  use the running Dask cluster that F describes (as
                           written by dask-scheduler --scheduler-file F)
@@ -71,8 +73,8 @@ def parse(argv):
         raise Usage("no trace given")
     if not a.output:
         raise Usage("no output given (-o REPORT.html)")
-    if a.workers is not None and a.workers < 1:
-        raise Usage("--workers must be at least 1")
+    if a.workers is not None and a.workers < 0:
+        raise Usage("--workers must be 0 or more")
     if sum(x is not None for x in (a.workers, a.scheduler, a.scheduler_file)) > 1:
         raise Usage("--workers, --scheduler and --scheduler-file exclude each other")
     if a.top < 0:
@@ -97,12 +99,14 @@ def start_client(a):
               dcreport.reader):
         cloudpickle.register_pickle_by_value(m)
     if a.scheduler or a.scheduler_file:
+        # The scheduler is waited for as long as Dask's
+        # distributed.comm.timeouts.connect (30 s unless configured).
         if a.scheduler_file:
             if not os.path.exists(a.scheduler_file):
                 raise OSError("no scheduler file %s" % a.scheduler_file)
-            client = Client(scheduler_file=a.scheduler_file, timeout="30s")
+            client = Client(scheduler_file=a.scheduler_file)
         else:
-            client = Client(a.scheduler, timeout="30s")
+            client = Client(a.scheduler)
         try:
             client.wait_for_workers(1, timeout=WORKER_WAIT)
         except Exception:
@@ -116,10 +120,33 @@ def start_client(a):
     return Client(cluster), cluster
 
 
-def analyse(a):
+def in_process(a, parts):
+    """Whether to analyse in this process, on Dask's synchronous scheduler:
+    when asked (-w 0), and by default for traces that make one part,
+    which a cluster could not share out (it would only add its start)."""
+    if a.scheduler or a.scheduler_file:
+        return False
+    if a.workers is None:
+        return len(parts) <= 1
+    return a.workers == 0
+
+
+def analyse_here(a, parts):
     from dcreport import analyse as an
-    from dcreport.reader import plan
-    parts, files, issues = plan(a.traces, a.part_size)
+    t0 = time.monotonic()
+    result = an.run(parts)
+    if a.stats:
+        rss, cpu = an.worker_usage()
+        sys.stderr.write("dc-report: %d parts, %d events, analysed in %.2f s "
+                         "in this process\n"
+                         % (len(parts), result["events"], time.monotonic() - t0))
+        sys.stderr.write("dc-report: this process peak memory %d MiB, CPU %.2f s\n"
+                         % (rss >> 20, cpu))
+    return result
+
+
+def analyse_on_cluster(a, parts):
+    from dcreport import analyse as an
     t0 = time.monotonic()
     client, cluster = start_client(a)
     try:
@@ -138,7 +165,15 @@ def analyse(a):
         client.close()
         if cluster is not None:
             cluster.close()
-    return result, files, issues
+    return result
+
+
+def analyse(a):
+    from dcreport.reader import plan
+    parts, files, issues = plan(a.traces, a.part_size)
+    if in_process(a, parts):
+        return analyse_here(a, parts), files, issues
+    return analyse_on_cluster(a, parts), files, issues
 
 
 def status_of(result, issues):
