@@ -26,16 +26,160 @@ struct {
 /* Block I/O from queueing to completion, by device and first sector.
  * Every bio queued on the host is remembered, selected or not, so that a
  * completion found nowhere is known to be unattributed (not someone
- * else's) and is still emitted.  Merged bios leave the map at the merge;
- * LRU in case a path is missed (bio-based devices never complete a
- * request), with per-CPU lists: no lock shared by every CPU. */
+ * else's) and is still emitted.  Merged bios leave the table at the merge.
+ *
+ * A hash map's update cost more than the rest of a bio's visit (its
+ * allocation and locking, at every bio on the host), so the table is a
+ * set-associative array: (device, sector) hashes to a set of
+ * DC_BLOCK_WAYS slots, each with a tag word that says who holds it: 0
+ * free; the key's hash (bit 0 clear) in use; the hash with bit 0 set
+ * while one program changes or reads the slot.  A program takes a slot
+ * with a compare-and-swap on its tag, so the CPUs that queue, issue and
+ * complete a bio never write one slot at once; the tag is set back with
+ * an exchange (ordered after the slot's writes on every architecture).
+ * A full set gives its oldest entry to the new bio, as an LRU map would:
+ * entries nothing deletes (a bio-based device's bios complete no
+ * request) age out; a live entry lost that way, or a slot found busy,
+ * makes its completion one never seen queued: emitted with pid 0 and
+ * counted (DC_CNT_BLOCK_UNKNOWN), never silent. */
+#define DC_BLOCK_WAYS 4
+#define DC_BLOCK_SETS 4096 /* a power of two: 16384 bios in flight */
+#define DC_BLOCK_BUSY 1ULL
+
+struct block_set {
+	__u64 tag[DC_BLOCK_WAYS];  /* first: one cache line to look through */
+	struct block_slot {
+		struct dc_block_key key;
+		struct dc_block_start start;
+	} slot[DC_BLOCK_WAYS];
+};
+
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
-	__uint(map_flags, BPF_F_NO_COMMON_LRU);
-	__type(key, struct dc_block_key);
-	__type(value, struct dc_block_start);
-} block_start SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DC_BLOCK_SETS);
+	__type(key, __u32);
+	__type(value, struct block_set);
+} block_sets SEC(".maps");
+
+/* The set of a block key, and in *tag its tag: a multiplicative hash,
+ * its top bits the set, the rest the tag (bit 0 clear, never 0). */
+static __always_inline struct block_set *
+block_set_of(const struct dc_block_key *k, __u64 *tag)
+{
+	__u64 h = (k->sector ^ ((__u64)k->dev << 40)) * 0x9e3779b97f4a7c15ULL;
+	__u32 set = h >> 52; /* log2(DC_BLOCK_SETS) bits */
+
+	*tag = (h & ~DC_BLOCK_BUSY) | 2;
+	return bpf_map_lookup_elem(&block_sets, &set);
+}
+
+static __always_inline bool block_key_eq(const struct dc_block_key *a,
+					 const struct dc_block_key *b)
+{
+	return a->dev == b->dev && a->sector == b->sector;
+}
+
+/* Take the slot holding key (its tag marked busy): its way, or -1 when
+ * no slot holds it or another CPU has it. */
+static __always_inline int block_take(struct block_set *s, __u64 tag,
+				      const struct dc_block_key *key)
+{
+	int i;
+
+	for (i = 0; i < DC_BLOCK_WAYS; i++) {
+		if (s->tag[i] != tag || !block_key_eq(&s->slot[i].key, key))
+			continue;
+		if (__sync_val_compare_and_swap(&s->tag[i], tag,
+						tag | DC_BLOCK_BUSY) != tag)
+			return -1;
+		/* Ours now: a slot given to another key in between fails. */
+		if (!block_key_eq(&s->slot[i].key, key)) {
+			__sync_lock_test_and_set(&s->tag[i], tag);
+			return -1;
+		}
+		return i;
+	}
+	return -1;
+}
+
+/* Give a taken slot back: still key's (tag), or free (0). */
+static __always_inline void block_give(struct block_set *s, int way, __u64 tag)
+{
+	__sync_lock_test_and_set(&s->tag[way & (DC_BLOCK_WAYS - 1)], tag);
+}
+
+/* A slot for key, taken (busy), its key written: the one holding key
+ * already (a stale entry), else a free one, else the oldest; -1 when
+ * another CPU took it first.  The caller writes its start and gives it
+ * back with block_give(s, way, tag). */
+static __always_inline int block_claim(struct block_set *s, __u64 tag,
+				       const struct dc_block_key *key)
+{
+	int i, way = -1, oldest = -1;
+	__u64 old, t, oldest_ts = ~0ULL;
+
+	for (i = 0; i < DC_BLOCK_WAYS; i++) {
+		t = s->tag[i];
+		if (t == tag && block_key_eq(&s->slot[i].key, key)) {
+			way = i;
+			break;
+		}
+		if (t == 0) {
+			if (way < 0)
+				way = i;
+		} else if (!(t & DC_BLOCK_BUSY) &&
+			   s->slot[i].start.ts < oldest_ts) {
+			oldest_ts = s->slot[i].start.ts;
+			oldest = i;
+		}
+	}
+	if (way < 0)
+		way = oldest;
+	if (way < 0)
+		return -1;
+	way &= DC_BLOCK_WAYS - 1;
+	old = s->tag[way];
+	if (old & DC_BLOCK_BUSY ||
+	    __sync_val_compare_and_swap(&s->tag[way], old,
+					tag | DC_BLOCK_BUSY) != old)
+		return -1;
+	s->slot[way].key = *key;
+	return way;
+}
+
+/* Remember start under key (see block_claim); false if it could not be. */
+static __always_inline bool block_put(const struct dc_block_key *key,
+				      const struct dc_block_start *start)
+{
+	struct block_set *s;
+	__u64 tag;
+	int way;
+
+	s = block_set_of(key, &tag);
+	if (!s)
+		return false;
+	way = block_claim(s, tag, key);
+	if (way < 0)
+		return false;
+	s->slot[way & (DC_BLOCK_WAYS - 1)].start = *start;
+	block_give(s, way, tag);
+	return true;
+}
+
+/* Forget key, if remembered (a merged bio). */
+static __always_inline void block_forget(const struct dc_block_key *key)
+{
+	struct block_set *s;
+	__u64 tag;
+	int way;
+
+	s = block_set_of(key, &tag);
+	if (!s)
+		return;
+	way = block_take(s, tag, key);
+	if (way >= 0)
+		block_give(s, way, 0);
+}
 
 /* A kernel-layer record being built: emit_kernel() writes it.  Kept
  * in a struct (on the BPF stack) rather than passed as fifteen scalars. */
@@ -215,7 +359,7 @@ int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 	struct dc_block_start start = {};
 
 	/* A flush carries no data: its completion is never emitted, and
-	 * remembered it would only wait in the map to be evicted. */
+	 * remembered it would only wait in the table to be given up. */
 	if (ctx->nr_sector == 0)
 		return 0;
 	key.dev = ctx->dev;
@@ -223,18 +367,18 @@ int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 	start.pid_tgid = pid_tgid;
 	start.bytes = (__u64)ctx->nr_sector * 512;
 	start.op = ctx_op(ctx);
+	/* Others' bios too: their age says which entry a full set gives up. */
+	start.ts = bpf_ktime_get_ns();
 	start.selected = current_selected(pid_tgid);
 	if (start.selected) {
 		struct kevent k = {};
 
-		/* Others' bios are only recognised at completion: no time. */
-		start.ts = bpf_ktime_get_ns();
 		set_place(&k, get_stack(0, false));
 		start.depth = k.depth;
 		start.parent = k.parent;
 		start.flags = k.flags;
 	}
-	bpf_map_update_elem(&block_start, &key, &start, BPF_ANY);
+	block_put(&key, &start);
 	return 0;
 }
 
@@ -243,14 +387,21 @@ SEC("tp/block/block_split")
 int dc_block_split(struct trace_event_raw_block_split *ctx)
 {
 	struct dc_block_key key = {}, rest = {};
-	struct dc_block_start *start;
+	struct block_set *s;
+	__u64 tag;
+	int way;
 
 	key.dev = rest.dev = ctx->dev;
 	key.sector = ctx->sector;
 	rest.sector = ctx->new_sector;
-	start = bpf_map_lookup_elem(&block_start, &key);
-	if (start)
-		bpf_map_update_elem(&block_start, &rest, start, BPF_ANY);
+	s = block_set_of(&key, &tag);
+	if (!s)
+		return 0;
+	way = block_take(s, tag, &key);
+	if (way < 0)
+		return 0;
+	block_put(&rest, &s->slot[way & (DC_BLOCK_WAYS - 1)].start);
+	block_give(s, way, tag);
 	return 0;
 }
 
@@ -262,7 +413,7 @@ int dc_bio_backmerge(struct trace_event_raw_block_bio *ctx)
 
 	key.dev = ctx->dev;
 	key.sector = ctx->sector;
-	bpf_map_delete_elem(&block_start, &key);
+	block_forget(&key);
 	return 0;
 }
 
@@ -275,7 +426,7 @@ int dc_bio_frontmerge(struct trace_event_raw_block_bio *ctx)
 
 	key.dev = ctx->dev;
 	key.sector = ctx->sector + ctx->nr_sector;
-	bpf_map_delete_elem(&block_start, &key);
+	block_forget(&key);
 	return 0;
 }
 
@@ -284,17 +435,43 @@ int dc_block_issue(struct trace_event_raw_block_rq *ctx)
 {
 	struct dc_block_key key = {};
 	struct dc_block_start *start;
+	struct block_set *s;
+	__u64 tag;
+	int way;
 
 	key.dev = ctx->dev;
 	key.sector = ctx->sector;
-	start = bpf_map_lookup_elem(&block_start, &key);
-	if (!start)
+	s = block_set_of(&key, &tag);
+	if (!s)
 		return 0;
+	way = block_take(s, tag, &key);
+	if (way < 0)
+		return 0;
+	start = &s->slot[way & (DC_BLOCK_WAYS - 1)].start;
 	if (start->selected)
 		start->ts = bpf_ktime_get_ns();
 	start->bytes = ctx->bytes;
 	start->op = ctx_op(ctx);
+	block_give(s, way, tag);
 	return 0;
+}
+
+/* A completion whose request was never seen queued (queued before
+ * tracing began, or its entry lost): emitted all the same, with pid 0,
+ * and counted. */
+static __always_inline void block_unknown(struct trace_event_raw_block_rq_completion *ctx,
+					  __u32 probe_id, __u64 now)
+{
+	struct kevent k = {
+		.ts = now, .ret = ctx->error,
+		.probe_id = probe_id, .type = DC_EV_CALL,
+		.flags = DC_EVF_ASYNC, .nargs = 4,
+		.a = { ctx->dev, ctx->sector, (__u64)ctx->nr_sector * 512,
+		       ctx_op(ctx) },
+	};
+
+	count(DC_CNT_BLOCK_UNKNOWN);
+	emit_kernel(&k);
 }
 
 SEC("tp/block/block_rq_complete")
@@ -302,8 +479,10 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 {
 	struct dc_block_key key = {};
 	struct dc_block_start *start;
+	struct block_set *s;
 	__u32 probe_id;
-	__u64 now = bpf_ktime_get_ns(), bytes;
+	__u64 now = bpf_ktime_get_ns(), bytes, tag;
+	int way = -1;
 
 	key.dev = ctx->dev;
 	key.sector = ctx->sector;
@@ -312,21 +491,14 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 		return 0; /* a flush: no data, no bio of its own */
 	if (!block_traced(&probe_id))
 		return 0;
-	start = bpf_map_lookup_elem(&block_start, &key);
-	if (!start) {
-		/* Never seen queued (queued before tracing began, or lost):
-		 * emitted all the same, with pid 0, and counted. */
-		struct kevent k = {
-			.ts = now, .ret = ctx->error,
-			.probe_id = probe_id, .type = DC_EV_CALL,
-			.flags = DC_EVF_ASYNC, .nargs = 4,
-			.a = { key.dev, key.sector, bytes, ctx_op(ctx) },
-		};
-
-		count(DC_CNT_BLOCK_UNKNOWN);
-		emit_kernel(&k);
+	s = block_set_of(&key, &tag);
+	if (s)
+		way = block_take(s, tag, &key);
+	if (!s || way < 0) {
+		block_unknown(ctx, probe_id, now);
 		return 0;
 	}
+	start = &s->slot[way & (DC_BLOCK_WAYS - 1)].start;
 	if (start->selected) {
 		struct kevent k = {
 			.pid_tgid = start->pid_tgid, .ts = start->ts,
@@ -350,9 +522,9 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 		rest.sector += bytes / 512;
 		start->bytes -= bytes;
 		start->ts = now;
-		bpf_map_update_elem(&block_start, &rest, start, BPF_ANY);
+		block_put(&rest, start);
 	}
-	bpf_map_delete_elem(&block_start, &key);
+	block_give(s, way, 0);
 	return 0;
 }
 
