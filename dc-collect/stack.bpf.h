@@ -66,12 +66,19 @@ static __always_inline __u64 client_tls(struct dc_stack *st,
 	return addr;
 }
 
-/* The current thread's stack (tid is the current thread's); with create,
- * a zeroed one if it has none. */
+/* The stack of task, the current one; with create, a zeroed one if it
+ * has none. */
+static __always_inline struct dc_stack *task_stack(struct task_struct *task,
+						   bool create)
+{
+	return bpf_task_storage_get(&stacks, task, NULL,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+/* The current thread's stack (tid is the current thread's). */
 static __always_inline struct dc_stack *get_stack(__u32 tid, bool create)
 {
-	return bpf_task_storage_get(&stacks, bpf_get_current_task_btf(), NULL,
-				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	return task_stack(bpf_get_current_task_btf(), create);
 }
 
 /* The innermost call open on the current thread, of the kernel's frames
@@ -143,13 +150,12 @@ static __always_inline void nest_mark(const struct dc_call_frame *f)
 	bpf_ringbuf_submit(ev, rb_flags());
 }
 
-/* Open a frame: a system call, a kernel function, or (user) a uprobe
- * call. */
-static __always_inline void push_frame(__u32 tid, __u32 probe_id,
-				       __u32 is_syscall, bool user,
-				       const __u64 *args)
+/* Open a frame on the current thread's stack st (NULL: none could be
+ * made): a system call, a kernel function, or (user) a uprobe call. */
+static __always_inline void push_on(struct dc_stack *st, __u32 probe_id,
+				    __u32 is_syscall, bool user,
+				    const __u64 *args)
 {
-	struct dc_stack *st = get_stack(tid, true);
 	struct dc_call_frame *f;
 	bool client;
 	__u64 seq;
@@ -191,6 +197,13 @@ static __always_inline void push_frame(__u32 tid, __u32 probe_id,
 	f->ts = bpf_ktime_get_ns();
 	if (f->client)
 		nest_mark(f);
+}
+
+static __always_inline void push_frame(__u32 tid, __u32 probe_id,
+				       __u32 is_syscall, bool user,
+				       const __u64 *args)
+{
+	push_on(get_stack(tid, true), probe_id, is_syscall, user, args);
 }
 
 static __always_inline void push(__u32 tid, __u32 probe_id, __u32 is_syscall,

@@ -18,6 +18,14 @@ static __always_inline __u64 syscall_param6(struct pt_regs *regs)
 #endif
 }
 
+/* What bpf_get_current_pid_tgid() answers, read from the current task:
+ * the system call programs need the task for its stack anyway, and each
+ * helper call costs. */
+static __always_inline __u64 task_pid_tgid(const struct task_struct *task)
+{
+	return ((__u64)task->tgid << 32) | (__u32)task->pid;
+}
+
 /* The probe id + 1 of a system call to trace now, or 0.  Whether the
  * thread is selected is asked first: most calls on a host are other
  * processes', and they then cost nothing more. */
@@ -39,8 +47,8 @@ static __always_inline __u32 sys_enter_probe(__u64 pid_tgid, long id)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(dc_sys_enter_btf, struct pt_regs *regs, long id)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 pid1 = sys_enter_probe(pid_tgid, id);
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 pid1 = sys_enter_probe(task_pid_tgid(task), id);
 	__u64 args[DC_MAX_ARGS];
 
 	if (pid1 == 0)
@@ -51,15 +59,15 @@ int BPF_PROG(dc_sys_enter_btf, struct pt_regs *regs, long id)
 	args[3] = PT_REGS_PARM4_SYSCALL(regs);
 	args[4] = PT_REGS_PARM5_SYSCALL(regs);
 	args[5] = param6(regs);
-	push((__u32)pid_tgid, pid1 - 1, 1, args);
+	push_on(task_stack(task, true), pid1 - 1, 1, false, args);
 	return 0;
 }
 
 SEC("raw_tp/sys_enter")
 int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long id)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 pid1 = sys_enter_probe(pid_tgid, id);
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 pid1 = sys_enter_probe(task_pid_tgid(task), id);
 	__u64 args[DC_MAX_ARGS];
 
 	if (pid1 == 0)
@@ -87,7 +95,7 @@ int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long id)
 	args[4] = PT_REGS_PARM5_CORE_SYSCALL(regs);
 	args[5] = syscall_param6(regs);
 #endif
-	push((__u32)pid_tgid, pid1 - 1, 1, args);
+	push_on(task_stack(task, true), pid1 - 1, 1, false, args);
 	return 0;
 }
 
@@ -96,12 +104,13 @@ int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long id)
 SEC("raw_tp/sys_exit")
 int BPF_PROG(dc_sys_exit, struct pt_regs *regs, long ret)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pid_tgid = task_pid_tgid(task);
 	struct dc_stack *st;
 
 	if (!current_selected(pid_tgid))
 		return 0;
-	st = get_stack((__u32)pid_tgid, false);
+	st = task_stack(task, false);
 	if (follow_ra)
 		ra_flush(st);
 	pop_syscall(st, pid_tgid, ret);
