@@ -277,6 +277,14 @@ void open_and_load(struct collector *c)
 				       (__u32)c->opt.ring_size);
 	if (err)
 		die("cannot size the ring buffer: %s", strerror(-err));
+	/* Per-CPU maps cost their size times the CPUs to create: the
+	 * drops per probe for this spec's probes and the internal ones
+	 * (output.c reads no more), the profile's sums only in profile
+	 * mode (a preallocated hash of DC_MAX_PROFILE, tens of ms here). */
+	bpf_map__set_max_entries(skel->maps.probe_drops,
+				 c->internal_base + DC_IPROBE_COUNT);
+	if (c->spec->mode != DC_MODE_PROFILE)
+		bpf_map__set_max_entries(skel->maps.profile, 1);
 	/* Programs nobody needs are not loaded at all. */
 	if (!syscalls) {
 		bpf_program__set_autoload(skel->progs.dc_sys_enter, false);
@@ -429,6 +437,8 @@ int check_kernel(void)
 	kf.method = dc_features_kfunc_method(&f);
 	dc_kfuncs_aim(&kf, skel, "vfs_read");
 	bpf_map__set_max_entries(skel->maps.events, 1 << 16);
+	bpf_map__set_max_entries(skel->maps.probe_drops, DC_IPROBE_COUNT);
+	bpf_map__set_max_entries(skel->maps.profile, 1);
 	if (!f.global_args)
 		derive_exit_static(skel);
 	if (collect_bpf__load(skel) != 0 ||

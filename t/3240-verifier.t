@@ -59,4 +59,30 @@ test_expect_success BPF,BPFTOOL 'the loaded exit program holds derive_exit as a 
 	! grep "$FALLBACK" err
 '
 
+# maps.sh, run by the collector: "NAME MAX_ENTRIES" of each map its
+# parent (the collector) holds.
+write_maps_sh() {
+	cat >maps.sh <<-\EOS
+	exec >maps
+	for fd in /proc/$PPID/fdinfo/*; do
+		sed -n "s/^map_id:[[:space:]]*//p" "$fd"
+	done | sort -u | while read -r id; do
+		bpftool map show id "$id" | tr "\n" " "
+		echo
+	done | sed -n "s/^[0-9]*: [a-z_]*  name \([a-z_]*\) .* max_entries \([0-9]*\) .*/\1 \2/p"
+	EOS
+}
+
+# Per-CPU maps cost their size times the CPUs to create.
+test_expect_success BPF,BPFTOOL,PYTHON3 'per-CPU maps sized to the spec: drops per probe, no profile sums outside profile mode' '
+	spec &&
+	write_maps_sh &&
+	dc-collect -k "$SHARED/key" probes.sig -- sh maps.sh >/dev/null 2>err &&
+	cat maps &&
+	nprobes=$(python3 -c "import json; print(len(json.load(open(\"probes.json\"))[\"probes\"]))") &&
+	# its probes and the four internal ones: fork, exec, exit, register
+	grep "^probe_drops $((nprobes + 4))\$" maps &&
+	grep "^profile 1\$" maps
+'
+
 test_done
