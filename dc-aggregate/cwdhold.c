@@ -13,7 +13,9 @@
  * in their order, from its first event that needs the directory until
  * the snapshot is due (or its input ends): then the directory /proc
  * showed holds from the last chdir or fchdir among them on, or for all
- * of them if they have none.  A fork, exec or exit of the process, or
+ * of them if they have none.  Its exit lets them go with the directory
+ * of a snapshot read as it exited (a collector behind a short-lived
+ * process), if one is to come.  A fork or exec of the process, or
  * HOLD_MAX bytes of waiting events, lets them go with the directory
  * unknown, as before.
  */
@@ -148,11 +150,15 @@ int hold_event(struct aggregator *ag, unsigned idx, const struct probe *pr,
 			hold_append(p, ev);
 			return 1;
 		}
-		/* A fork copies the directory, an exec or exit ends the
-		 * process, it waited too long, or a record of no known probe
-		 * (its id is the input's, not an output probe's) would be
-		 * taken for another's: unknown it is. */
-		hold_release(ag, idx, ev->pid, NULL);
+		/* Its exit: a snapshot still to come was read as it exited
+		 * or later (one read before is due already), and shows the
+		 * directory it ended in, if any.  A fork copies the
+		 * directory, an exec ends the program, it waited too long, or
+		 * a record of no known probe (its id is the input's, not an
+		 * output probe's) would be taken for another's: unknown it
+		 * is. */
+		hold_release(ag, idx, ev->pid, ev->type == DC_EV_EXIT_PROC ?
+			     snap_cwd(in->snapshots, ev->pid) : NULL);
 		return 0;
 	}
 	/* Only if the stream would show every change of directory. */

@@ -279,6 +279,18 @@ test_expect_success 'described late: a stream that ends first still gets the dir
 	EOF
 '
 
+# A collector behind a short-lived process reads /proc as it exits:
+# exe and cmdline are gone, the directory is still there, and is the one
+# the process ended in.
+test_expect_success 'described late, read as it exited: names resolve against its last directory' '
+	late_files_are "100 0 /work/dir/F" "100 1 /work/dir/F" <<-\EOF
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe= cmdline= cwd=/work/dir taken=500
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=F
+	call probe=1 pid=100 tid=100 ts=200 dur=10 ret=1 args=3,0,1
+	exitproc pid=100 tid=100 ts=400 ret=0
+	EOF
+'
+
 # A fork gives the child the directory its parent has then, which a
 # later /proc read cannot tell (the parent may chdir before it): the
 # waiting names go as written, the child's too.
