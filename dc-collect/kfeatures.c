@@ -47,30 +47,14 @@ static bool bpf_denied(void)
  * even where they take fentry, or the other way round. */
 static bool probe_tp_btf(void)
 {
-	struct bpf_insn insns[] = {
+	static const struct bpf_insn insns[] = {
 		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
 		{ .code = 0x95 },                         /* exit */
 	};
-	LIBBPF_OPTS(bpf_prog_load_opts, opts);
-	struct btf *vmlinux;
-	int id, fd;
 
-	vmlinux = btf__load_vmlinux_btf();
-	if (vmlinux == NULL)
-		return false;
-	id = btf__find_by_name_kind(vmlinux, "btf_trace_sys_enter",
-				    BTF_KIND_TYPEDEF);
-	btf__free(vmlinux);
-	if (id < 0)
-		return false;
-	opts.expected_attach_type = BPF_TRACE_RAW_TP;
-	opts.attach_btf_id = (__u32)id;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "dc_probe_tp_btf", "GPL",
-			   insns, 2, &opts);
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
+	return dc_kbtf_tracing_probe("dc_probe_tp_btf", "btf_trace_sys_enter",
+				     BTF_KIND_TYPEDEF, BPF_TRACE_RAW_TP,
+				     insns, 2) == 0;
 }
 
 /* The probe's BTF: "int main(void *ctx)" and "int sub(long *p)", a

@@ -197,17 +197,10 @@ int dc_kbtf_find(struct dc_kbtf *k, const char *name, struct dc_kbtf_func *f)
 	return -1;
 }
 
-/* A small fentry program on vfs_read that reads its BPF cookie: the
- * kernel refuses BPF_PROG_TYPE_TRACING where it is not built or not
- * allowed, and the cookie helper where tracing programs cannot have
- * cookies (before 6.0), which dc-collect's fentry programs need. */
-int dc_kbtf_fentry_probe(void)
+int dc_kbtf_tracing_probe(const char *name, const char *target, int kind,
+			  enum bpf_attach_type type,
+			  const struct bpf_insn *insns, size_t ninsns)
 {
-	struct bpf_insn insns[] = {
-		{ .code = 0x85, .imm = BPF_FUNC_get_attach_cookie }, /* call */
-		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },            /* r0 = 0 */
-		{ .code = 0x95 },                                    /* exit */
-	};
 	LIBBPF_OPTS(bpf_prog_load_opts, opts);
 	struct btf *vmlinux;
 	int id, fd;
@@ -215,18 +208,33 @@ int dc_kbtf_fentry_probe(void)
 	vmlinux = btf__load_vmlinux_btf();
 	if (vmlinux == NULL)
 		return -errno;
-	id = btf__find_by_name_kind(vmlinux, "vfs_read", BTF_KIND_FUNC);
+	id = btf__find_by_name_kind(vmlinux, target, kind);
 	btf__free(vmlinux);
 	if (id < 0)
 		return -ENOENT;
-	opts.expected_attach_type = BPF_TRACE_FENTRY;
+	opts.expected_attach_type = type;
 	opts.attach_btf_id = (__u32)id;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "dc_probe_fentry", "GPL",
-			   insns, 3, &opts);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, name, "GPL", insns, ninsns, &opts);
 	if (fd < 0)
 		return -errno;
 	close(fd);
 	return 0;
+}
+
+/* A small fentry program on vfs_read that reads its BPF cookie: the
+ * kernel refuses BPF_PROG_TYPE_TRACING where it is not built or not
+ * allowed, and the cookie helper where tracing programs cannot have
+ * cookies (before 6.0), which dc-collect's fentry programs need. */
+int dc_kbtf_fentry_probe(void)
+{
+	static const struct bpf_insn insns[] = {
+		{ .code = 0x85, .imm = BPF_FUNC_get_attach_cookie }, /* call */
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },            /* r0 = 0 */
+		{ .code = 0x95 },                                    /* exit */
+	};
+
+	return dc_kbtf_tracing_probe("dc_probe_fentry", "vfs_read", BTF_KIND_FUNC,
+				     BPF_TRACE_FENTRY, insns, 3);
 }
 
 int dc_kbtf_traceable(char *why, size_t len)

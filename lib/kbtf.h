@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <linux/bpf.h>
+
 struct btf;
 
 /* What a parameter or return type is, as far as tracing cares. */
@@ -58,5 +60,11 @@ int dc_kbtf_find(struct dc_kbtf *k, const char *name, struct dc_kbtf_func *f);
 int dc_kbtf_traceable(char *why, size_t len);
 /* Load the fentry test program on vfs_read: 0, or -errno. */
 int dc_kbtf_fentry_probe(void);
+/* Load program NAME (NINSNS INSNS) of BPF_PROG_TYPE_TRACING, attached as
+ * TYPE to the vmlinux BTF type TARGET of KIND, and close it at once: 0,
+ * -ENOENT (no such type), or the load's -errno. */
+int dc_kbtf_tracing_probe(const char *name, const char *target, int kind,
+			  enum bpf_attach_type type,
+			  const struct bpf_insn *insns, size_t ninsns);
 
 #endif /* DC_KBTF_H */
