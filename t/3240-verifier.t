@@ -4,7 +4,8 @@
 # call derive_exit (the arguments read at a call's return) as a global
 # function, which the verifier checks once on its own, not again at each
 # call site and on each path.  Every kernel the suite runs on (6.18 here,
-# 6.1 in the VM) takes it: the fallback's line must not appear.
+# 6.1 in the VM) takes it: the fallback's line must not appear.  The
+# per-CPU maps, the next cost, are sized to the run.
 . "$(dirname "$0")/test-lib.sh"
 
 FALLBACK="takes no global functions with pointer arguments"
