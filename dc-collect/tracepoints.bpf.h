@@ -35,22 +35,37 @@ struct {
  * free; the key's hash (bit 0 clear) in use; the hash with bit 0 set
  * while one program changes or reads the slot.  A program takes a slot
  * with a compare-and-swap on its tag, so the CPUs that queue, issue and
- * complete a bio never write one slot at once; the tag is set back with
- * an exchange (ordered after the slot's writes on every architecture).
+ * complete a bio never write one slot at once; the tag is set back
+ * after the slot's writes (block_give).
  * A full set gives its oldest entry to the new bio, as an LRU map would:
  * entries nothing deletes (a bio-based device's bios complete no
  * request) age out; a live entry lost that way, or a slot found busy,
  * makes its completion one never seen queued: emitted with pid 0 and
- * counted (DC_CNT_BLOCK_UNKNOWN), never silent. */
-#define DC_BLOCK_WAYS 4
-#define DC_BLOCK_SETS 4096 /* a power of two: 16384 bios in flight */
+ * counted (DC_CNT_BLOCK_UNKNOWN), never silent.
+ *
+ * The set is chosen by the 16 KiB the bio starts in, not by its sector:
+ * sequential small bios come back to the set, its tags still in the
+ * cache, where a set per sector missed it at every bio (the one load
+ * most of dc_bio_queue's time waited on).  Four 4 KiB bios of a 16 KiB
+ * fill half a set; the other half is for the rest.  The tags are kept
+ * apart from the slots, a set's in one cache line and all of them in
+ * 128 KiB: the slots, 1.3 MiB, are only written when a bio is queued
+ * and read when it completes. */
+#define DC_BLOCK_WAYS 8
+#define DC_BLOCK_SETS 2048 /* a power of two: 16384 bios in flight */
+#define DC_BLOCK_SET_BITS 11
+#define DC_BLOCK_GROUP 5   /* log2 of a set's sectors: 16 KiB */
 #define DC_BLOCK_BUSY 1ULL
 
-struct block_set {
-	__u64 tag[DC_BLOCK_WAYS];  /* first: one cache line to look through */
+struct block_tags {
+	__u64 tag[DC_BLOCK_WAYS];
+};
+
+struct block_slots {
 	struct block_slot {
 		struct dc_block_key key;
 		struct dc_block_start start;
+		__u64 born;        /* jiffies when queued: the oldest goes */
 	} slot[DC_BLOCK_WAYS];
 };
 
@@ -58,25 +73,64 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, DC_BLOCK_SETS);
 	__type(key, __u32);
-	__type(value, struct block_set);
-} block_sets SEC(".maps");
+	__type(value, struct block_tags);
+} block_tags SEC(".maps");
 
-/* The set of a block key, and in *tag its tag: a multiplicative hash,
- * its top bits the set, the rest the tag (bit 0 clear, never 0). */
-static __always_inline struct block_set *
-block_set_of(const struct dc_block_key *k, __u64 *tag)
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DC_BLOCK_SETS);
+	__type(key, __u32);
+	__type(value, struct block_slots);
+} block_slots SEC(".maps");
+
+/* A set: its tags and its slots. */
+struct block_set {
+	__u64 *tag;
+	struct block_slot *slot;
+};
+
+#define DC_GOLDEN 0x9e3779b97f4a7c15ULL
+
+/* The set of a block key in *s, and in *tag its tag: multiplicative
+ * hashes of its 16 KiB and of the key, their top bits; the tag's bit 0
+ * clear, the tag never 0. */
+static __always_inline bool block_set_of(const struct dc_block_key *k,
+					 struct block_set *s, __u64 *tag)
 {
-	__u64 h = (k->sector ^ ((__u64)k->dev << 40)) * 0x9e3779b97f4a7c15ULL;
-	__u32 set = h >> 52; /* log2(DC_BLOCK_SETS) bits */
+	__u64 dev = (__u64)k->dev << 40;
+	__u32 set = ((k->sector >> DC_BLOCK_GROUP) ^ dev) * DC_GOLDEN >>
+		    (64 - DC_BLOCK_SET_BITS);
+	struct block_tags *t = bpf_map_lookup_elem(&block_tags, &set);
+	struct block_slots *sl = bpf_map_lookup_elem(&block_slots, &set);
 
-	*tag = (h & ~DC_BLOCK_BUSY) | 2;
-	return bpf_map_lookup_elem(&block_sets, &set);
+	if (!t || !sl)
+		return false;
+	s->tag = t->tag;
+	s->slot = sl->slot;
+	*tag = (((k->sector ^ dev) * DC_GOLDEN) & ~DC_BLOCK_BUSY) | 2;
+	return true;
 }
 
 static __always_inline bool block_key_eq(const struct dc_block_key *a,
 					 const struct dc_block_key *b)
 {
 	return a->dev == b->dev && a->sector == b->sector;
+}
+
+/* Give a taken slot back: still key's (tag), or free (0), after the
+ * slot's writes.  x86 keeps stores in order, so a plain store does (an
+ * exchange would wait for the slot's stores to reach the cache);
+ * elsewhere the exchange orders them. */
+static __always_inline void block_give(struct block_set *s, int way, __u64 tag)
+{
+	__u64 *t = &s->tag[way & (DC_BLOCK_WAYS - 1)];
+
+#if defined(__TARGET_ARCH_x86)
+	asm volatile("" ::: "memory");
+	*(volatile __u64 *)t = tag;
+#else
+	__sync_lock_test_and_set(t, tag);
+#endif
 }
 
 /* Take the slot holding key (its tag marked busy): its way, or -1 when
@@ -94,18 +148,12 @@ static __always_inline int block_take(struct block_set *s, __u64 tag,
 			return -1;
 		/* Ours now: a slot given to another key in between fails. */
 		if (!block_key_eq(&s->slot[i].key, key)) {
-			__sync_lock_test_and_set(&s->tag[i], tag);
+			block_give(s, i, tag);
 			return -1;
 		}
 		return i;
 	}
 	return -1;
-}
-
-/* Give a taken slot back: still key's (tag), or free (0). */
-static __always_inline void block_give(struct block_set *s, int way, __u64 tag)
-{
-	__sync_lock_test_and_set(&s->tag[way & (DC_BLOCK_WAYS - 1)], tag);
 }
 
 /* A slot for key, taken (busy), its key written: the one holding key
@@ -116,7 +164,7 @@ static __always_inline int block_claim(struct block_set *s, __u64 tag,
 				       const struct dc_block_key *key)
 {
 	int i, way = -1, oldest = -1;
-	__u64 old, t, oldest_ts = ~0ULL;
+	__u64 old, t, oldest_born = ~0ULL;
 
 	for (i = 0; i < DC_BLOCK_WAYS; i++) {
 		t = s->tag[i];
@@ -128,8 +176,8 @@ static __always_inline int block_claim(struct block_set *s, __u64 tag,
 			if (way < 0)
 				way = i;
 		} else if (!(t & DC_BLOCK_BUSY) &&
-			   s->slot[i].start.ts < oldest_ts) {
-			oldest_ts = s->slot[i].start.ts;
+			   s->slot[i].born < oldest_born) {
+			oldest_born = s->slot[i].born;
 			oldest = i;
 		}
 	}
@@ -151,34 +199,33 @@ static __always_inline int block_claim(struct block_set *s, __u64 tag,
 static __always_inline bool block_put(const struct dc_block_key *key,
 				      const struct dc_block_start *start)
 {
-	struct block_set *s;
+	struct block_set s;
 	__u64 tag;
 	int way;
 
-	s = block_set_of(key, &tag);
-	if (!s)
+	if (!block_set_of(key, &s, &tag))
 		return false;
-	way = block_claim(s, tag, key);
+	way = block_claim(&s, tag, key);
 	if (way < 0)
 		return false;
-	s->slot[way & (DC_BLOCK_WAYS - 1)].start = *start;
-	block_give(s, way, tag);
+	s.slot[way & (DC_BLOCK_WAYS - 1)].start = *start;
+	s.slot[way & (DC_BLOCK_WAYS - 1)].born = bpf_jiffies64();
+	block_give(&s, way, tag);
 	return true;
 }
 
 /* Forget key, if remembered (a merged bio). */
 static __always_inline void block_forget(const struct dc_block_key *key)
 {
-	struct block_set *s;
+	struct block_set s;
 	__u64 tag;
 	int way;
 
-	s = block_set_of(key, &tag);
-	if (!s)
+	if (!block_set_of(key, &s, &tag))
 		return;
-	way = block_take(s, tag, key);
+	way = block_take(&s, tag, key);
 	if (way >= 0)
-		block_give(s, way, 0);
+		block_give(&s, way, 0);
 }
 
 /* A kernel-layer record being built: emit_kernel() writes it.  Kept
@@ -367,12 +414,12 @@ int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 	start.pid_tgid = pid_tgid;
 	start.bytes = (__u64)ctx->nr_sector * 512;
 	start.op = ctx_op(ctx);
-	/* Others' bios too: their age says which entry a full set gives up. */
-	start.ts = bpf_ktime_get_ns();
 	start.selected = current_selected(pid_tgid);
 	if (start.selected) {
 		struct kevent k = {};
 
+		/* Others' bios are only recognised at completion: no time. */
+		start.ts = bpf_ktime_get_ns();
 		set_place(&k, get_stack(0, false));
 		start.depth = k.depth;
 		start.parent = k.parent;
@@ -387,21 +434,20 @@ SEC("tp/block/block_split")
 int dc_block_split(struct trace_event_raw_block_split *ctx)
 {
 	struct dc_block_key key = {}, rest = {};
-	struct block_set *s;
+	struct block_set s;
 	__u64 tag;
 	int way;
 
 	key.dev = rest.dev = ctx->dev;
 	key.sector = ctx->sector;
 	rest.sector = ctx->new_sector;
-	s = block_set_of(&key, &tag);
-	if (!s)
+	if (!block_set_of(&key, &s, &tag))
 		return 0;
-	way = block_take(s, tag, &key);
+	way = block_take(&s, tag, &key);
 	if (way < 0)
 		return 0;
-	block_put(&rest, &s->slot[way & (DC_BLOCK_WAYS - 1)].start);
-	block_give(s, way, tag);
+	block_put(&rest, &s.slot[way & (DC_BLOCK_WAYS - 1)].start);
+	block_give(&s, way, tag);
 	return 0;
 }
 
@@ -435,24 +481,23 @@ int dc_block_issue(struct trace_event_raw_block_rq *ctx)
 {
 	struct dc_block_key key = {};
 	struct dc_block_start *start;
-	struct block_set *s;
+	struct block_set s;
 	__u64 tag;
 	int way;
 
 	key.dev = ctx->dev;
 	key.sector = ctx->sector;
-	s = block_set_of(&key, &tag);
-	if (!s)
+	if (!block_set_of(&key, &s, &tag))
 		return 0;
-	way = block_take(s, tag, &key);
+	way = block_take(&s, tag, &key);
 	if (way < 0)
 		return 0;
-	start = &s->slot[way & (DC_BLOCK_WAYS - 1)].start;
+	start = &s.slot[way & (DC_BLOCK_WAYS - 1)].start;
 	if (start->selected)
 		start->ts = bpf_ktime_get_ns();
 	start->bytes = ctx->bytes;
 	start->op = ctx_op(ctx);
-	block_give(s, way, tag);
+	block_give(&s, way, tag);
 	return 0;
 }
 
@@ -479,7 +524,7 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 {
 	struct dc_block_key key = {};
 	struct dc_block_start *start;
-	struct block_set *s;
+	struct block_set s;
 	__u32 probe_id;
 	__u64 now = bpf_ktime_get_ns(), bytes, tag;
 	int way = -1;
@@ -491,14 +536,13 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 		return 0; /* a flush: no data, no bio of its own */
 	if (!block_traced(&probe_id))
 		return 0;
-	s = block_set_of(&key, &tag);
-	if (s)
-		way = block_take(s, tag, &key);
-	if (!s || way < 0) {
+	if (block_set_of(&key, &s, &tag))
+		way = block_take(&s, tag, &key);
+	if (way < 0) {
 		block_unknown(ctx, probe_id, now);
 		return 0;
 	}
-	start = &s->slot[way & (DC_BLOCK_WAYS - 1)].start;
+	start = &s.slot[way & (DC_BLOCK_WAYS - 1)].start;
 	if (start->selected) {
 		struct kevent k = {
 			.pid_tgid = start->pid_tgid, .ts = start->ts,
@@ -524,7 +568,7 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 		start->ts = now;
 		block_put(&rest, start);
 	}
-	block_give(s, way, 0);
+	block_give(&s, way, 0);
 	return 0;
 }
 
