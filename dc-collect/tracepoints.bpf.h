@@ -258,6 +258,15 @@ static __always_inline void set_place(struct kevent *k, struct dc_stack *st)
 	k->depth = innermost(st, &k->parent, &cdepth, &client);
 }
 
+/* The stack of the current thread, known to be selected: made if it has
+ * none yet, so that where the client library keeps its word (or that it
+ * has none) is looked up once for the thread, not again at each of its
+ * kernel-layer events (client_tls keeps the answer in the stack). */
+static __always_inline struct dc_stack *sel_stack(void)
+{
+	return get_stack(0, true);
+}
+
 static __always_inline int tp_probe_id(__u32 tp, __u32 *probe_id)
 {
 	__u32 *v = bpf_map_lookup_elem(&tp_probe, &tp);
@@ -324,7 +333,7 @@ static __always_inline void emit_instant_k(__u32 tp, struct kevent *k)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
 	if (current_selected(pid_tgid))
-		emit_instant_sel(tp, pid_tgid, get_stack(0, false), k);
+		emit_instant_sel(tp, pid_tgid, sel_stack(), k);
 }
 
 static __always_inline void emit_instant(__u32 tp, __u8 nargs, __u64 a0,
@@ -340,7 +349,7 @@ static __always_inline void emit_instant(__u32 tp, __u8 nargs, __u64 a0,
 		struct kevent k = { .nargs = nargs,
 				    .a = { a0, a1, a2, a3, a4, a5 } };
 
-		emit_instant_sel(tp, pid_tgid, get_stack(0, false), &k);
+		emit_instant_sel(tp, pid_tgid, sel_stack(), &k);
 	}
 }
 
@@ -420,7 +429,7 @@ int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 
 		/* Others' bios are only recognised at completion: no time. */
 		start.ts = bpf_ktime_get_ns();
-		set_place(&k, get_stack(0, false));
+		set_place(&k, sel_stack());
 		start.depth = k.depth;
 		start.parent = k.parent;
 		start.flags = k.flags;
@@ -589,7 +598,7 @@ int dc_pc_add(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 	/* Only selected threads have readaheads open: ask first, once. */
 	if (!current_selected(pid_tgid))
 		return 0;
-	st = get_stack(0, false);
+	st = sel_stack();
 	if (follow_ra)
 		ra_count(st, ctx);
 	{
@@ -610,7 +619,7 @@ int dc_pc_delete(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 	{
 		struct kevent k = PAGE_CACHE_KEVENT(ctx);
 
-		emit_instant_sel(DC_TP_PC_DELETE, pid_tgid, get_stack(0, false),
+		emit_instant_sel(DC_TP_PC_DELETE, pid_tgid, sel_stack(),
 				 &k);
 	}
 	return 0;
@@ -814,7 +823,7 @@ static __always_inline int emit_cookie_instant(__u64 cookie)
 	k.probe_id = (__u32)cookie;
 	k.type = DC_EV_INSTANT;
 	k.ts = bpf_ktime_get_ns();
-	set_place(&k, get_stack(0, false));
+	set_place(&k, sel_stack());
 	emit_kernel(&k);
 	return 0;
 }
