@@ -76,8 +76,7 @@ static struct btf *global_args_btf(__u32 *main_id, __u32 *sub_id)
 	proto = btf__add_func_proto(btf, i32);
 	btf__add_func_param(btf, "ctx", pvoid);
 	main = btf__add_func(btf, "dc_probe_main", BTF_FUNC_GLOBAL, proto);
-	if (i32 < 0 || plong < 0 || pvoid < 0 || sub < 0 || main < 0 ||
-	    btf__load_into_kernel(btf) != 0) {
+	if (i32 < 0 || plong < 0 || pvoid < 0 || sub < 0 || main < 0) {
 		btf__free(btf);
 		return NULL;
 	}
@@ -115,19 +114,29 @@ static bool probe_global_args(void)
 	};
 	struct bpf_func_info info[2] = { { .insn_off = 0 }, { .insn_off = 12 } };
 	LIBBPF_OPTS(bpf_prog_load_opts, opts);
+	const void *raw;
 	struct btf *btf;
-	int map, fd;
+	int btf_fd, map, fd;
+	__u32 size;
 
 	btf = global_args_btf(&info[0].type_id, &info[1].type_id);
 	if (btf == NULL)
 		return false;
+	/* Loaded through bpf(2) itself, not btf__load_into_kernel: a
+	 * refusal (no permission, an old kernel) is an answer here, not a
+	 * libbpf warning on stderr. */
+	raw = btf__raw_data(btf, &size);
+	btf_fd = raw ? bpf_btf_load(raw, size, NULL) : -1;
+	btf__free(btf);
+	if (btf_fd < 0)
+		return false;
 	map = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 8, 1, NULL);
 	if (map < 0) {
-		btf__free(btf);
+		close(btf_fd);
 		return false;
 	}
 	insns[4].imm = map;
-	opts.prog_btf_fd = (__u32)btf__fd(btf);
+	opts.prog_btf_fd = (__u32)btf_fd;
 	opts.func_info = info;
 	opts.func_info_cnt = 2;
 	opts.func_info_rec_size = sizeof(info[0]);
@@ -136,7 +145,7 @@ static bool probe_global_args(void)
 	if (fd >= 0)
 		close(fd);
 	close(map);
-	btf__free(btf);
+	close(btf_fd);
 	return fd >= 0;
 }
 
