@@ -29,8 +29,13 @@ static long iov_add(__u64 i, void *data)
 	return 0;
 }
 
+/* The read-through steps below are global functions, like derive_exit:
+ * each is checked once, where a static one would be checked again at
+ * each of derive_exit's call sites (a case per argument slot), on each
+ * path there.  Their arguments are scalars. */
+
 /* Total of iov_len over cnt entries (IOV_MAX at most); -1 unreadable. */
-static __noinline __s64 iov_total(__u64 iov, __s64 cnt)
+__noinline __s64 iov_total(__u64 iov, __s64 cnt)
 {
 	struct iov_sum c = { .iov = iov, .total = 0 };
 
@@ -42,7 +47,7 @@ static __noinline __s64 iov_total(__u64 iov, __s64 cnt)
 
 /* strlen of a user string, up to 16 pages of it; -1 unreadable or
  * longer. */
-static __noinline __s64 user_strlen(__u64 ptr)
+__noinline __s64 user_strlen(__u64 ptr)
 {
 	struct scratch *s;
 	__u32 zero = 0;
@@ -67,23 +72,25 @@ static __noinline __s64 user_strlen(__u64 ptr)
 
 enum { MPI_UNKNOWN, MPI_OMPI, MPI_MPICH };
 
+/* Which MPI a datatype handle is of: MPICH's are 32-bit values, the
+ * built-in ones of kind "builtin", object "datatype" (0x13 above bit
+ * 26) and the others with bit 31 set; OpenMPI's are pointers. */
+static __always_inline int mpi_flavor(__u64 h)
+{
+	if (h < (1ULL << 32))
+		return (h >> 26) == 0x13 || (h >> 30) >= 2 ? MPI_MPICH : MPI_UNKNOWN;
+	return MPI_OMPI;
+}
+
 /* MPI_Type_size of a datatype handle, or -1.  MPICH encodes a built-in
- * type's size in its handle (kind "builtin", object "datatype"); an
- * OpenMPI handle points at its opal_datatype_t. */
-static __noinline __s64 mpi_type_size(__u64 h, int *flavor)
+ * type's size in its handle; an OpenMPI handle points at its
+ * opal_datatype_t. */
+__noinline __s64 mpi_type_size(__u64 h)
 {
 	__u64 size;
 
-	if (h < (1ULL << 32)) {
-		if ((h >> 26) == 0x13) {
-			*flavor = MPI_MPICH;
-			return (h >> 8) & 0xff;
-		}
-		if ((h >> 30) >= 2)
-			*flavor = MPI_MPICH;
-		return -1;
-	}
-	*flavor = MPI_OMPI;
+	if (h < (1ULL << 32))
+		return (h >> 26) == 0x13 ? (__s64)((h >> 8) & 0xff) : -1;
 	if (bpf_probe_read_user(&size, sizeof(size),
 				(const void *)(h + DC_OMPI_DT_SIZE_OFF)) != 0 ||
 	    size > (1ULL << 40))
@@ -92,7 +99,7 @@ static __noinline __s64 mpi_type_size(__u64 h, int *flavor)
 }
 
 /* The byte count an MPI_Status reports, or -1. */
-static __noinline __s64 mpi_status_bytes(__u64 st, int flavor)
+__noinline __s64 mpi_status_bytes(__u64 st, int flavor)
 {
 	__u64 ucount;
 	__s32 mpich[2];
@@ -173,7 +180,11 @@ __noinline __u8 derive_exit(const struct dc_probe_cfg *cfg,
 			f->args[i] = (__u64)(n < 0 ? 0 : n);
 			break;
 		case DC_ARG_DATATYPE:
-			n = mpi_type_size(f->args[i], &flavor);
+			/* A handle of neither kind (MPI_DATATYPE_NULL)
+			 * keeps what an earlier one said. */
+			if (mpi_flavor(f->args[i]) != MPI_UNKNOWN)
+				flavor = mpi_flavor(f->args[i]);
+			n = mpi_type_size(f->args[i]);
 			if (n >= 0) {
 				f->args[i] = (__u64)n;
 				flags |= DC_EVF_DTSIZE;
