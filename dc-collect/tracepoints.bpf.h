@@ -528,6 +528,20 @@ static __always_inline void block_unknown(struct trace_event_raw_block_rq_comple
 	emit_kernel(&k);
 }
 
+/* A partial completion of bytes of the request at key: the rest
+ * continues from where it ended, timed from now. */
+static __always_inline void block_rest(const struct dc_block_key *key,
+				       __u64 bytes, struct dc_block_start *start,
+				       __u64 now)
+{
+	struct dc_block_key rest = *key;
+
+	rest.sector += bytes / 512;
+	start->bytes -= bytes;
+	start->ts = now;
+	block_put(&rest, start);
+}
+
 SEC("tp/block/block_rq_complete")
 int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 {
@@ -535,7 +549,7 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 	struct dc_block_start *start;
 	struct block_set s;
 	__u32 probe_id;
-	__u64 now = bpf_ktime_get_ns(), bytes, tag;
+	__u64 now, bytes, tag;
 	int way = -1;
 
 	key.dev = ctx->dev;
@@ -548,14 +562,14 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 	if (block_set_of(&key, &s, &tag))
 		way = block_take(&s, tag, &key);
 	if (way < 0) {
-		block_unknown(ctx, probe_id, now);
+		block_unknown(ctx, probe_id, bpf_ktime_get_ns());
 		return 0;
 	}
 	start = &s.slot[way & (DC_BLOCK_WAYS - 1)].start;
+	now = 0; /* others' I/O: no clock read, nothing sent */
 	if (start->selected) {
 		struct kevent k = {
 			.pid_tgid = start->pid_tgid, .ts = start->ts,
-			.dur = now - start->ts,
 			.ret = ctx->error,
 			.parent = start->parent, .probe_id = probe_id,
 			.depth = start->depth, .type = DC_EV_CALL,
@@ -563,20 +577,15 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 			.a = { key.dev, key.sector, bytes, start->op },
 		};
 
+		now = bpf_ktime_get_ns();
+		k.dur = now - start->ts;
 		/* Completion runs in no particular task: whether the
 		 * parent call is still open is not known here, and
 		 * dc-aggregate looks for it both ways. */
 		emit_kernel(&k);
 	}
-	if (bytes < start->bytes) {
-		/* A partial completion: the rest continues from here. */
-		struct dc_block_key rest = key;
-
-		rest.sector += bytes / 512;
-		start->bytes -= bytes;
-		start->ts = now;
-		block_put(&rest, start);
-	}
+	if (bytes < start->bytes)
+		block_rest(&key, bytes, start, now);
 	block_give(&s, way, 0);
 	return 0;
 }
