@@ -52,8 +52,8 @@ struct {
  * 128 KiB: the slots, 1.3 MiB, are only written when a bio is queued
  * and read when it completes. */
 #define DC_BLOCK_WAYS 8
-#define DC_BLOCK_SETS 2048 /* a power of two: 16384 bios in flight */
 #define DC_BLOCK_SET_BITS 11
+#define DC_BLOCK_SETS (1 << DC_BLOCK_SET_BITS) /* x 8 ways: 16384 bios */
 #define DC_BLOCK_GROUP 5   /* log2 of a set's sectors: 16 KiB */
 #define DC_BLOCK_BUSY 1ULL
 
