@@ -56,6 +56,7 @@ const volatile bool fast_path = false;   /* clients record user-level calls */
 #include "derive.bpf.h"
 #include "stack.bpf.h"
 #include "uprobe.bpf.h"
+#include "fallback.bpf.h"
 #include "tracepoints.bpf.h"
 #include "syscall.bpf.h"
 #include "kfunc.bpf.h"

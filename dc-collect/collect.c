@@ -315,6 +315,56 @@ static bool admit_client(void *ctx, pid_t pid)
 	return true;
 }
 
+/* Processes that will not load the client get the wrapped functions
+ * through uprobes of their own (fallback.c). */
+static void start_fallback(struct collector *c)
+{
+	char client[PATH_MAX];
+	const char *why = NULL;
+
+	if (c->opt.mode == SEL_COMMAND)
+		snprintf(client, sizeof(client), "%s", c->client_real);
+	else if (realpath(client_lib_path(&c->opt), client) == NULL)
+		sysdie("cannot use the client library %s", client_lib_path(&c->opt));
+	c->fallback = dc_fallback_new(c->spec, c->fast,
+		bpf_program__fd(c->skel->progs.dc_fallback_entry),
+		bpf_program__fd(c->skel->progs.dc_fallback_exit), client, &why);
+	if (c->fallback == NULL)
+		notice("fast path: processes that will not load the client "
+		       "library are not traced (no uprobes of their own: %s)", why);
+}
+
+/* Who records the wrapped calls of each process of the command, at its
+ * fork, exec and exit: its client (the fast path expects it to connect),
+ * or uprobes in it when it will not load the client. */
+void follow_clients(struct collector *c, const struct dc_event *ev)
+{
+	pid_t pid = (pid_t)ev->pid, child;
+
+	if (c->fast == NULL)
+		return;
+	switch (ev->type) {
+	case DC_EV_FORK:
+		child = (pid_t)DC_EVENT_ARGS(ev)[0];
+		if (!dc_fallback_fork(c->fallback, pid, child, ev->ts))
+			dc_fast_expect(c->fast, child, true, ev->ts);
+		break;
+	case DC_EV_EXEC:
+		/* What the image before did not record it did not call:
+		 * the new one decides. */
+		dc_fast_expect(c->fast, pid, false, ev->ts);
+		if (!dc_fallback_exec(c->fallback, pid, ev->ts))
+			dc_fast_expect(c->fast, pid, true, ev->ts);
+		break;
+	case DC_EV_EXIT_PROC:
+		if (!dc_fallback_exit(c->fallback, pid))
+			dc_fast_exited(c->fast, pid);
+		break;
+	default:
+		break;
+	}
+}
+
 /* The fast path: after loading (it needs the kernel's map), before
  * attaching (covered functions get no uprobe) and before the command. */
 static void start_fast_path(struct collector *c)
@@ -364,6 +414,7 @@ static void start_fast_path(struct collector *c)
 	dc_nest_watch(&c->nest, bpf_map__fd(c->skel->maps.events));
 	notice("fast path: %zu functions recorded by the client library",
 	       dc_fast_ncovered(c->fast));
+	start_fallback(c);
 }
 
 /* Verify the spec, plan, load and fill the tables; the ring buffer and
@@ -483,6 +534,7 @@ static void free_collector(struct collector *c)
 	ring_buffer__free(c->rb);
 	drop_links(c);
 	dc_pidprobes_free(c->pidprobes);
+	dc_fallback_free(c->fallback);
 	collect_bpf__destroy(c->skel);
 	dc_spec_free(c->spec);
 	dc_profiler_free(c->profiler);

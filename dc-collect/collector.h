@@ -3,7 +3,9 @@
  * of one collection run (struct collector), and what its files call of
  * each other.  collect.h is the part shared with the BPF programs.
  *
- *   collect.c  main, process selection, the command, the run loop
+ *   collect.c  main, process selection, the command, the run loop,
+ *              who records each process's wrapped calls
+ *   fallback.c uprobes for the processes that will not load the client
  *   options.c  the command line
  *   load.c     spec verification, the plan, open/load, probe tables,
  *              --check-kernel
@@ -27,6 +29,7 @@
 #include "event.h"
 #include "collect.h"
 #include "collect.skel.h"
+#include "fallback.h"
 #include "fastpath.h"
 #include "kfeatures.h"
 #include "kfuncs.h"
@@ -114,6 +117,8 @@ struct collector {
 	struct dc_descs descs;        /* the last description of each process */
 	struct dc_pidprobes *pidprobes; /* uprobes in the traced processes only */
 	struct dc_nest nest;          /* client records under uprobe calls */
+	struct dc_fallback *fallback; /* uprobes for processes without the
+	                                 client library */
 };
 
 static inline uint64_t now_ns(void)
@@ -123,6 +128,9 @@ static inline uint64_t now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
+
+/* collect.c */
+void follow_clients(struct collector *c, const struct dc_event *ev);
 
 /* options.c */
 void parse_options(int argc, char **argv, struct options *o);

@@ -35,6 +35,7 @@
 
 #include "fastpath.h"
 #include "messages.h"
+#include "proc.h"
 #include "fastabi.h"
 
 #define MAX_CONNS 64
@@ -123,29 +124,14 @@ static bool is_libc(const char *target)
  * reach the client's wrappers. */
 static bool is_shared_library(const char *path)
 {
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	bool ok = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), i;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+	uint16_t type = ET_NONE;
 
 	if (fd < 0)
 		return false;
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_type != ET_DYN ||
-	    eh.e_phentsize != sizeof(ph))
-		goto out;
-	for (i = 0; i < eh.e_phnum; i++) {
-		off_t at = (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof(ph));
-
-		if (pread(fd, &ph, sizeof(ph), at) != (ssize_t)sizeof(ph) ||
-		    ph.p_type == PT_INTERP)
-			goto out;
-	}
-	ok = true;
-out:
+	r = dc_elf_interp(fd, &type);
 	close(fd);
-	return ok;
+	return r == 0 && type == ET_DYN;
 }
 
 /* Whether the client's wrapper of function fn sees the calls the probe
@@ -824,9 +810,11 @@ void dc_fast_exited(struct dc_fast *f, pid_t pid)
 		if (f->expect[i] == pid) {
 			f->expect[i] = f->expect[--f->nexpect];
 			if (f->without++ < 10)
-				warn("process %d ran without the client library (not "
-				     "preloaded, static or setuid): its calls of the "
-				     "wrapped functions are not in the trace", (int)pid);
+				warn("process %d never joined the fast path (its "
+				     "client library did not connect, or it ended "
+				     "before it could be given uprobes): its calls of "
+				     "the wrapped functions are not in the trace",
+				     (int)pid);
 			return;
 		}
 }

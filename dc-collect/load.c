@@ -298,6 +298,10 @@ void open_and_load(struct collector *c)
 		bpf_program__set_autoload(skel->progs.dc_sys_enter, false);
 	if (c->opt.mode != SEL_CLIENTS)
 		bpf_program__set_autoload(skel->progs.dc_client_register, false);
+	if (!c->want_fast) {
+		bpf_program__set_autoload(skel->progs.dc_fallback_entry, false);
+		bpf_program__set_autoload(skel->progs.dc_fallback_exit, false);
+	}
 	for (int tp = 0; tp < DC_TP_COUNT; tp++)
 		if (!c->tp_needed[tp])
 			bpf_program__set_autoload(dc_klayer_prog(skel, tp), false);

@@ -16,6 +16,7 @@ dc_collect_dc_collect_SOURCES = \
 	dc-collect/profile.c dc-collect/profile.h \
 	dc-collect/umulti.c dc-collect/umulti.h \
 	dc-collect/pidprobe.c dc-collect/pidprobe.h \
+	dc-collect/fallback.c dc-collect/fallback.h \
 	dc-collect/nest.c dc-collect/nest.h
 nodist_dc_collect_dc_collect_SOURCES = dc-collect/collect.skel.h
 dc_collect_dc_collect_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/dc-collect \
@@ -35,7 +36,8 @@ CLEANFILES += dc-collect/collect.skel.h dc-collect/collect.bpf.o \
 # collect.bpf.c and its parts, one object (see its opening comment).
 EXTRA_DIST += dc-collect/collect.bpf.c dc-collect/common.bpf.h \
 	dc-collect/derive.bpf.h dc-collect/stack.bpf.h \
-	dc-collect/uprobe.bpf.h dc-collect/tracepoints.bpf.h \
+	dc-collect/uprobe.bpf.h dc-collect/fallback.bpf.h \
+	dc-collect/tracepoints.bpf.h \
 	dc-collect/syscall.bpf.h dc-collect/kfunc.bpf.h dc-collect/README.md
 
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
@@ -50,6 +52,7 @@ dc-collect/collect.bpf.o: $(srcdir)/dc-collect/collect.bpf.c \
 		$(srcdir)/dc-collect/collect.h $(srcdir)/lib/event.h \
 		$(srcdir)/dc-collect/common.bpf.h $(srcdir)/dc-collect/derive.bpf.h \
 		$(srcdir)/dc-collect/stack.bpf.h $(srcdir)/dc-collect/uprobe.bpf.h \
+		$(srcdir)/dc-collect/fallback.bpf.h \
 		$(srcdir)/dc-collect/tracepoints.bpf.h \
 		$(srcdir)/dc-collect/syscall.bpf.h \
 		$(srcdir)/lib/mpiabi.h \

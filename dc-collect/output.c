@@ -302,14 +302,9 @@ static void process_record(struct collector *c, const struct dc_event *ev)
 		dc_fast_finish(c->fast, (pid_t)ev->pid, ev->ts);
 		dc_nest_forget(&c->nest, ev->pid);
 	}
-	/* Every process of the command should load the client: a fork
-	 * inherits it, an exec loads it again, unless something stops it. */
-	if (ev->type == DC_EV_FORK)
-		dc_fast_expect(c->fast, (pid_t)DC_EVENT_ARGS(ev)[0], true, ev->ts);
-	else if (ev->type == DC_EV_EXEC)
-		dc_fast_expect(c->fast, (pid_t)ev->pid, true, ev->ts);
-	else if (ev->type == DC_EV_EXIT_PROC)
-		dc_fast_exited(c->fast, (pid_t)ev->pid);
+	/* Every process of the command records its own calls, or gets
+	 * uprobes (collect.c). */
+	follow_clients(c, ev);
 	/* The exec's description comes first: the readers' description of
 	 * the process at the EXEC record is the new program's, complete. */
 	if (ev->type == DC_EV_EXEC)

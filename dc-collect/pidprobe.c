@@ -311,6 +311,24 @@ static bool place_threads(struct dc_pidprobes *pp, pid_t pid, pid_t **done,
 	return more;
 }
 
+size_t dc_pidprobes_hold(struct dc_pidprobes *pp, pid_t tid)
+{
+	size_t held = 0;
+
+	for (size_t i = 0; i < pp->n; i++) {
+		struct pidprobe *p = &pp->p[i];
+		int err;
+
+		if (p->failed || p->held)
+			continue;
+		err = hold(pp, p, tid);
+		if (err != 0)
+			refused(p, tid, err);
+		held += err == 0;
+	}
+	return held;
+}
+
 size_t dc_pidprobes_follow(struct dc_pidprobes *pp, pid_t pid)
 {
 	pid_t *done = NULL;

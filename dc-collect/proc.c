@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -242,6 +243,146 @@ bool dc_proc_runs(pid_t pid, const char *file, size_t len,
 	if (realpath(path, real) == NULL)
 		return true;
 	return strlen(real) == el && memcmp(real, exe, el) == 0;
+}
+
+/* ---- will it load the client library? ---- */
+
+int dc_elf_interp(int fd, uint16_t *type)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int i;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph))
+		return -1;
+	*type = eh.e_type;
+	for (i = 0; i < eh.e_phnum; i++) {
+		off_t at = (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof(ph));
+
+		if (pread(fd, &ph, sizeof(ph), at) != (ssize_t)sizeof(ph))
+			return -1;
+		if (ph.p_type == PT_INTERP)
+			return 1;
+	}
+	return 0;
+}
+
+/* AT_SECURE in the process's auxiliary vector: set-user-ID, set-group-ID
+ * or file capabilities; ld.so then ignores a preload named by a path. */
+static int secure_exec(pid_t pid)
+{
+	uint64_t av[2 * 64];
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	n = read_file(path, (char *)av, sizeof(av));
+	if (n <= 0)
+		return -1;
+	for (size_t i = 0; i + 1 < (size_t)n / sizeof(uint64_t); i += 2) {
+		if (av[i] == AT_NULL)
+			break;
+		if (av[i] == AT_SECURE)
+			return av[i + 1] != 0;
+	}
+	return 0;
+}
+
+/* Whether the program has an interpreter (ld.so): 1 yes, 0 no (a static
+ * one: nothing loads a preload into it), 2 not a 64-bit ELF program,
+ * -1 gone. */
+static int dynamic_exec(pid_t pid)
+{
+	char path[64];
+	uint16_t type;
+	int fd, r;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r = dc_elf_interp(fd, &type);
+	close(fd);
+	return r < 0 ? 2 : r;
+}
+
+/* Whether one LD_PRELOAD list (colon or space separated, as ld.so(8)
+ * reads it) names lib, by its path or one that resolves to it. */
+static bool preload_names(const char *list, const char *lib)
+{
+	char entry[PATH_MAX], real[PATH_MAX];
+
+	while (*list != '\0') {
+		size_t len = strcspn(list, ": ");
+
+		if (len > 0 && len < sizeof(entry)) {
+			memcpy(entry, list, len);
+			entry[len] = '\0';
+			if (strcmp(entry, lib) == 0 ||
+			    (entry[0] == '/' && realpath(entry, real) != NULL &&
+			     strcmp(real, lib) == 0))
+				return true;
+		}
+		list += len;
+		if (*list != '\0')
+			list++;
+	}
+	return false;
+}
+
+/* Whether the environment the process exec'd with preloads lib. */
+static int env_preloads(pid_t pid, const char *lib)
+{
+	char path[64], *var = NULL;
+	size_t cap = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return -1;
+	while (!found && getdelim(&var, &cap, '\0', f) > 0)
+		found = strncmp(var, "LD_PRELOAD=", 11) == 0 &&
+			preload_names(var + 11, lib);
+	free(var);
+	fclose(f);
+	return found;
+}
+
+enum dc_preload dc_proc_preload(pid_t pid, const char *lib)
+{
+	int r = dynamic_exec(pid);
+
+	if (r != 1)
+		return r < 0 ? DC_PRELOAD_GONE :
+		       r == 0 ? DC_PRELOAD_STATIC : DC_PRELOAD_FOREIGN;
+	r = secure_exec(pid);
+	if (r != 0)
+		return r < 0 ? DC_PRELOAD_GONE : DC_PRELOAD_SECURE;
+	r = env_preloads(pid, lib);
+	if (r <= 0)
+		return r < 0 ? DC_PRELOAD_GONE : DC_PRELOAD_NOT_NAMED;
+	return DC_PRELOAD_YES;
+}
+
+const char *dc_preload_why(enum dc_preload p)
+{
+	switch (p) {
+	case DC_PRELOAD_NOT_NAMED:
+		return "its LD_PRELOAD does not name it";
+	case DC_PRELOAD_SECURE:
+		return "it runs set-user-ID, set-group-ID or with capabilities "
+		       "(AT_SECURE), and ld.so ignores the preload";
+	case DC_PRELOAD_STATIC:
+		return "a static executable";
+	case DC_PRELOAD_FOREIGN:
+		return "not a 64-bit ELF program";
+	default:
+		return "it is gone";
+	}
 }
 
 /* ---- descriptions kept for forks ---- */

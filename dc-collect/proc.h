@@ -29,6 +29,27 @@ size_t dc_fds_record(pid_t pid, unsigned char *buf, size_t cap);
 bool dc_proc_runs(pid_t pid, const char *file, size_t len,
 		  const unsigned char *payload, size_t plen);
 
+/* Whether the program pid exec'd will load the client library lib (an
+ * absolute path, resolved) through LD_PRELOAD, read from /proc right after
+ * its exec: a dynamic program (an interpreter), without AT_SECURE, whose
+ * environment's LD_PRELOAD names lib.  DC_PRELOAD_GONE: it cannot be
+ * told (the process is gone). */
+enum dc_preload {
+	DC_PRELOAD_YES,
+	DC_PRELOAD_NOT_NAMED,    /* no LD_PRELOAD naming it */
+	DC_PRELOAD_SECURE,       /* AT_SECURE: ld.so ignores it */
+	DC_PRELOAD_STATIC,       /* no interpreter to load it */
+	DC_PRELOAD_FOREIGN,      /* not a 64-bit ELF program */
+	DC_PRELOAD_GONE,
+};
+enum dc_preload dc_proc_preload(pid_t pid, const char *lib);
+/* Why not, in words, for messages. */
+const char *dc_preload_why(enum dc_preload p);
+
+/* The ELF file fd's type (ET_*) in *type; 1 if it names an interpreter
+ * (PT_INTERP), 0 if not, -1 if it is not a 64-bit ELF file. */
+int dc_elf_interp(int fd, uint16_t *type);
+
 /* The last PROCESS payload given for each process, so a fork can be
  * described from its parent's (the child runs the parent's program until
  * it execs) instead of from /proc, read later, perhaps after the exec. */

@@ -1,0 +1,276 @@
+/*
+ * fallback.c - the wrapped functions of processes that will not load the
+ * client library, through uprobes placed into those processes only.
+ *
+ * Every process of a traced command is expected to load libdcclient.so
+ * and record the functions it wraps itself (fastpath.c), and those
+ * functions get no uprobe.  A process will not load it when its
+ * environment has no LD_PRELOAD naming the library (a child started with
+ * a cleaned environment), when it runs with AT_SECURE (set-user-ID,
+ * set-group-ID, file capabilities: ld.so ignores a preload named by a
+ * path), or when it is a static executable (proc.c reads which, right
+ * after the exec).  The first two get the same functions through
+ * uprobes bound to the process (pidprobe.h): inherited by what it
+ * starts, kept across its execs.  A static executable has its own copies
+ * of the functions, not libc's: it is named in a warning, not traced.
+ *
+ * The uprobes are placed when the collector reads the exec from the
+ * kernel's ring: the calls the process makes before then are missed.
+ * That window is measured, per process, from the exec to the uprobes in
+ * place, and stated in the warning naming the process.
+ *
+ * A process that has the uprobes and loads the client after all (a child
+ * that puts the preload back) joins the fast path: from then on the BPF
+ * programs leave its calls to the client (fallback.bpf.h), so none is
+ * counted twice.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <search.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fallback.h"
+#include "messages.h"
+#include "pidprobe.h"
+#include "proc.h"
+
+#define MAX_WARNINGS 10
+
+/* A process with the uprobes. */
+struct traced {
+	pid_t pid;
+	uint64_t placed;         /* monotonic ns they were in place */
+};
+
+struct dc_fallback {
+	struct dc_pidprobes *pp;
+	pid_t holder;            /* the idle process holding the programs */
+	char client[PATH_MAX];
+	void *procs;             /* tsearch(3) tree of struct traced */
+	unsigned nprocs;         /* processes given the uprobes, in all */
+	unsigned warned;
+	uint64_t longest;        /* the longest window, ns */
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+static int traced_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct traced *)a)->pid;
+	pid_t y = ((const struct traced *)b)->pid;
+
+	return (x > y) - (x < y);
+}
+
+static struct traced *find(struct dc_fallback *fb, pid_t pid)
+{
+	struct traced key = { .pid = pid };
+	void *node = tfind(&key, &fb->procs, traced_cmp);
+
+	return node ? *(struct traced **)node : NULL;
+}
+
+static void add(struct dc_fallback *fb, pid_t pid, uint64_t placed)
+{
+	struct traced *t = find(fb, pid);
+
+	if (t == NULL) {
+		t = xmalloc(sizeof(*t));
+		t->pid = pid;
+		if (tsearch(t, &fb->procs, traced_cmp) == NULL)
+			die("out of memory");
+	}
+	t->placed = placed;
+}
+
+/* An idle child that holds the programs on the probes from the start
+ * (dc_pidprobes_hold): placing them into a process is then only the
+ * events that widen their filters, a few ms instead of tens.  It keeps
+ * none of our descriptors (the stream's reader sees its end when we
+ * close it), and ends with the collector, however that ends. */
+static pid_t start_holder(void)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid < 0)
+		sysdie("cannot fork");
+	if (pid == 0) {
+		close_range(0, ~0U, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_NAME, "dc-collect-hold");
+		if (getppid() != parent)
+			_exit(0);
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+struct dc_fallback *dc_fallback_new(const struct dc_spec *spec,
+				    const struct dc_fast *fast, int entry_prog,
+				    int exit_prog, const char *client,
+				    const char **why)
+{
+	struct dc_pidprobes *pp = dc_pidprobes_new(entry_prog, exit_prog, why);
+	struct dc_fallback *fb;
+	uint64_t t0;
+	size_t i;
+
+	if (pp == NULL)
+		return NULL;
+	for (i = 0; i < spec->nprobes; i++) {
+		const struct dc_probe *p = &spec->probes[i];
+		int err;
+
+		if (!dc_fast_covers(fast, i))
+			continue;
+		err = dc_pidprobes_add(pp, p->target, p->offset, p->function,
+				       (__u64)i);
+		if (err != 0)
+			warn("%s in %s: no uprobe for processes without the "
+			     "client library (tracefs cannot define it: %s)",
+			     p->function, p->target, strerror(-err));
+	}
+	fb = xcalloc(1, sizeof(*fb));
+	fb->pp = pp;
+	fb->holder = start_holder();
+	t0 = mono_ns();
+	dc_pidprobes_hold(pp, fb->holder);
+	debug("fast path: uprobes for processes without the client held in "
+	      "%.1f ms", (double)(mono_ns() - t0) / 1e6);
+	snprintf(fb->client, sizeof(fb->client), "%s", client);
+	return fb;
+}
+
+/* The process's name, for messages. */
+static void comm_of(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, len - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		n = snprintf(buf, len, "?");
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* The first few processes by name; the rest in the count at the end. */
+static void tell(struct dc_fallback *fb, pid_t pid, const char *comm,
+		 enum dc_preload why, uint64_t window)
+{
+	if (fb->warned++ >= MAX_WARNINGS)
+		return;
+	if (why == DC_PRELOAD_STATIC || why == DC_PRELOAD_FOREIGN)
+		warn("process %d (%s) will not load the client library (%s): "
+		     "its calls of the wrapped functions are not traced",
+		     (int)pid, comm, dc_preload_why(why));
+	else
+		warn("process %d (%s) will not load the client library (%s): "
+		     "its calls of the wrapped functions go through uprobes "
+		     "from %.1f ms after its exec; earlier ones are missed",
+		     (int)pid, comm, dc_preload_why(why), (double)window / 1e6);
+}
+
+bool dc_fallback_exec(struct dc_fallback *fb, pid_t pid, uint64_t ts)
+{
+	enum dc_preload why;
+	uint64_t now, start;
+	char comm[32];
+
+	if (fb == NULL)
+		return false;
+	/* Its uprobes outlive the exec, and stand aside if the new
+	 * program joins the fast path. */
+	if (find(fb, pid) != NULL)
+		return true;
+	start = mono_ns();
+	why = dc_proc_preload(pid, fb->client);
+	if (why == DC_PRELOAD_YES || why == DC_PRELOAD_GONE)
+		return false;
+	comm_of(pid, comm, sizeof(comm));
+	if (why == DC_PRELOAD_STATIC || why == DC_PRELOAD_FOREIGN) {
+		tell(fb, pid, comm, why, 0);
+		return true;
+	}
+	/* Each probe that cannot be placed has been named. */
+	if (dc_pidprobes_follow(fb->pp, pid) == 0)
+		return false;
+	now = mono_ns();
+	debug("process %d: exec read after %.1f ms, uprobes placed in %.1f ms",
+	      (int)pid, (double)(start - ts) / 1e6, (double)(now - start) / 1e6);
+	add(fb, pid, now);
+	fb->nprocs++;
+	if (now > ts && now - ts > fb->longest)
+		fb->longest = now - ts;
+	tell(fb, pid, comm, why, now > ts ? now - ts : 0);
+	return true;
+}
+
+bool dc_fallback_fork(struct dc_fallback *fb, pid_t parent, pid_t child,
+		      uint64_t ts)
+{
+	struct traced *t = fb ? find(fb, parent) : NULL;
+
+	if (t == NULL)
+		return false;
+	/* Forked before its parent had them, it inherited none. */
+	if (ts < t->placed) {
+		if (dc_pidprobes_follow(fb->pp, child) == 0)
+			return false;
+		add(fb, child, mono_ns());
+	} else {
+		add(fb, child, ts);
+	}
+	return true;
+}
+
+bool dc_fallback_exit(struct dc_fallback *fb, pid_t pid)
+{
+	struct traced *t = fb ? find(fb, pid) : NULL;
+
+	if (t == NULL)
+		return false;
+	tdelete(t, &fb->procs, traced_cmp);
+	free(t);
+	return true;
+}
+
+void dc_fallback_free(struct dc_fallback *fb)
+{
+	if (fb == NULL)
+		return;
+	if (fb->nprocs > 0)
+		notice("%u processes without the client library traced through "
+		       "uprobes; the longest time from exec to uprobes: %.1f ms",
+		       fb->nprocs, (double)fb->longest / 1e6);
+	if (fb->warned > MAX_WARNINGS)
+		notice("%u processes without the client library in all (the "
+		       "first %d named above)", fb->warned, MAX_WARNINGS);
+	kill(fb->holder, SIGKILL);
+	waitpid(fb->holder, NULL, 0);
+	tdestroy(fb->procs, free);
+	dc_pidprobes_free(fb->pp);
+	free(fb);
+}

@@ -1,0 +1,119 @@
+#!/bin/sh
+# Processes of a traced command that will not load the client library
+# (a cleaned environment, AT_SECURE, a static executable) are decided at
+# their exec: the first two get the wrapped functions through uprobes of
+# their own, from a window after the exec on; a static one is named as
+# not traced.  None is counted twice, and the rest of the command stays
+# on the fast path.
+. "$(dirname "$0")/test-lib.sh"
+
+FC="$DC_BUILD_DIR/t/helpers/fastclient"
+W="$DC_BUILD_DIR/t/helpers/workload"
+SIG="$SHARED/probes.sig"
+
+# count TEXT [PID]: the POSIX write calls in TEXT (dc-aggregate --text),
+# of process PID only if given.
+count() {
+	awk -v pid="${2:-}" '
+		/^probe / { split($2, i, "="); split($4, l, "="); split($5, n, "=");
+			    W[i[2]] = l[2] == "POSIX" && n[2] == "write" }
+		/^call / { split($2, i, "="); split($3, p, "=");
+			   if (W[i[2]] && (pid == "" || p[2] == pid)) c++ }
+		END { print c + 0 }' "$1"
+}
+
+# gated NAME [dc-collect options] -- COMMAND: trace COMMAND, one of whose
+# processes, running program NAME, will not load the client and waits
+# for gate/go; once the collector has named that process (its uprobes
+# are in place), let it go on.  The stream as text in t.txt, the named
+# process's pid in gated.pid.
+gated() {
+	_name=$1
+	shift
+	mkdir gate &&
+	{ dc-collect -k "$SHARED/key" -v -o s.dcs "$@" 2>collect.err & } &&
+	_cpid=$! &&
+	test_when_finished "touch \"$PWD/gate/go\"; test_kill_pid $_cpid dc-collect" &&
+	wait_until 60 "$_name got no uprobes" \
+		grep -q "($_name) will not load the client library" collect.err &&
+	touch gate/go &&
+	wait $_cpid &&
+	dc-aggregate --text <s.dcs >t.txt &&
+	sed -n "s/.*process \([0-9]*\) ($_name) will not load.*/\1/p" \
+		collect.err >gated.pid
+}
+
+test_lazy_prereq SETGID '
+	getent group nogroup >/dev/null || { echo "no group nogroup"; false; }
+	cp "$(command -v cat)" sg-cat && chgrp nogroup sg-cat && chmod g+s sg-cat &&
+	./sg-cat /proc/self/status | awk "/^Gid:/ { exit \$2 == \$3 }" ||
+	{ echo "set-group-ID programs do not run set-group-ID here"; false; }
+'
+
+# A static program that waits for the file it names: gate-static.
+test_lazy_prereq STATIC '
+	command -v cc >/dev/null || { echo "no C compiler"; false; }
+	printf "#include <unistd.h>\nint main(int c, char **v) { while (c > 1 && access(v[1], F_OK) != 0) usleep(10000); return 0; }\n" >gate.c &&
+	cc -static -o "$SHARED/gate-static" gate.c ||
+	{ echo "cannot link a static program"; false; }
+'
+
+test_expect_success 'setup: a signing key and a posix spec' '
+	dc-sign --gen-key -k "$SHARED/key" >/dev/null &&
+	printf "layers:\n  - posix\n  - stdio\n" >c.yaml &&
+	sign_spec c.yaml &&
+	mv probes.sig "$SIG"
+'
+
+test_expect_success BPF 'a child without LD_PRELOAD: its writes through uprobes, under its pid, once; its parent on the fast path' '
+	gated fastclient "$SIG" -- sh -c "env -u LD_PRELOAD \"$FC\" gate \"$PWD/gate\" 500 & \"$W\" writes 300; wait" &&
+	child=$(cat gated.pid) &&
+	test -n "$child" &&
+	grep "process $child (fastclient) will not load the client library (its LD_PRELOAD does not name it): its calls of the wrapped functions go through uprobes from [0-9.]* ms after its exec" collect.err &&
+	test "$(count t.txt "$child")" = 500 &&
+	: the workload, gone before it is described at times, is the rest: &&
+	: the functions recorded on the fast path have no other uprobes &&
+	test "$(count t.txt)" = 800 &&
+	test "$(grep -c "will not load the client library" collect.err)" = 1 &&
+	! grep -q "never joined the fast path" collect.err &&
+	grep "1 processes without the client library traced through uprobes" collect.err
+'
+
+test_expect_success BPF,SETGID 'a set-group-ID child (AT_SECURE ignores the preload): through uprobes, once' '
+	mkdir sg &&
+	cp "$FC" sg/fastclient && chgrp nogroup sg/fastclient && chmod g+s sg/fastclient &&
+	gated fastclient "$SIG" -- sh -c "\"$PWD/sg/fastclient\" gate \"$PWD/gate\" 400" &&
+	child=$(cat gated.pid) &&
+	grep "process $child (fastclient) will not load the client library (it runs set-user-ID, set-group-ID or with capabilities (AT_SECURE), and ld.so ignores the preload)" collect.err &&
+	test "$(count t.txt "$child")" = 400 &&
+	! grep -q "never joined the fast path" collect.err
+'
+
+# sh gets the uprobes, waits for them, and forks a child that puts the
+# preload back: the child joins the fast path, and the uprobes it
+# inherited stand aside.
+test_expect_success BPF 'no double counting: a child of a process with uprobes that loads the client again' '
+	gated sh "$SIG" -- env -u LD_PRELOAD sh -c "
+		until test -e \"$PWD/gate/go\"; do sleep 0.05; done
+		LD_PRELOAD=\"$DC_CLIENT_LIB\" \"$W\" writes 700" &&
+	test "$(count t.txt)" = 700 &&
+	: env, the command, and the workload joined &&
+	test "$(grep -c "fast path: process [0-9]* joined" collect.err)" -ge 2
+'
+
+test_expect_success BPF,STATIC 'a static executable is named as not traced, once' '
+	gated gate-static "$SIG" -- sh -c "\"$SHARED/gate-static\" \"$PWD/gate/go\"" &&
+	grep "process $(cat gated.pid) (gate-static) will not load the client library (a static executable): its calls of the wrapped functions are not traced" collect.err &&
+	test "$(grep -c "will not load the client library" collect.err)" = 1 &&
+	! grep -q "never joined the fast path" collect.err
+'
+
+test_expect_success BPF 'with --no-preload nothing is decided: every call by uprobe' '
+	dc-collect -k "$SHARED/key" --no-preload -o s.dcs "$SIG" -- \
+		env -u LD_PRELOAD "$W" writes 50 2>collect.err &&
+	dc-aggregate --text <s.dcs >t.txt &&
+	! grep -q "will not load the client library" collect.err &&
+	test "$(count t.txt)" = 50
+'
+
+test_done
