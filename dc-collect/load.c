@@ -247,10 +247,48 @@ static void verifier_stats(struct collect_bpf *skel)
 		bpf_program__set_log_level(prog, 4);
 }
 
+/* Programs nobody needs are not loaded at all. */
+static void choose_programs(const struct collector *c, struct collect_bpf *skel)
+{
+	bool syscalls = spec_has_kind(c->spec, DC_PROBE_SYSCALL);
+
+	if (!syscalls) {
+		bpf_program__set_autoload(skel->progs.dc_sys_enter, false);
+		bpf_program__set_autoload(skel->progs.dc_sys_exit, false);
+	}
+	/* One of the two entry programs: the one reading the registers in
+	 * place where the kernel has tp_btf. */
+	if (!syscalls || !c->feat.tp_btf)
+		bpf_program__set_autoload(skel->progs.dc_sys_enter_btf, false);
+	if (c->feat.tp_btf)
+		bpf_program__set_autoload(skel->progs.dc_sys_enter, false);
+	if (c->opt.mode != SEL_CLIENTS)
+		bpf_program__set_autoload(skel->progs.dc_client_register, false);
+	if (!c->want_fast) {
+		bpf_program__set_autoload(skel->progs.dc_fallback_entry, false);
+		bpf_program__set_autoload(skel->progs.dc_fallback_exit, false);
+	}
+	for (int tp = 0; tp < DC_TP_COUNT; tp++)
+		if (!c->tp_needed[tp])
+			bpf_program__set_autoload(dc_klayer_prog(skel, tp), false);
+	if (!c->generic_tp)
+		bpf_program__set_autoload(skel->progs.dc_tp_generic, false);
+	if (!c->usdt)
+		bpf_program__set_autoload(skel->progs.dc_usdt, false);
+	if (c->feat.umulti) {
+		bpf_program__set_expected_attach_type(skel->progs.dc_umulti_entry,
+						      DC_BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.dc_umulti_exit,
+						      DC_BPF_TRACE_UPROBE_MULTI);
+	} else {
+		bpf_program__set_autoload(skel->progs.dc_umulti_entry, false);
+		bpf_program__set_autoload(skel->progs.dc_umulti_exit, false);
+	}
+}
+
 void open_and_load(struct collector *c)
 {
 	struct collect_bpf *skel;
-	bool syscalls = spec_has_kind(c->spec, DC_PROBE_SYSCALL);
 	int err;
 
 	skel = collect_bpf__open();
@@ -285,39 +323,7 @@ void open_and_load(struct collector *c)
 				 c->internal_base + DC_IPROBE_COUNT);
 	if (c->spec->mode != DC_MODE_PROFILE)
 		bpf_map__set_max_entries(skel->maps.profile, 1);
-	/* Programs nobody needs are not loaded at all. */
-	if (!syscalls) {
-		bpf_program__set_autoload(skel->progs.dc_sys_enter, false);
-		bpf_program__set_autoload(skel->progs.dc_sys_exit, false);
-	}
-	/* One of the two entry programs: the one reading the registers in
-	 * place where the kernel has tp_btf. */
-	if (!syscalls || !c->feat.tp_btf)
-		bpf_program__set_autoload(skel->progs.dc_sys_enter_btf, false);
-	if (c->feat.tp_btf)
-		bpf_program__set_autoload(skel->progs.dc_sys_enter, false);
-	if (c->opt.mode != SEL_CLIENTS)
-		bpf_program__set_autoload(skel->progs.dc_client_register, false);
-	if (!c->want_fast) {
-		bpf_program__set_autoload(skel->progs.dc_fallback_entry, false);
-		bpf_program__set_autoload(skel->progs.dc_fallback_exit, false);
-	}
-	for (int tp = 0; tp < DC_TP_COUNT; tp++)
-		if (!c->tp_needed[tp])
-			bpf_program__set_autoload(dc_klayer_prog(skel, tp), false);
-	if (!c->generic_tp)
-		bpf_program__set_autoload(skel->progs.dc_tp_generic, false);
-	if (!c->usdt)
-		bpf_program__set_autoload(skel->progs.dc_usdt, false);
-	if (c->feat.umulti) {
-		bpf_program__set_expected_attach_type(skel->progs.dc_umulti_entry,
-						      DC_BPF_TRACE_UPROBE_MULTI);
-		bpf_program__set_expected_attach_type(skel->progs.dc_umulti_exit,
-						      DC_BPF_TRACE_UPROBE_MULTI);
-	} else {
-		bpf_program__set_autoload(skel->progs.dc_umulti_entry, false);
-		bpf_program__set_autoload(skel->progs.dc_umulti_exit, false);
-	}
+	choose_programs(c, skel);
 	dc_kfuncs_prepare(&c->kfuncs, skel, c->spec, c->skip);
 	if (!c->feat.global_args)
 		derive_exit_static(skel);
