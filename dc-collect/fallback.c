@@ -54,7 +54,11 @@ struct traced {
 
 struct dc_fallback {
 	struct dc_pidprobes *pp;
-	pid_t holder;            /* the idle process holding the programs */
+	const struct dc_spec *spec;
+	const struct dc_fast *fast;
+	bool ready;              /* the uprobes defined and held (prepare) */
+	pid_t holder;            /* the idle process holding the programs,
+	                            0 until the first process needs them */
 	char client[PATH_MAX];
 	void *procs;             /* tsearch(3) tree of struct traced */
 	unsigned nprocs;         /* processes given the uprobes, in all */
@@ -99,7 +103,7 @@ static void add(struct dc_fallback *fb, pid_t pid, uint64_t placed)
 	t->placed = placed;
 }
 
-/* An idle child that holds the programs on the probes from the start
+/* An idle child that holds the programs on the probes once defined
  * (dc_pidprobes_hold): placing them into a process is then only the
  * events that widen their filters, a few ms instead of tens.  It keeps
  * none of our descriptors (the stream's reader sees its end when we
@@ -129,33 +133,45 @@ struct dc_fallback *dc_fallback_new(const struct dc_spec *spec,
 {
 	struct dc_pidprobes *pp = dc_pidprobes_new(entry_prog, exit_prog, why);
 	struct dc_fallback *fb;
-	uint64_t t0;
-	size_t i;
 
 	if (pp == NULL)
 		return NULL;
-	for (i = 0; i < spec->nprobes; i++) {
-		const struct dc_probe *p = &spec->probes[i];
+	fb = xcalloc(1, sizeof(*fb));
+	fb->pp = pp;
+	fb->spec = spec;
+	fb->fast = fast;
+	snprintf(fb->client, sizeof(fb->client), "%s", client);
+	return fb;
+}
+
+/* Define the uprobes and hold their programs, when the first process
+ * needs them, not at start: each tracefs event costs tens of ms to
+ * define and as much to take down (the kernel waits for a grace period),
+ * a hundred of them seconds, which a run whose processes all load the
+ * client would pay for nothing. */
+static void prepare(struct dc_fallback *fb)
+{
+	uint64_t t0 = mono_ns();
+	size_t i;
+
+	fb->ready = true;
+	for (i = 0; i < fb->spec->nprobes; i++) {
+		const struct dc_probe *p = &fb->spec->probes[i];
 		int err;
 
-		if (!dc_fast_covers(fast, i))
+		if (!dc_fast_covers(fb->fast, i))
 			continue;
-		err = dc_pidprobes_add(pp, p->target, p->offset, p->function,
-				       (__u64)i);
+		err = dc_pidprobes_add(fb->pp, p->target, p->offset,
+				       p->function, (__u64)i);
 		if (err != 0)
 			warn("%s in %s: no uprobe for processes without the "
 			     "client library (tracefs cannot define it: %s)",
 			     p->function, p->target, strerror(-err));
 	}
-	fb = xcalloc(1, sizeof(*fb));
-	fb->pp = pp;
 	fb->holder = start_holder();
-	t0 = mono_ns();
-	dc_pidprobes_hold(pp, fb->holder);
-	debug("fast path: uprobes for processes without the client held in "
-	      "%.1f ms", (double)(mono_ns() - t0) / 1e6);
-	snprintf(fb->client, sizeof(fb->client), "%s", client);
-	return fb;
+	dc_pidprobes_hold(fb->pp, fb->holder);
+	debug("fast path: uprobes for processes without the client defined "
+	      "and held in %.1f ms", (double)(mono_ns() - t0) / 1e6);
 }
 
 /* The process's name, for messages. */
@@ -214,6 +230,8 @@ bool dc_fallback_exec(struct dc_fallback *fb, pid_t pid, uint64_t ts)
 		tell(fb, pid, comm, why, 0);
 		return true;
 	}
+	if (!fb->ready)
+		prepare(fb);
 	/* Each probe that cannot be placed has been named. */
 	if (dc_pidprobes_follow(fb->pp, pid) == 0)
 		return false;
@@ -268,8 +286,10 @@ void dc_fallback_free(struct dc_fallback *fb)
 	if (fb->warned > MAX_WARNINGS)
 		notice("%u processes without the client library in all (the "
 		       "first %d named above)", fb->warned, MAX_WARNINGS);
-	kill(fb->holder, SIGKILL);
-	waitpid(fb->holder, NULL, 0);
+	if (fb->holder > 0) {
+		kill(fb->holder, SIGKILL);
+		waitpid(fb->holder, NULL, 0);
+	}
 	tdestroy(fb->procs, free);
 	dc_pidprobes_free(fb->pp);
 	free(fb);
