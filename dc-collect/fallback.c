@@ -56,7 +56,6 @@ struct dc_fallback {
 	struct dc_pidprobes *pp;
 	const struct dc_spec *spec;
 	const struct dc_fast *fast;
-	bool ready;              /* the uprobes defined and held (prepare) */
 	pid_t holder;            /* the idle process holding the programs,
 	                            0 until the first process needs them */
 	char client[PATH_MAX];
@@ -154,7 +153,6 @@ static void prepare(struct dc_fallback *fb)
 	uint64_t t0 = mono_ns();
 	size_t i;
 
-	fb->ready = true;
 	for (i = 0; i < fb->spec->nprobes; i++) {
 		const struct dc_probe *p = &fb->spec->probes[i];
 		int err;
@@ -230,7 +228,7 @@ bool dc_fallback_exec(struct dc_fallback *fb, pid_t pid, uint64_t ts)
 		tell(fb, pid, comm, why, 0);
 		return true;
 	}
-	if (!fb->ready)
+	if (fb->holder == 0)
 		prepare(fb);
 	/* Each probe that cannot be placed has been named. */
 	if (dc_pidprobes_follow(fb->pp, pid) == 0)
