@@ -18,7 +18,7 @@ test_lazy_prereq TRACEFS '
 '
 
 spec() {
-	printf "layers:\n  - posix\n" >c.yaml &&
+	layers posix >c.yaml &&
 	sign_spec c.yaml
 }
 
@@ -39,8 +39,6 @@ hits() {
 	awk -v e="$1" '$2 == e { print $3 }' $TRACEFS/uprobe_profile
 }
 
-# count TEXT NAME PID [RET]: POSIX calls of one function by one process
-# (that returned RET).
 # no_trap_for_others COLLECTOR: the kernel's trap count for COLLECTOR's
 # write() entry probe stays the same while another process writes 5000
 # times.
@@ -53,16 +51,6 @@ no_trap_for_others() {
 	_h1=$(hits $_ev) &&
 	echo "hits before $_h0, after another process wrote 5000 times: $_h1" &&
 	test "$_h1" = "$_h0"
-}
-
-count() {
-	awk -v name="$2" -v pid="$3" -v ret="${4:-}" '
-		/^probe / { split($2, i, "="); split($4, l, "="); split($5, n, "=");
-			    L[i[2]] = l[2]; N[i[2]] = n[2] }
-		/^call / { split($2, i, "="); split($3, p, "="); split($7, r, "=");
-			   if (L[i[2]] == "POSIX" && N[i[2]] == name && p[2] == pid &&
-			       (ret == "" || r[2] == ret)) c++ }
-		END { print c + 0 }' "$1"
 }
 
 test_expect_success 'setup: a signing key' '
@@ -81,7 +69,7 @@ test_expect_success BPF,TRACEFS,PYTHON3 '-- COMMAND: 5000 write() calls of anoth
 	touch go &&
 	wait $collector &&
 	dc-aggregate --text s.dcs >t.txt &&
-	w=$(count t.txt write $(cat pid) 1) &&
+	w=$(count_calls t.txt POSIX write $(cat pid) 1) &&
 	echo "one-byte writes traced: $w" &&
 	test "$w" = 1000 &&
 	test -z "$(grep -l datacrumbs/p${collector}_ $TRACEFS/uprobe_events)"
@@ -101,7 +89,7 @@ test_expect_success BPF,TRACEFS,PYTHON3 '--pid: another process takes no trap, t
 	touch go2 &&
 	{ wait $collector; echo "collector exit $?"; } &&
 	dc-aggregate --text p.dcs >t.txt &&
-	w=$(count t.txt write $target) &&
+	w=$(count_calls t.txt POSIX write $target) &&
 	echo "writes traced in process $target: $w" &&
 	test "$w" = 700
 '

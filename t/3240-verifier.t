@@ -35,15 +35,28 @@ test_lazy_prereq BPFTOOL '
 	command -v bpftool >/dev/null || { echo "bpftool not installed"; false; }
 '
 
+# held.sh, sourced by the scripts the collector runs: held_ids KEY, the
+# ids of the collector's (the script's parent's) objects of one kind, by
+# the KEY (prog_id, map_id) of its fds' fdinfo.
+write_held_sh() {
+	cat >held.sh <<-\EOS
+	held_ids() {
+		for fd in /proc/$PPID/fdinfo/*; do
+			sed -n "s/^$1:[[:space:]]*//p" "$fd"
+		done | sort -u
+	}
+	EOS
+}
+
 # linkage.sh, run by the collector: the linkage of derive_exit in the BTF
 # the kernel holds for the collector's (its parent's) dc_sys_exit, found
 # through the program and link fds the collector holds.
 write_linkage_sh() {
+	write_held_sh &&
 	cat >linkage.sh <<-\EOS
+	. ./held.sh
 	exec >linkage
-	for fd in /proc/$PPID/fdinfo/*; do
-		sed -n "s/^prog_id:[[:space:]]*//p" "$fd"
-	done | sort -u | while read -r id; do
+	held_ids prog_id | while read -r id; do
 		bpftool prog show id "$id" | grep -q " name dc_sys_exit " || continue
 		btf=$(bpftool prog show id "$id" | sed -n "s/.*btf_id \([0-9]*\).*/\1/p")
 		bpftool btf dump id "$btf" |
@@ -63,11 +76,11 @@ test_expect_success BPF,BPFTOOL 'the loaded exit program holds derive_exit as a 
 # maps.sh, run by the collector: "NAME MAX_ENTRIES" of each map its
 # parent (the collector) holds.
 write_maps_sh() {
+	write_held_sh &&
 	cat >maps.sh <<-\EOS
+	. ./held.sh
 	exec >maps
-	for fd in /proc/$PPID/fdinfo/*; do
-		sed -n "s/^map_id:[[:space:]]*//p" "$fd"
-	done | sort -u | while read -r id; do
+	held_ids map_id | while read -r id; do
 		bpftool map show id "$id" | tr "\n" " "
 		echo
 	done | sed -n "s/^[0-9]*: [a-z_]*  name \([a-z_]*\) .* max_entries \([0-9]*\) .*/\1 \2/p"

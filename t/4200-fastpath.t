@@ -17,27 +17,12 @@ collect() {
 		dc-aggregate --text >"$_out"
 }
 
-# count TEXT CAT NAME [PID]: call records of one function.
-count() {
-	awk -v cat="$2" -v name="$3" -v pid="${4:-}" '
-		/^probe / { split($2, i, "="); split($4, l, "="); split($5, n, "=");
-			    L[i[2]] = l[2]; N[i[2]] = n[2] }
-		/^call / { split($2, i, "="); split($3, p, "=");
-			   if (L[i[2]] == cat && N[i[2]] == name &&
-			       (pid == "" || p[2] == pid)) c++ }
-		END { print c + 0 }' "$1"
-}
-
-posix_layers() {
-	printf "layers:\n  - posix\n  - stdio\n  - syscalls\n"
-}
-
 test_expect_success 'setup: a signing key' '
 	dc-sign --gen-key -k "$SHARED/key" >/dev/null
 '
 
 test_expect_success BPF,PYTHON3 'one workload traced both ways gives the same events' '
-	posix_layers >c.yaml &&
+	layers posix stdio syscalls >c.yaml &&
 	mkdir d &&
 	collect c.yaml fast.txt probes.sig -- "$FC" mix "$PWD/d" &&
 	grep -q "fast path: [0-9]* functions recorded" collect.err &&
@@ -56,12 +41,12 @@ test_expect_success BPF,PYTHON3 'one workload traced both ways gives the same ev
 # scripts at a time, it made no progress for the 100 ms a full ring waits
 # at the 1 MiB default, and the client rightly dropped and counted).
 test_expect_success BPF 'exact counts: 20000 writes, and the syscalls nested one level under them' '
-	posix_layers >c.yaml &&
+	layers posix stdio syscalls >c.yaml &&
 	collect c.yaml t.txt --fast-ring 16M probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 20000 &&
 	test "$(cat collect.rc)" = 0 &&
-	test "$(count t.txt POSIX write)" = 20000 &&
+	test "$(count_calls t.txt POSIX write)" = 20000 &&
 	grep "^call " t.txt | awk "/depth=1/" >d1 &&
-	test "$(count t.txt sys write)" = 20000 &&
+	test "$(count_calls t.txt sys write)" = 20000 &&
 	test "$(grep -c "" d1)" -ge 20000 &&
 	! grep -q "drops kind=process total=[1-9]" t.txt
 '
@@ -92,10 +77,10 @@ all_accounted() {
 # collector besides).  The tiny ring drops:
 # --fast-full drop.
 test_expect_success BPF 'a tiny ring drops, and every call is either recorded or counted' '
-	posix_layers >c.yaml &&
+	layers posix stdio syscalls >c.yaml &&
 	collect c.yaml all.txt --fast-ring 16M probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 100000 &&
 	! grep -q "drops kind=process total=[1-9]" all.txt &&
-	test "$(count all.txt POSIX write)" = 100000 &&
+	test "$(count_calls all.txt POSIX write)" = 100000 &&
 	total=$(user_calls all.txt) &&
 	collect c.yaml t.txt --fast-ring 4096 --fast-full drop probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 100000 &&
 	all_accounted t.txt "$total"
@@ -106,16 +91,16 @@ test_expect_success BPF 'a tiny ring drops, and every call is either recorded or
 # point here is that a full ring waits, not how long (the next test checks
 # the bound each setting sends).
 test_expect_success BPF 'a full ring waits for the collector: a tiny ring, 20000 writes, none lost' '
-	posix_layers >c.yaml &&
+	layers posix stdio syscalls >c.yaml &&
 	collect c.yaml t.txt --fast-ring 4096 --fast-full wait=10000 probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 20000 &&
 	test "$(cat collect.rc)" = 0 &&
-	test "$(count t.txt POSIX write)" = 20000 &&
+	test "$(count_calls t.txt POSIX write)" = 20000 &&
 	! grep -q "drops kind=process total=[1-9]" t.txt &&
 	! grep -q "user-level records lost" collect.err
 '
 
 test_expect_success BPF 'the wait for a full ring is told to the client: 100 ms, wait=MS, drop' '
-	posix_layers >c.yaml &&
+	layers posix stdio syscalls >c.yaml &&
 	: the client library would take the socket first: not preloaded &&
 	collect c.yaml t.txt probes.sig -- env LD_PRELOAD= "$FC" config &&
 	grep "^full_wait_ms=100\$" collect.err &&
@@ -136,7 +121,7 @@ is_zombie() {
 # collector is stopped before the writes and continued only once the job
 # has exited (a zombie: the stopped collector cannot reap it).
 test_expect_success BPF 'a stopped collector: the job waits the bound once, finishes, and its losses are counted' '
-	posix_layers >c.yaml &&
+	layers posix stdio syscalls >c.yaml &&
 	mkdir ref gate &&
 	touch ref/go &&
 	collect c.yaml ref.txt --fast-ring 4096 probes.sig -- "$FC" gate "$PWD/ref" 20000 &&
@@ -163,16 +148,16 @@ test_expect_success BPF 'a stopped collector: the job waits the bound once, fini
 '
 
 test_expect_success BPF 'a client killed by SIGKILL after 5000 calls still has its 5000 records' '
-	posix_layers >c.yaml &&
+	layers posix stdio syscalls >c.yaml &&
 	collect c.yaml t.txt probes.sig -- "$FC" kill 5000 &&
 	test "$(cat collect.rc)" = 137 &&
-	test "$(count t.txt POSIX write)" = 5000
+	test "$(count_calls t.txt POSIX write)" = 5000
 '
 
 test_expect_success BPF 'threads: 4 x 3000 writes, each on its own thread' '
-	posix_layers >c.yaml &&
+	layers posix stdio syscalls >c.yaml &&
 	collect c.yaml t.txt probes.sig -- "$FC" threads 4 3000 &&
-	test "$(count t.txt POSIX write)" = 12000 &&
+	test "$(count_calls t.txt POSIX write)" = 12000 &&
 	awk "/^probe / { split(\$2, i, \"=\"); split(\$4, l, \"=\"); split(\$5, n, \"=\");
 			 N[i[2]] = l[2] \"/\" n[2] }
 	     /^call / { split(\$2, i, \"=\"); split(\$4, tid, \"=\");
@@ -183,31 +168,31 @@ test_expect_success BPF 'threads: 4 x 3000 writes, each on its own thread' '
 '
 
 test_expect_success BPF 'fork: the child records into a ring of its own, under its own pid' '
-	posix_layers >c.yaml &&
+	layers posix stdio syscalls >c.yaml &&
 	collect c.yaml t.txt probes.sig -- "$FC" fork 1000 700 &&
 	test "$(cat collect.rc)" = 0 &&
 	parent=$(sed -n "s/^fork .* pid=\([0-9]*\) .*args=\([0-9]*\),.*/\1/p" t.txt | head -n 1) &&
 	child=$(sed -n "s/^fork .* pid=\([0-9]*\) .*args=\([0-9]*\),.*/\2/p" t.txt | head -n 1) &&
-	test "$(count t.txt POSIX write "$parent")" = 1000 &&
-	test "$(count t.txt POSIX write "$child")" = 700
+	test "$(count_calls t.txt POSIX write "$parent")" = 1000 &&
+	test "$(count_calls t.txt POSIX write "$child")" = 700
 '
 
 test_expect_success BPF 'exec: the new image records again, under the same pid' '
-	posix_layers >c.yaml &&
+	layers posix stdio syscalls >c.yaml &&
 	collect c.yaml t.txt probes.sig -- sh -c "exec \"$DC_BUILD_DIR/t/helpers/workload\" writes 3000" &&
-	test "$(count t.txt POSIX write)" = 3000
+	test "$(count_calls t.txt POSIX write)" = 3000
 '
 
 test_expect_success BPF 'a hostile client: no crash, no events for another pid, garbage refused' '
-	posix_layers >c.yaml &&
+	layers posix stdio syscalls >c.yaml &&
 	: the client library would take the socket first: not preloaded &&
 	collect c.yaml t.txt probes.sig -- env LD_PRELOAD= "$FC" hostile 50 &&
 	cat collect.err &&
 	test "$(cat collect.rc)" = 0 &&
 	pid=$(sed -n "s/^process pid=\([0-9]*\) .*fastclient.*/\1/p" t.txt | head -n 1) &&
 	test -n "$pid" &&
-	test "$(count t.txt POSIX write "$pid")" = 50 &&
-	test "$(count t.txt POSIX write 1)" = 0 &&
+	test "$(count_calls t.txt POSIX write "$pid")" = 50 &&
+	test "$(count_calls t.txt POSIX write 1)" = 0 &&
 	grep -q "slot abandoned" collect.err &&
 	grep -q "invalid records from process $pid refused" collect.err &&
 	grep -q "^dc-collect: [0-9]* events" collect.err
@@ -216,18 +201,18 @@ test_expect_success BPF 'a hostile client: no crash, no events for another pid, 
 # The preload is there but its client finds no collector: it cannot be
 # told at the exec (t/4220 has the processes that can).
 test_expect_success BPF 'a process whose client never connects is named, not silently missing' '
-	posix_layers >c.yaml &&
+	layers posix stdio syscalls >c.yaml &&
 	collect c.yaml t.txt probes.sig -- sh -c "DC_FAST_SOCKET=@datacrumbs-nobody-$$ \"$DC_BUILD_DIR/t/helpers/workload\" writes 10; \"$DC_BUILD_DIR/t/helpers/workload\" writes 20" &&
-	test "$(count t.txt POSIX write)" = 20 &&
+	test "$(count_calls t.txt POSIX write)" = 20 &&
 	test "$(grep -c "never joined the fast path" collect.err)" = 1 &&
 	! grep -q "will not load the client library" collect.err
 '
 
 test_expect_success BPF 'with --no-preload the command runs without the client library' '
-	posix_layers >c.yaml &&
+	layers posix stdio syscalls >c.yaml &&
 	collect c.yaml t.txt --no-preload probes.sig -- sh -c "cat /proc/self/maps" &&
 	! grep -q "fast path:" collect.err &&
-	test "$(count t.txt POSIX write)" -ge 1
+	test "$(count_calls t.txt POSIX write)" -ge 1
 '
 
 test_done

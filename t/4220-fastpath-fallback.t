@@ -11,17 +11,6 @@ FC="$DC_BUILD_DIR/t/helpers/fastclient"
 W="$DC_BUILD_DIR/t/helpers/workload"
 SIG="$SHARED/probes.sig"
 
-# count TEXT [PID]: the POSIX write calls in TEXT (dc-aggregate --text),
-# of process PID only if given.
-count() {
-	awk -v pid="${2:-}" '
-		/^probe / { split($2, i, "="); split($4, l, "="); split($5, n, "=");
-			    W[i[2]] = l[2] == "POSIX" && n[2] == "write" }
-		/^call / { split($2, i, "="); split($3, p, "=");
-			   if (W[i[2]] && (pid == "" || p[2] == pid)) c++ }
-		END { print c + 0 }' "$1"
-}
-
 # gated NAME [dc-collect options] -- COMMAND: trace COMMAND, one of whose
 # processes, running program NAME, will not load the client and waits
 # for gate/go; once the collector has named that process (its uprobes
@@ -60,7 +49,7 @@ test_lazy_prereq STATIC '
 
 test_expect_success 'setup: a signing key and a posix spec' '
 	dc-sign --gen-key -k "$SHARED/key" >/dev/null &&
-	printf "layers:\n  - posix\n  - stdio\n" >c.yaml &&
+	layers posix stdio >c.yaml &&
 	sign_spec c.yaml &&
 	mv probes.sig "$SIG"
 '
@@ -70,10 +59,10 @@ test_expect_success BPF 'a child without LD_PRELOAD: its writes through uprobes,
 	child=$(cat gated.pid) &&
 	test -n "$child" &&
 	grep "process $child (fastclient) will not load the client library (its LD_PRELOAD does not name it): its calls of the wrapped functions go through uprobes from [0-9.]* ms after its exec" collect.err &&
-	test "$(count t.txt "$child")" = 500 &&
+	test "$(count_calls t.txt POSIX write "$child")" = 500 &&
 	: the workload, gone before it is described at times, is the rest: &&
 	: the functions recorded on the fast path have no other uprobes &&
-	test "$(count t.txt)" = 800 &&
+	test "$(count_calls t.txt POSIX write)" = 800 &&
 	test "$(grep -c "will not load the client library" collect.err)" = 1 &&
 	! grep -q "never joined the fast path" collect.err &&
 	grep "1 processes without the client library traced through uprobes" collect.err
@@ -85,7 +74,7 @@ test_expect_success BPF,SETGID 'a set-group-ID child (AT_SECURE ignores the prel
 	gated fastclient "$SIG" -- sh -c "\"$PWD/sg/fastclient\" gate \"$PWD/gate\" 400" &&
 	child=$(cat gated.pid) &&
 	grep "process $child (fastclient) will not load the client library (it runs set-user-ID, set-group-ID or with capabilities (AT_SECURE), and ld.so ignores the preload)" collect.err &&
-	test "$(count t.txt "$child")" = 400 &&
+	test "$(count_calls t.txt POSIX write "$child")" = 400 &&
 	! grep -q "never joined the fast path" collect.err
 '
 
@@ -96,7 +85,7 @@ test_expect_success BPF 'no double counting: a child of a process with uprobes t
 	gated sh "$SIG" -- env -u LD_PRELOAD sh -c "
 		until test -e \"$PWD/gate/go\"; do sleep 0.05; done
 		LD_PRELOAD=\"$DC_CLIENT_LIB\" \"$W\" writes 700" &&
-	test "$(count t.txt)" = 700 &&
+	test "$(count_calls t.txt POSIX write)" = 700 &&
 	: env, the command, and the workload joined &&
 	test "$(grep -c "fast path: process [0-9]* joined" collect.err)" -ge 2
 '
@@ -113,7 +102,7 @@ test_expect_success BPF 'with --no-preload nothing is decided: every call by upr
 		env -u LD_PRELOAD "$W" writes 50 2>collect.err &&
 	dc-aggregate --text <s.dcs >t.txt &&
 	! grep -q "will not load the client library" collect.err &&
-	test "$(count t.txt)" = 50
+	test "$(count_calls t.txt POSIX write)" = 50
 '
 
 test_done

@@ -356,6 +356,26 @@ write_layer() {
 	EOC
 }
 
+# layers LAYER...: a dc-gen config of the built-in layers named.
+layers() {
+	echo "layers:"
+	printf "  - %s\n" "$@"
+}
+
+# count_calls TEXT LAYER NAME [PID [RET]]: the call records in TEXT (from
+# dc-aggregate --text) of function NAME of layer LAYER (its category, as
+# POSIX), of process PID only if given and not empty, that returned RET
+# only if given.
+count_calls() {
+	awk -v cat="$2" -v name="$3" -v pid="${4:-}" -v ret="${5:-}" '
+		/^probe / { split($2, i, "="); split($4, l, "="); split($5, n, "=");
+			    L[i[2]] = l[2]; N[i[2]] = n[2] }
+		/^call / { split($2, i, "="); split($3, p, "="); split($7, r, "=");
+			   if (L[i[2]] == cat && N[i[2]] == name &&
+			       (pid == "" || p[2] == pid) && (ret == "" || r[2] == ret)) c++ }
+		END { print c + 0 }' "$1"
+}
+
 # trace CONFIG.yaml TRACE [dc-collect options] -- COMMAND...: generate the
 # spec of CONFIG, sign it with $SHARED/key into probes.sig, collect, and
 # aggregate and write TRACE.  Succeeds when the pipeline's end does;
