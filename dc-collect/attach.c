@@ -47,6 +47,25 @@ void drop_links(struct collector *c)
 	dc_kfuncs_free(&c->kfuncs);
 }
 
+/* A uprobe the kernel refused (on the function's entry, or its return if
+ * RET): warned, or said with -v only if the probe is optional. */
+static void uprobe_refused(struct collector *c, size_t i, bool ret, int err)
+{
+	const struct dc_probe *p = &c->spec->probes[i];
+	/* 524 is the kernel's ENOTSUPP: an instruction uprobes cannot
+	 * replace (some atomics), which strerror does not know. */
+	const char *why = err == 524 ? "the kernel cannot probe its first instruction"
+				     : strerror(err);
+
+	c->failed++;
+	if (p->optional)
+		debug("%s:%s not attached: %s", p->target, p->function, why);
+	else
+		warn("cannot attach %s%s in %s: %s", ret ? "the return of " : "",
+		     p->function, p->target, why);
+}
+
+/* One function's uprobes, each its own link (the per-function programs). */
 static void attach_uprobe(struct collector *c, size_t i)
 {
 	const struct dc_probe *p = &c->spec->probes[i];
@@ -58,28 +77,15 @@ static void attach_uprobe(struct collector *c, size_t i)
 	entry = bpf_program__attach_uprobe_opts(c->skel->progs.dc_uprobe_entry,
 						-1, p->target, p->offset, &opts);
 	if (entry == NULL) {
-		int err = errno;
-		/* 524 is the kernel's ENOTSUPP: an instruction uprobes cannot
-		 * replace (some atomics), which strerror does not know. */
-		const char *why = err == 524 ? "the kernel cannot probe its first instruction"
-					     : strerror(err);
-
-		c->failed++;
-		if (p->optional)
-			debug("%s:%s not attached: %s", p->target, p->function, why);
-		else
-			warn("cannot attach %s in %s: %s", p->function, p->target,
-			     why);
+		uprobe_refused(c, i, false, errno);
 		return;
 	}
 	opts.retprobe = true;
 	exit_link = bpf_program__attach_uprobe_opts(c->skel->progs.dc_uprobe_exit,
 						    -1, p->target, p->offset, &opts);
 	if (exit_link == NULL) {
-		warn("cannot attach the return of %s in %s: %s", p->function,
-		     p->target, strerror(errno));
+		uprobe_refused(c, i, true, errno);
 		bpf_link__destroy(entry);
-		c->failed++;
 		return;
 	}
 	keep(c, entry);
@@ -102,9 +108,9 @@ static int by_target(const void *a, const void *b, void *arg)
 
 /* All uprobes of one library with two multi-uprobe links (entry and
  * return).  The kernel refuses a whole link for one bad offset, so a
- * refused group is split in halves until the bad probes are alone, and
- * those are tried one by one (which names them): a few bad functions cost
- * a few links, not the whole library's speed. */
+ * refused group is split in halves until the bad probes are alone, which
+ * names them: a few bad functions cost a few links, not the whole
+ * library's speed. */
 static void attach_uprobe_group(struct collector *c, const size_t *idx,
 				size_t n)
 {
@@ -135,7 +141,7 @@ static void attach_uprobe_group(struct collector *c, const size_t *idx,
 	debug("multi-uprobe link on %zu functions of %s refused (%s)", n, target,
 	      strerror(-(entry < 0 ? entry : ret)));
 	if (n == 1) {
-		attach_uprobe(c, idx[0]);
+		uprobe_refused(c, idx[0], entry >= 0, entry < 0 ? -entry : -ret);
 		return;
 	}
 	attach_uprobe_group(c, idx, n / 2);

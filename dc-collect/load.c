@@ -247,10 +247,30 @@ static void verifier_stats(struct collect_bpf *skel)
 		bpf_program__set_log_level(prog, 4);
 }
 
+/* The uprobes' two sets of programs, the same code verified twice (most
+ * of the time to start): the multi-uprobe link's (one link per library,
+ * 6.6 and later) and the per-function one (one link per function: where
+ * the kernel has no multi link, with --attach single, and for the
+ * tracefs events of --process-uprobes).  Only the set used is loaded. */
+static void uprobe_programs(struct collect_bpf *skel, bool multi, bool single)
+{
+	bpf_program__set_autoload(skel->progs.dc_uprobe_entry, single);
+	bpf_program__set_autoload(skel->progs.dc_uprobe_exit, single);
+	bpf_program__set_autoload(skel->progs.dc_umulti_entry, multi);
+	bpf_program__set_autoload(skel->progs.dc_umulti_exit, multi);
+	if (!multi)
+		return;
+	bpf_program__set_expected_attach_type(skel->progs.dc_umulti_entry,
+					      DC_BPF_TRACE_UPROBE_MULTI);
+	bpf_program__set_expected_attach_type(skel->progs.dc_umulti_exit,
+					      DC_BPF_TRACE_UPROBE_MULTI);
+}
+
 /* Programs nobody needs are not loaded at all. */
 static void choose_programs(const struct collector *c, struct collect_bpf *skel)
 {
 	bool syscalls = spec_has_kind(c->spec, DC_PROBE_SYSCALL);
+	bool uprobes = spec_has_kind(c->spec, DC_PROBE_UPROBE);
 
 	if (!syscalls) {
 		bpf_program__set_autoload(skel->progs.dc_sys_enter, false);
@@ -275,15 +295,8 @@ static void choose_programs(const struct collector *c, struct collect_bpf *skel)
 		bpf_program__set_autoload(skel->progs.dc_tp_generic, false);
 	if (!c->usdt)
 		bpf_program__set_autoload(skel->progs.dc_usdt, false);
-	if (c->feat.umulti) {
-		bpf_program__set_expected_attach_type(skel->progs.dc_umulti_entry,
-						      DC_BPF_TRACE_UPROBE_MULTI);
-		bpf_program__set_expected_attach_type(skel->progs.dc_umulti_exit,
-						      DC_BPF_TRACE_UPROBE_MULTI);
-	} else {
-		bpf_program__set_autoload(skel->progs.dc_umulti_entry, false);
-		bpf_program__set_autoload(skel->progs.dc_umulti_exit, false);
-	}
+	uprobe_programs(skel, uprobes && c->feat.umulti,
+			uprobes && (!c->feat.umulti || c->opt.process_uprobes));
 }
 
 void open_and_load(struct collector *c)
@@ -435,7 +448,8 @@ int check_kernel(void)
 		return DC_EXIT_FAILURE;
 	}
 	bpf_program__set_autoload(skel->progs.dc_client_register, false);
-	/* The system call entry program the run would use. */
+	/* The uprobe and system call entry programs the run would use. */
+	uprobe_programs(skel, f.umulti, !f.umulti);
 	bpf_program__set_autoload(f.tp_btf ? skel->progs.dc_sys_enter
 					   : skel->progs.dc_sys_enter_btf, false);
 	/* Decoded tracepoints this kernel lacks would fail CO-RE: skip. */

@@ -10,9 +10,7 @@
 
 #define DC_BPF_TRACE_UPROBE_MULTI 48 /* enum bpf_attach_type */
 
-/* Whether the kernel offers the link; prog_fd is any kprobe-type program
- * loaded with expected attach type DC_BPF_TRACE_UPROBE_MULTI, or -1 to
- * load a throw-away one. */
+/* Whether the kernel offers the link (tried with a throw-away program). */
 bool dc_umulti_supported(void);
 
 /* Attach prog_fd to cnt functions of path at once; cookies[i] is what

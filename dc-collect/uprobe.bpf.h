@@ -73,9 +73,10 @@ int BPF_KRETPROBE(dc_uprobe_exit)
 	return regs_exit(ctx);
 }
 
-/* The same, loaded for the kernel's multi-uprobe link (6.6 and later):
- * one link per library attaches and detaches all its functions at once.
- * User space sets the expected attach type before loading. */
+/* The same, for the kernel's multi-uprobe link (6.6 and later): one link
+ * per library attaches and detaches all its functions at once.  User
+ * space loads one of the two pairs, not both (load.c), and sets this
+ * one's expected attach type. */
 SEC("uprobe")
 int BPF_KPROBE(dc_umulti_entry)
 {

@@ -4,7 +4,8 @@
 # call derive_exit (the arguments read at a call's return) as a global
 # function, which the verifier checks once on its own, not again at each
 # call site and on each path.  Every kernel the suite runs on (6.18 here,
-# 6.1 in the VM) takes it: the fallback's line must not appear.  The
+# 6.1 in the VM) takes it: the fallback's line must not appear.  Of the
+# uprobes' two sets of programs only the one used is loaded.  The
 # per-CPU maps, the next cost, are sized to the run.
 . "$(dirname "$0")/test-lib.sh"
 
@@ -29,6 +30,75 @@ test_expect_success BPF 'with -vv each program loaded has the verifier statistic
 	grep "^dc_u[a-z]*_exit\$" loaded &&
 	test "$(grep -c "^processed [0-9]* insns" err)" = "$(wc -l <loaded)" &&
 	! grep "$FALLBACK" err
+'
+
+# uprobe_programs ERR: the uprobe programs a collector's -vv (in ERR)
+# shows loaded, one a line.
+uprobe_programs() {
+	sed -n "s/^libbpf: prog .\(dc_u[a-z]*_[a-z]*\).: -- BEGIN PROG LOAD LOG --\$/\1/p" \
+		"$1" | grep -v "^dc_usdt\$"
+}
+
+# The uprobes' programs come in two sets, the same code: one for the
+# kernel's multi-uprobe link, one attached function by function.  A
+# collector loads (and the verifier checks) only the set it will use.
+test_lazy_prereq UMULTI '
+	dc-collect --check-kernel >features &&
+	grep "uprobes yes (multi-link)" features ||
+	{ echo "this kernel has no multi-uprobe link (6.6 and later)"; false; }
+'
+test_lazy_prereq NO_UMULTI '
+	dc-collect --check-kernel >features &&
+	! grep "uprobes yes (multi-link)" features ||
+	{ echo "this kernel has the multi-uprobe link"; false; }
+'
+
+test_expect_success BPF,UMULTI 'where the kernel has the multi-uprobe link, only its set of programs is loaded' '
+	spec &&
+	dc-collect -vv -k "$SHARED/key" --no-preload probes.sig -- true >/dev/null 2>err &&
+	uprobe_programs err >loaded &&
+	printf "dc_umulti_entry\ndc_umulti_exit\n" >expect &&
+	test_cmp expect loaded
+'
+
+test_expect_success BPF,NO_UMULTI 'where the kernel has no multi-uprobe link, only the per-function programs are loaded' '
+	spec &&
+	dc-collect -vv -k "$SHARED/key" --no-preload probes.sig -- true >/dev/null 2>err &&
+	uprobe_programs err >loaded &&
+	printf "dc_uprobe_entry\ndc_uprobe_exit\n" >expect &&
+	test_cmp expect loaded
+'
+
+test_expect_success BPF 'with --attach single, only the per-function programs are loaded' '
+	spec &&
+	dc-collect -vv -k "$SHARED/key" --attach single --no-preload probes.sig -- true >/dev/null 2>err &&
+	uprobe_programs err >loaded &&
+	printf "dc_uprobe_entry\ndc_uprobe_exit\n" >expect &&
+	test_cmp expect loaded
+'
+
+# A spec whose fsync lies past the end of libc: the kernel refuses that
+# uprobe whichever way it is attached.
+test_expect_success BPF,PYTHON3 'a function the kernel refuses is named, the others traced, with either set' '
+	layers posix >c.yaml &&
+	dc-gen c.yaml >good.json &&
+	python3 -c "import json, sys
+spec = json.load(open(\"good.json\"))
+for p in spec[\"probes\"]:
+    if p[\"function\"] == \"fsync\":
+        p[\"offset\"] = 1 << 40
+json.dump(spec, sys.stdout)" >bad.json &&
+	dc-sign -k "$SHARED/key" -o bad.sig bad.json &&
+	for attach in auto single; do
+		dc-collect -k "$SHARED/key" --attach $attach --no-preload -o $attach.dcs \
+			bad.sig -- "$WORKLOAD" writes 1000 2>$attach.err &&
+		grep "^dc-collect: cannot attach fsync in .*: Invalid argument\$" $attach.err &&
+		grep "attached [0-9]* of [0-9]* probes" $attach.err >attached &&
+		n=$(python3 -c "import json; print(len(json.load(open(\"bad.json\"))[\"probes\"]))") &&
+		grep "attached $((n - 1)) of $n probes" attached &&
+		dc-aggregate --text $attach.dcs >$attach.txt &&
+		test "$(count_calls $attach.txt POSIX write)" = 1000 || return 1
+	done
 '
 
 test_lazy_prereq BPFTOOL '
