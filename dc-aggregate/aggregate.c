@@ -320,6 +320,7 @@ static void fork_proc(struct aggregator *ag, unsigned idx,
 	drop_proc(ag, idx, child);
 	c = get_proc(ag, idx, child, 1);
 	parent = get_proc(ag, idx, ev->pid, 1);
+	c->forked = 1;
 	c->cwd = parent->cwd ? xstrdup(parent->cwd) : NULL;
 	c->cwd_from_stream = c->cwd != NULL;
 	u64map_copy(&c->fds, &parent->fds);
@@ -745,10 +746,16 @@ static int write_end(struct aggregator *ag, uint64_t *dropped_out)
 	return status;
 }
 
-/* What the call trees could not do, one line each. */
-static void report_trees(struct aggregator *ag)
+/* What the call trees and the file names could not do, one line each. */
+static void report_gaps(struct aggregator *ag)
 {
 	unsigned i;
+
+	if (ag->cwd_missed_paths > 0)
+		warn("%" PRIu64 " relative paths of %u processes kept as written: "
+		     "no working directory known for them (the collector "
+		     "found none in /proc: they had exited before it read it)",
+		     ag->cwd_missed_paths, ag->cwd_missed_procs);
 
 	for (i = 0; i < ag->n_inputs; i++) {
 		struct calltree *ct = &ag->inputs[i].tree;
@@ -827,7 +834,7 @@ int aggregate(struct aggregator *ag)
 
 	profile_write(ag);
 	status = write_end(ag, &dropped);
-	report_trees(ag);
+	report_gaps(ag);
 	debug("%" PRIu64 " events and %" PRIu64 " counter entries written, %"
 	      PRIu64 " dropped upstream", ag->events_out, ag->counters_out,
 	      dropped);

@@ -112,6 +112,12 @@ struct proc {
 	/* The PROCESS payload passed on last for it, or NULL. */
 	unsigned char *desc;
 	size_t desc_len;
+	/* Where a working directory could have come from: a FORK (its
+	 * parent's), a PROCESS frame that had one (/proc, read in time). */
+	int forked, described_cwd;
+	/* A relative path of its was kept as written for want of either
+	 * (counted once in the aggregator's). */
+	int cwd_missed;
 };
 
 /* ---- all of it ---- */
@@ -139,6 +145,10 @@ struct aggregator {
 	uint32_t end_flags;       /* the inputs' END flags, or-ed */
 	struct proc *cwd_moved;   /* the event just tracked moved its
 	                             process's working directory */
+	/* Relative paths kept as written, the working directory unknown,
+	 * and the processes they were of: said at the end. */
+	uint64_t cwd_missed_paths;
+	unsigned cwd_missed_procs;
 
 	/* probes and strings of the output */
 	struct u64map out_probes; /* output probe id -> struct probe * */

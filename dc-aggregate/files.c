@@ -354,6 +354,7 @@ void handle_process(struct aggregator *ag,
 		memcpy(snap->cwd, s[2], l[2]);
 		snap->cwd[l[2]] = '\0';
 		add_snapshot(ag, idx, snap);
+		get_proc(ag, idx, rec.pid, 1)->described_cwd = 1;
 	}
 	copy = process_payload(ag, idx, f, &rec, s[2], l[2], &len);
 	rec.start_mono_ns += (uint64_t)in->delta;
@@ -499,6 +500,21 @@ int event_dirfd(const struct dc_event *ev, int dirfd_arg)
 	return AT_FDCWD;
 }
 
+/* A relative path of p's kept as written, its working directory
+ * unknown: counted (and said at the end) when the stream never had one
+ * to give, neither a FORK nor /proc (a process that exited before the
+ * collector read it).  One the events made unknown (a chdir they cannot
+ * name), or that /proc gave later, is dc-aggregate(1)'s to explain. */
+static void cwd_missed(struct aggregator *ag, struct proc *p)
+{
+	if (p->forked || p->described_cwd)
+		return;
+	ag->cwd_missed_paths++;
+	if (!p->cwd_missed)
+		ag->cwd_missed_procs++;
+	p->cwd_missed = 1;
+}
+
 /* The output string id of path (len bytes) as the call saw it: against
  * the directory of the fd in slot dirfd_arg (-1: none) or the working
  * directory when relative. */
@@ -516,8 +532,8 @@ static uint32_t resolve_path(struct aggregator *ag,
 
 		if (dirfd != AT_FDCWD)
 			base = string_value(ag, fd_file(p, dirfd));
-		else if (p != NULL)
-			base = p->cwd;
+		else if (p != NULL && (base = p->cwd) == NULL)
+			cwd_missed(ag, p);
 		if (base == NULL || base[0] != '/')
 			return intern(ag, path, len, 0);
 	}

@@ -110,6 +110,35 @@ test_expect_success 'STRING frames come before the events that use them' '
 	test_cmp expect got
 '
 
+# Process 200 was described after it had released its working directory
+# (empty cwd), 300 not at all: their relative names stay as written, and
+# one line says how many and why; 100's (cwd known) and an unknown
+# dirfd's are not counted.
+test_expect_success 'relative paths of processes whose working directory is unknown: kept, counted, said why' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	process pid=200 ppid=1 uid=0 gid=0 rank=-1 exe= cmdline= cwd=
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=known
+	call probe=3 pid=100 tid=100 ts=150 dur=10 ret=8 args=42,0,0,0 str=unknown-dir-rel
+	call probe=0 pid=200 tid=200 ts=200 dur=10 ret=3 args=0,0,0 str=F
+	call probe=3 pid=200 tid=200 ts=300 dur=10 ret=4 args=-100,0,0,0 str=G
+	call probe=0 pid=300 tid=300 ts=400 dur=10 ret=3 args=0,0,0 str=H
+	end
+	EOF
+	agg s &&
+	events | sed "s/ tid=.* file=/ file=/; s/ args=.*//" >got &&
+	cat >expect <<-\EOF &&
+	call probe=0 pid=100 file=/work/dir/known
+	call probe=3 pid=100 file=unknown-dir-rel
+	call probe=0 pid=200 file=F
+	call probe=3 pid=200 file=G
+	call probe=0 pid=300 file=H
+	EOF
+	test_cmp expect got &&
+	echo "dc-aggregate: 3 relative paths of 2 processes kept as written: no working directory known for them (the collector found none in /proc: they had exited before it read it)" >expect &&
+	test_cmp expect err
+'
+
 test_expect_success 'openat resolves against its dirfd, or the cwd for AT_FDCWD' '
 	write_probes >s &&
 	cat >>s <<-\EOF &&
