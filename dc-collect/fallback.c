@@ -50,6 +50,15 @@
 struct traced {
 	pid_t pid;
 	uint64_t placed;         /* monotonic ns they were in place */
+	pid_t root;              /* the process they were placed into */
+};
+
+/* A process the uprobes were placed into, and how many of it and its
+ * descendants (which inherited them) are alive: at none, its events
+ * are closed. */
+struct root {
+	pid_t pid;
+	unsigned live;
 };
 
 struct dc_fallback {
@@ -60,6 +69,8 @@ struct dc_fallback {
 	                            0 until the first process needs them */
 	char client[PATH_MAX];
 	void *procs;             /* tsearch(3) tree of struct traced */
+	struct root *roots;
+	size_t nroots;
 	unsigned nprocs;         /* processes given the uprobes, in all */
 	unsigned warned;
 	uint64_t longest;        /* the longest window, ns */
@@ -89,17 +100,55 @@ static struct traced *find(struct dc_fallback *fb, pid_t pid)
 	return node ? *(struct traced **)node : NULL;
 }
 
-static void add(struct dc_fallback *fb, pid_t pid, uint64_t placed)
+static struct root *root_of(struct dc_fallback *fb, pid_t pid)
+{
+	for (size_t i = 0; i < fb->nroots; i++)
+		if (fb->roots[i].pid == pid)
+			return &fb->roots[i];
+	return NULL;
+}
+
+/* One of root's processes is gone; with the last, its events go: their
+ * descriptors would otherwise pile up, a hundred for each such process,
+ * until the collector ends. */
+static void gone(struct dc_fallback *fb, pid_t root)
+{
+	struct root *r = root_of(fb, root);
+
+	if (r == NULL || --r->live > 0)
+		return;
+	dc_pidprobes_unfollow(fb->pp, root);
+	*r = fb->roots[--fb->nroots];
+}
+
+/* pid has the uprobes since placed, inherited from root's (pid itself
+ * when they were placed into it). */
+static void add(struct dc_fallback *fb, pid_t pid, uint64_t placed,
+		pid_t root)
 {
 	struct traced *t = find(fb, pid);
+	struct root *r = root_of(fb, root);
+	pid_t old = 0;
 
+	if (r == NULL) {
+		fb->roots = xrealloc(fb->roots, (fb->nroots + 1) *
+				     sizeof(*fb->roots));
+		r = &fb->roots[fb->nroots++];
+		*r = (struct root){ .pid = root };
+	}
+	r->live++;
 	if (t == NULL) {
 		t = xmalloc(sizeof(*t));
 		t->pid = pid;
 		if (tsearch(t, &fb->procs, traced_cmp) == NULL)
 			die("out of memory");
+	} else {
+		old = t->root;   /* a pid whose exit was not seen */
 	}
 	t->placed = placed;
+	t->root = root;
+	if (old != 0)
+		gone(fb, old);
 }
 
 /* An idle child that holds the programs on the probes once defined
@@ -236,7 +285,7 @@ bool dc_fallback_exec(struct dc_fallback *fb, pid_t pid, uint64_t ts)
 	now = mono_ns();
 	debug("process %d: exec read after %.1f ms, uprobes placed in %.1f ms",
 	      (int)pid, (double)(start - ts) / 1e6, (double)(now - start) / 1e6);
-	add(fb, pid, now);
+	add(fb, pid, now, pid);
 	fb->nprocs++;
 	if (now > ts && now - ts > fb->longest)
 		fb->longest = now - ts;
@@ -255,9 +304,9 @@ bool dc_fallback_fork(struct dc_fallback *fb, pid_t parent, pid_t child,
 	if (ts < t->placed) {
 		if (dc_pidprobes_follow(fb->pp, child) == 0)
 			return false;
-		add(fb, child, mono_ns());
+		add(fb, child, mono_ns(), child);
 	} else {
-		add(fb, child, ts);
+		add(fb, child, ts, t->root);
 	}
 	return true;
 }
@@ -269,6 +318,7 @@ bool dc_fallback_exit(struct dc_fallback *fb, pid_t pid)
 	if (t == NULL)
 		return false;
 	tdelete(t, &fb->procs, traced_cmp);
+	gone(fb, t->root);
 	free(t);
 	return true;
 }
@@ -289,6 +339,7 @@ void dc_fallback_free(struct dc_fallback *fb)
 		waitpid(fb->holder, NULL, 0);
 	}
 	tdestroy(fb->procs, free);
+	free(fb->roots);
 	dc_pidprobes_free(fb->pp);
 	free(fb);
 }

@@ -7,21 +7,31 @@
  * at entry, r... at return): tracefs is shared by every pid namespace on
  * the host, so a pid alone could be another container's collector's.  A
  * collector that is killed leaves its events behind, without consumers
- * (no breakpoint anywhere): nothing can tell from here whether events
- * named after a pid another namespace may reuse are still in use, so none
- * are removed but one's own.
+ * (no breakpoint anywhere).  The next collector removes those named
+ * after a pid that does not run: the kernel refuses to remove one in
+ * use, so the only ones at risk are another pid namespace's collector's
+ * in the moment between defining them and opening them (that function
+ * is named in a warning there).
+ *
+ * Taking an event down waits for the kernel's grace periods, tens of ms
+ * for each, one after the other: the collector leaves that to a child of
+ * its own, after its end (take_down).
  */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
@@ -42,10 +52,23 @@ struct pidprobe {
 	int id[2];               /* their tracepoint ids */
 	char *what;              /* function and path, for messages */
 	__u64 cookie;
-	bool held;               /* the programs are attached */
+	int hold[2];             /* the events holding the programs, and */
+	int link[2];             /* their links; -1 until held */
 	bool failed;             /* refused once: not tried again */
-	int *fds;                /* its events and links */
-	size_t nfds;
+};
+
+/* An inherited event of one probe in a traced thread. */
+struct placed {
+	int fd;
+	unsigned probe;
+};
+
+/* The events placed into one process (dc_pidprobes_follow): closing them
+ * ends the copies its descendants inherited. */
+struct follow {
+	pid_t pid;
+	struct placed *ev;
+	size_t n;
 };
 
 struct dc_pidprobes {
@@ -55,6 +78,8 @@ struct dc_pidprobes {
 	uint32_t token;          /* tells this collector's events apart */
 	struct pidprobe *p;
 	size_t n;
+	struct follow *f;        /* the processes followed */
+	size_t nf;
 };
 
 /* The real kernel's tracefs, if uprobe events can be defined there. */
@@ -105,11 +130,62 @@ static void raise_nofile(void)
 	}
 }
 
+/* Whether line of uprobe_events is an event of a collector that no
+ * longer runs (in our pid namespace); its name into name. */
+static bool left_over(const struct dc_pidprobes *pp, const char *line,
+		      char name[32])
+{
+	unsigned token, n;
+	int pid, len = 0;
+
+	if (sscanf(line, "%*c:" GROUP "/%31s", name) != 1 ||
+	    sscanf(name, "%*1[pr]%d_%8x_%u%n", &pid, &token, &n, &len) != 3 ||
+	    name[len] != '\0' || pid <= 0 || pid == pp->self)
+		return false;
+	return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Events of collectors that ended without removing them (killed): those
+ * named after a pid that no longer runs, and that nothing uses (the
+ * kernel refuses to remove an event in use, as those an undo child still
+ * holds).  Read first, removed after: the list changes as they go.
+ * Returns how many were removed. */
+static unsigned remove_leftovers(const struct dc_pidprobes *pp)
+{
+	char path[96], line[4200], (*names)[32] = NULL;
+	size_t n = 0;
+	unsigned removed = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", pp->root);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char name[32];
+
+		if (!left_over(pp, line, name))
+			continue;
+		names = xrealloc(names, (n + 1) * sizeof(*names));
+		memcpy(names[n++], name, sizeof(name));
+	}
+	fclose(f);
+	for (size_t i = 0; i < n; i++) {
+		char cmd[64];
+
+		snprintf(cmd, sizeof(cmd), "-:" GROUP "/%s\n", names[i]);
+		removed += define(pp, cmd) == 0;
+	}
+	free(names);
+	return removed;
+}
+
 struct dc_pidprobes *dc_pidprobes_new(int entry_prog, int exit_prog,
 				      const char **why)
 {
 	const char *root = tracefs_root();
 	struct dc_pidprobes *pp;
+	unsigned n;
 
 	if (root == NULL) {
 		*why = "tracefs (uprobe_events) is not mounted or not writable";
@@ -126,6 +202,10 @@ struct dc_pidprobes *dc_pidprobes_new(int entry_prog, int exit_prog,
 	if (getrandom(&pp->token, sizeof(pp->token), 0) != sizeof(pp->token))
 		pp->token = (uint32_t)time(NULL) ^ ((uint32_t)pp->self << 16);
 	raise_nofile();
+	n = remove_leftovers(pp);
+	if (n > 0)
+		notice("removed %u unused uprobe events of collectors that no "
+		       "longer run (killed) from %s/uprobe_events", n, pp->root);
 	return pp;
 }
 
@@ -175,21 +255,10 @@ int dc_pidprobes_add(struct dc_pidprobes *pp, const char *path, __u64 offset,
 		}
 	}
 	p->cookie = cookie;
+	p->hold[0] = p->hold[1] = p->link[0] = p->link[1] = -1;
 	p->what = xasprintf("%s in %s", name, path);
 	pp->n++;
 	return 0;
-}
-
-static void keep_fd(struct pidprobe *p, int fd)
-{
-	p->fds = xrealloc(p->fds, (p->nfds + 1) * sizeof(int));
-	p->fds[p->nfds++] = fd;
-}
-
-static void close_fds(struct pidprobe *p)
-{
-	while (p->nfds > 0)
-		close(p->fds[--p->nfds]);
 }
 
 static int open_event(int id, pid_t tid, bool inherit)
@@ -209,59 +278,87 @@ static int open_event(int id, pid_t tid, bool inherit)
 	return fd < 0 ? -errno : fd;
 }
 
-/* The event holding the program: bound to tid, not inherited (see
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void unhold(struct pidprobe *p)
+{
+	for (int k = 0; k < 2; k++) {
+		close_fd(&p->link[k]);
+		close_fd(&p->hold[k]);
+	}
+}
+
+/* The events holding the programs: bound to tid, not inherited (see
  * pidprobe.h), with the probe's cookie.  All or nothing. */
 static int hold(struct dc_pidprobes *pp, struct pidprobe *p, pid_t tid)
 {
-	int fds[4], n = 0, err = 0;
+	int err = 0;
 
 	for (int k = 0; k < 2 && err == 0; k++) {
 		LIBBPF_OPTS(bpf_link_create_opts, o, .perf_event.bpf_cookie = p->cookie);
-		int fd = open_event(p->id[k], tid, false);
 
-		if (fd < 0) {
-			err = fd;
+		p->hold[k] = open_event(p->id[k], tid, false);
+		if (p->hold[k] < 0) {
+			err = p->hold[k];
+			p->hold[k] = -1;
 			break;
 		}
-		fds[n++] = fd;
-		fd = bpf_link_create(pp->prog[k], fd, BPF_PERF_EVENT, &o);
-		if (fd < 0)
+		p->link[k] = bpf_link_create(pp->prog[k], p->hold[k],
+					     BPF_PERF_EVENT, &o);
+		if (p->link[k] < 0) {
 			err = -errno;
-		else
-			fds[n++] = fd;
+			p->link[k] = -1;
+		}
 	}
-	for (int i = 0; i < n; i++) {
-		if (err == 0)
-			keep_fd(p, fds[i]);
-		else
-			close(fds[i]);
-	}
-	p->held = err == 0;
+	if (err != 0)
+		unhold(p);
 	return err;
 }
 
-/* One probe on one thread: the program once, the inherited events on
- * every thread. */
-static int place(struct dc_pidprobes *pp, struct pidprobe *p, pid_t tid)
+/* One probe on one thread of the process f follows: the programs once,
+ * the inherited events on every thread. */
+static int place(struct dc_pidprobes *pp, unsigned i, pid_t tid,
+		 struct follow *f)
 {
-	int err = p->held ? 0 : hold(pp, p, tid);
+	struct pidprobe *p = &pp->p[i];
+	int err = p->hold[0] >= 0 ? 0 : hold(pp, p, tid);
 
 	for (int k = 0; k < 2 && err == 0; k++) {
 		int fd = open_event(p->id[k], tid, true);
 
 		if (fd < 0)
 			return fd;
-		keep_fd(p, fd);
+		f->ev = xrealloc(f->ev, (f->n + 1) * sizeof(*f->ev));
+		f->ev[f->n++] = (struct placed){ .fd = fd, .probe = i };
 	}
 	return err;
 }
 
 /* A probe placed in part would trap without recording, or record
- * entries without their returns: all of it goes. */
-static void refused(struct pidprobe *p, pid_t pid, int err)
+ * entries without their returns: all of it goes, in every process. */
+static void refused(struct dc_pidprobes *pp, unsigned i, pid_t pid, int err)
 {
+	struct pidprobe *p = &pp->p[i];
+
 	p->failed = true;
-	close_fds(p);
+	for (size_t j = 0; j < pp->nf; j++) {
+		struct follow *f = &pp->f[j];
+		size_t kept = 0;
+
+		for (size_t e = 0; e < f->n; e++) {
+			if (f->ev[e].probe == i)
+				close(f->ev[e].fd);
+			else
+				f->ev[kept++] = f->ev[e];
+		}
+		f->n = kept;
+	}
+	unhold(p);
 	if (err == -ENOTSUPP_KERNEL)
 		warn("cannot attach %s: the kernel cannot probe its first "
 		     "instruction", p->what);
@@ -301,10 +398,11 @@ static bool place_threads(struct dc_pidprobes *pp, pid_t pid, pid_t **done,
 
 			if (pp->p[i].failed)
 				continue;
-			err = place(pp, &pp->p[i], tid);
+			/* The last follow: refused() may move the array. */
+			err = place(pp, (unsigned)i, tid, &pp->f[pp->nf - 1]);
 			/* A thread that ended meanwhile is no failure. */
 			if (err != 0 && err != -ESRCH)
-				refused(&pp->p[i], pid, err);
+				refused(pp, (unsigned)i, pid, err);
 		}
 	}
 	closedir(dir);
@@ -319,11 +417,11 @@ size_t dc_pidprobes_hold(struct dc_pidprobes *pp, pid_t tid)
 		struct pidprobe *p = &pp->p[i];
 		int err;
 
-		if (p->failed || p->held)
+		if (p->failed || p->hold[0] >= 0)
 			continue;
 		err = hold(pp, p, tid);
 		if (err != 0)
-			refused(p, tid, err);
+			refused(pp, (unsigned)i, tid, err);
 		held += err == 0;
 	}
 	return held;
@@ -334,6 +432,8 @@ size_t dc_pidprobes_follow(struct dc_pidprobes *pp, pid_t pid)
 	pid_t *done = NULL;
 	size_t ndone = 0, placed = 0;
 
+	pp->f = xrealloc(pp->f, (pp->nf + 1) * sizeof(*pp->f));
+	pp->f[pp->nf++] = (struct follow){ .pid = pid };
 	/* Every thread, including those started while we work: a thread
 	 * created from one without the events would not inherit them. */
 	while (place_threads(pp, pid, &done, &ndone))
@@ -344,19 +444,170 @@ size_t dc_pidprobes_follow(struct dc_pidprobes *pp, pid_t pid)
 	return placed;
 }
 
+static void close_follow(struct follow *f)
+{
+	while (f->n > 0)
+		close(f->ev[--f->n].fd);
+	free(f->ev);
+}
+
+void dc_pidprobes_unfollow(struct dc_pidprobes *pp, pid_t pid)
+{
+	size_t kept = 0;
+
+	for (size_t j = 0; j < pp->nf; j++) {
+		if (pp->f[j].pid == pid)
+			close_follow(&pp->f[j]);
+		else
+			pp->f[kept++] = pp->f[j];
+	}
+	pp->nf = kept;
+}
+
+#define UNDO_THREADS 16
+
+struct undo_share {
+	struct dc_pidprobes *pp;
+	size_t first;
+};
+
+/* Every UNDO_THREADS-th probe from first: its events closed, its
+ * definitions removed. */
+static void *undo_share(void *arg)
+{
+	struct undo_share *u = arg;
+
+	for (size_t i = u->first; i < u->pp->n; i += UNDO_THREADS) {
+		unhold(&u->pp->p[i]);
+		undefine(u->pp, u->pp->p[i].name[0]);
+		undefine(u->pp, u->pp->p[i].name[1]);
+	}
+	return NULL;
+}
+
+/* Close the events holding the programs and remove the definitions.
+ * Each event's last close waits for the kernel's grace periods (tens of
+ * ms): the detaches of the programs share theirs when made at once, the
+ * rest the kernel does one event after the other. */
+static void undo(struct dc_pidprobes *pp)
+{
+	pthread_t t[UNDO_THREADS];
+	struct undo_share u[UNDO_THREADS];
+	size_t n = 0;
+
+	for (size_t k = 0; k < UNDO_THREADS && k < pp->n; k++) {
+		u[k] = (struct undo_share){ .pp = pp, .first = k };
+		if (pthread_create(&t[n], NULL, undo_share, &u[k]) == 0)
+			n++;
+		else
+			undo_share(&u[k]);
+	}
+	while (n > 0)
+		pthread_join(t[--n], NULL);
+}
+
+static int fd_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* In the child that takes the events down: every descriptor but the
+ * events and fd goes (the stream's reader, whoever reads our standard
+ * error and the job that waits on us see their end), and 0-2 are
+ * /dev/null so that nothing opened later takes their place. */
+static void keep_only_events(struct dc_pidprobes *pp, int fd)
+{
+	int *keep = xcalloc(4 * pp->n + 1, sizeof(int));
+	size_t n = 0;
+	unsigned from = 3;
+	int null;
+
+	keep[n++] = fd;
+	for (size_t i = 0; i < pp->n; i++)
+		for (int k = 0; k < 2; k++) {
+			if (pp->p[i].hold[k] >= 0)
+				keep[n++] = pp->p[i].hold[k];
+			if (pp->p[i].link[k] >= 0)
+				keep[n++] = pp->p[i].link[k];
+		}
+	qsort(keep, n, sizeof(int), fd_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned)keep[i] > from)
+			close_range(from, (unsigned)keep[i] - 1, 0);
+		from = (unsigned)keep[i] + 1;
+	}
+	close_range(from, ~0U, 0);
+	free(keep);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	for (int i = 0; i < 3 && null >= 0; i++)
+		if (i != null)
+			dup2(null, i);
+	if (null > 2)
+		close(null);
+}
+
+/* The slow part after the collector's end, in a child of its own (its
+ * own session: the job's signals are not its), so neither the stream's
+ * reader nor whoever waits on the collector waits for it.  It keeps
+ * nothing of the collector's but the events, and starts once we have
+ * closed our copies of them (the end of the pipe): the last close is
+ * the one that waits, and removing a definition in use fails.  The
+ * definitions carry this collector's name, so a collector started
+ * meanwhile does not meet them.  Without a child, here. */
+static void take_down(struct dc_pidprobes *pp)
+{
+	int go[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(go, O_CLOEXEC) != 0) {
+		undo(pp);
+		return;
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(go[0]);
+		close(go[1]);
+		undo(pp);
+		return;
+	}
+	if (pid == 0) {
+		setsid();
+		close(go[1]);
+		keep_only_events(pp, go[0]);
+		prctl(PR_SET_NAME, "dc-collect-undo");
+		while (read(go[0], &c, 1) < 0 && errno == EINTR)
+			;
+		undo(pp);
+		_exit(0);
+	}
+	close(go[0]);
+	debug("uprobe events taken down in the background by process %d",
+	      (int)pid);
+	for (size_t i = 0; i < pp->n; i++)
+		unhold(&pp->p[i]);
+	close(go[1]);
+}
+
 void dc_pidprobes_free(struct dc_pidprobes *pp)
 {
+	bool held = false;
+
 	if (pp == NULL)
 		return;
-	/* Closing an event also ends the copies its children inherited, so
-	 * the definitions are free to go. */
-	for (size_t i = 0; i < pp->n; i++) {
-		close_fds(&pp->p[i]);
-		free(pp->p[i].fds);
-		undefine(pp, pp->p[i].name[0]);
-		undefine(pp, pp->p[i].name[1]);
+	/* Closing a followed process's events also ends the copies its
+	 * descendants inherited: the breakpoints leave them now. */
+	for (size_t j = 0; j < pp->nf; j++)
+		close_follow(&pp->f[j]);
+	free(pp->f);
+	for (size_t i = 0; i < pp->n; i++)
+		held |= pp->p[i].hold[0] >= 0 || pp->p[i].hold[1] >= 0;
+	if (held)
+		take_down(pp);
+	else
+		undo(pp);  /* definitions only: no wait */
+	for (size_t i = 0; i < pp->n; i++)
 		free(pp->p[i].what);
-	}
 	free(pp->p);
 	free(pp);
 }

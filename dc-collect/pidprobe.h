@@ -64,7 +64,15 @@ size_t dc_pidprobes_follow(struct dc_pidprobes *pp, pid_t pid);
  * Returns the number of probes held. */
 size_t dc_pidprobes_hold(struct dc_pidprobes *pp, pid_t tid);
 
-/* Close every event and remove the tracefs definitions. */
+/* Close the events placed into process pid by dc_pidprobes_follow, once
+ * it and every process it created are gone (what they inherited ends
+ * with them). */
+void dc_pidprobes_unfollow(struct dc_pidprobes *pp, pid_t pid);
+
+/* Close every event and remove the tracefs definitions.  The events that
+ * held the programs are taken down, and the definitions removed, by a
+ * child of its own that outlives the collector: the kernel takes tens
+ * of ms for each. */
 void dc_pidprobes_free(struct dc_pidprobes *pp);
 
 #endif /* DC_PIDPROBE_H */

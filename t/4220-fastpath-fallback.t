@@ -47,9 +47,11 @@ test_lazy_prereq STATIC '
 	{ echo "cannot link a static program"; false; }
 '
 
-test_expect_success 'setup: a signing key and a posix spec' '
+# Two functions: each one's events take the kernel about 0.2 s to take
+# down after the end (in a child; test 6 waits for it).
+test_expect_success 'setup: a signing key and a spec of two posix functions' '
 	dc-sign --gen-key -k "$SHARED/key" >/dev/null &&
-	layers posix stdio >c.yaml &&
+	printf "layers:\n  - name: posix\n    functions: [read, write]\n" >c.yaml &&
 	sign_spec c.yaml &&
 	mv probes.sig "$SIG"
 '
@@ -95,6 +97,50 @@ test_expect_success BPF,STATIC 'a static executable is named as not traced, once
 	grep "process $(cat gated.pid) (gate-static) will not load the client library (a static executable): its calls of the wrapped functions are not traced" collect.err &&
 	test "$(grep -c "will not load the client library" collect.err)" = 1 &&
 	! grep -q "never joined the fast path" collect.err
+'
+
+# events NAME: the uprobe events in tracefs named after collector pid NAME.
+events() {
+	grep -c "^[pr]:datacrumbs/[pr]$1_" /sys/kernel/tracing/uprobe_events
+}
+
+test_expect_success BPF 'the uprobe events go with the process and, after the end, in a child that does not hold up the job' '
+	mkdir gate gate2 &&
+	{ dc-collect -k "$SHARED/key" -v -o s.dcs "$SIG" -- sh -c "
+		env -u LD_PRELOAD \"$FC\" gate \"$PWD/gate\" 30
+		until test -e \"$PWD/gate2/go\"; do sleep 0.05; done" 2>collect.err & } &&
+	cpid=$! &&
+	test_when_finished "touch \"$PWD/gate/go\" \"$PWD/gate2/go\"; test_kill_pid $cpid dc-collect" &&
+	wait_until 60 "fastclient got no uprobes" \
+		grep -q "(fastclient) will not load the client library" collect.err &&
+	test "$(events $cpid)" -gt 0 &&
+	fds=$(ls /proc/$cpid/fd | wc -l) &&
+	touch gate/go &&
+	: with the process gone, its events go: at least one for each event defined &&
+	wait_until 60 "the gone process'"'"'s events stay open" \
+		eval "test \$(ls /proc/$cpid/fd | wc -l) -le $((fds - $(events $cpid)))" &&
+	touch gate2/go &&
+	wait $cpid &&
+	undo=$(sed -n "s/.*uprobe events taken down in the background by process \([0-9]*\)$/\1/p" collect.err) &&
+	test -n "$undo" &&
+	wait_until 120 "the events are still being taken down" \
+		eval "! kill -0 $undo 2>/dev/null" &&
+	test "$(events $cpid)" = 0 &&
+	dc-aggregate --text <s.dcs >t.txt &&
+	test "$(count_calls t.txt POSIX write)" = 30
+'
+
+# A pid that ran and is gone (reused within the test: unlikely).
+test_expect_success BPF 'a collector removes the unused events of collectors that no longer run, and only those' '
+	sh -c "exit 0" & dead=$! && wait $dead &&
+	ue=/sys/kernel/tracing/uprobe_events &&
+	test_when_finished "echo -:datacrumbs/p$$_0badcafe_0 >>$ue; echo -:datacrumbs/p${dead}_0badcafe_0 >>$ue; true" &&
+	echo "p:datacrumbs/p${dead}_0badcafe_0 $W:0x0" >>$ue &&
+	echo "p:datacrumbs/p$$_0badcafe_0 $W:0x0" >>$ue &&
+	dc-collect -k "$SHARED/key" -o s.dcs "$SIG" -- true 2>collect.err &&
+	grep "removed [1-9][0-9]* unused uprobe events of collectors that no longer run (killed) from /sys/kernel/tracing/uprobe_events" collect.err &&
+	test "$(events $dead)" = 0 &&
+	test "$(events $$)" = 1
 '
 
 test_expect_success BPF 'with --no-preload nothing is decided: every call by uprobe' '
