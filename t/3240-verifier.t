@@ -32,13 +32,6 @@ test_expect_success BPF 'with -vv each program loaded has the verifier statistic
 	! grep "$FALLBACK" err
 '
 
-# uprobe_programs ERR: the uprobe programs a collector's -vv (in ERR)
-# shows loaded, one a line.
-uprobe_programs() {
-	sed -n "s/^libbpf: prog .\(dc_u[a-z]*_[a-z]*\).: -- BEGIN PROG LOAD LOG --\$/\1/p" \
-		"$1" | grep -v "^dc_usdt\$"
-}
-
 # The uprobes' programs come in two sets, the same code: one for the
 # kernel's multi-uprobe link, one attached function by function.  A
 # collector loads (and the verifier checks) only the set it will use.
@@ -53,28 +46,30 @@ test_lazy_prereq NO_UMULTI '
 	{ echo "this kernel has the multi-uprobe link"; false; }
 '
 
-test_expect_success BPF,UMULTI 'where the kernel has the multi-uprobe link, only its set of programs is loaded' '
+# uprobes_loaded SET [dc-collect options]: a collector with those options
+# loads the uprobe programs of SET (umulti or uprobe), and no other, by
+# its -vv.
+uprobes_loaded() {
+	_set=$1
+	shift
 	spec &&
-	dc-collect -vv -k "$SHARED/key" --no-preload probes.sig -- true >/dev/null 2>err &&
-	uprobe_programs err >loaded &&
-	printf "dc_umulti_entry\ndc_umulti_exit\n" >expect &&
+	dc-collect -vv -k "$SHARED/key" --no-preload "$@" probes.sig -- true >/dev/null 2>err &&
+	sed -n "s/^libbpf: prog .\(dc_u[a-z]*_[a-z]*\).: -- BEGIN PROG LOAD LOG --\$/\1/p" \
+		err >loaded &&
+	printf "dc_%s_entry\ndc_%s_exit\n" $_set $_set >expect &&
 	test_cmp expect loaded
+}
+
+test_expect_success BPF,UMULTI 'where the kernel has the multi-uprobe link, only its set of programs is loaded' '
+	uprobes_loaded umulti
 '
 
 test_expect_success BPF,NO_UMULTI 'where the kernel has no multi-uprobe link, only the per-function programs are loaded' '
-	spec &&
-	dc-collect -vv -k "$SHARED/key" --no-preload probes.sig -- true >/dev/null 2>err &&
-	uprobe_programs err >loaded &&
-	printf "dc_uprobe_entry\ndc_uprobe_exit\n" >expect &&
-	test_cmp expect loaded
+	uprobes_loaded uprobe
 '
 
 test_expect_success BPF 'with --attach single, only the per-function programs are loaded' '
-	spec &&
-	dc-collect -vv -k "$SHARED/key" --attach single --no-preload probes.sig -- true >/dev/null 2>err &&
-	uprobe_programs err >loaded &&
-	printf "dc_uprobe_entry\ndc_uprobe_exit\n" >expect &&
-	test_cmp expect loaded
+	uprobes_loaded uprobe --attach single
 '
 
 # A spec whose fsync lies past the end of libc: the kernel refuses that
