@@ -66,6 +66,14 @@ static __always_inline __u64 client_tls(struct dc_stack *st,
 	return addr;
 }
 
+/* What bpf_get_current_pid_tgid() answers, read from the current task:
+ * programs that need the task for its stack anyway save a helper call,
+ * and each helper call costs. */
+static __always_inline __u64 task_pid_tgid(const struct task_struct *task)
+{
+	return ((__u64)task->tgid << 32) | (__u32)task->pid;
+}
+
 /* The stack of task, the current one; with create, a zeroed one if it
  * has none. */
 static __always_inline struct dc_stack *task_stack(struct task_struct *task,

@@ -18,14 +18,6 @@ static __always_inline __u64 syscall_param6(struct pt_regs *regs)
 #endif
 }
 
-/* What bpf_get_current_pid_tgid() answers, read from the current task:
- * the system call programs need the task for its stack anyway, and each
- * helper call costs. */
-static __always_inline __u64 task_pid_tgid(const struct task_struct *task)
-{
-	return ((__u64)task->tgid << 32) | (__u32)task->pid;
-}
-
 /* The probe id + 1 of a system call to trace now, or 0.  Whether the
  * thread is selected is asked first: most calls on a host are other
  * processes', and they then cost nothing more. */

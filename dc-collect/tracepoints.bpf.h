@@ -258,13 +258,15 @@ static __always_inline void set_place(struct kevent *k, struct dc_stack *st)
 	k->depth = innermost(st, &k->parent, &cdepth, &client);
 }
 
-/* The stack of the current thread, known to be selected: made if it has
- * none yet, so that where the client library keeps its word (or that it
- * has none) is looked up once for the thread, not again at each of its
- * kernel-layer events (client_tls keeps the answer in the stack). */
-static __always_inline struct dc_stack *sel_stack(void)
+/* The stack of task, the current thread, known to be selected: made if
+ * it has none yet, so that where the client library keeps its word (or
+ * that it has none) is looked up once for the thread, not again at each
+ * of its kernel-layer events (client_tls keeps the answer in the stack).
+ * The programs take the task once (bpf_get_current_task_btf) and read
+ * its pid and tgid from it (task_pid_tgid): one helper call, not two. */
+static __always_inline struct dc_stack *sel_stack(struct task_struct *task)
 {
-	return get_stack(0, true);
+	return task_stack(task, true);
 }
 
 static __always_inline int tp_probe_id(__u32 tp, __u32 *probe_id)
@@ -277,19 +279,25 @@ static __always_inline int tp_probe_id(__u32 tp, __u32 *probe_id)
 	return 0;
 }
 
-/* A kernel-layer record of n argument slots (see reserve_event). */
+/* A kernel-layer record of n argument slots, at exactly its size: built
+ * on the stack and copied into the ring by one helper call, where a
+ * reservation and its submission take two (each call costs more than
+ * the copy of a hundred bytes); a full ring counts a drop. */
 static __always_inline void put_kernel(const struct kevent *k, const int n)
 {
-	struct dc_event *ev = reserve_event(k->probe_id, n);
+	struct {
+		struct dc_event ev;
+		__u64 a[DC_MAX_ARGS];
+	} rec;
 
-	if (!ev)
-		return;
-	fill_header(ev, k->type, k->probe_id, k->pid_tgid, k->ts, k->dur,
-		    k->ret, (__u16)k->depth);
-	ev->flags = k->flags;
-	ev->parent = k->parent;
-	put_args(ev, k->a, n);
-	bpf_ringbuf_submit(ev, rb_flags());
+	fill_header(&rec.ev, k->type, k->probe_id, k->pid_tgid, k->ts,
+		    k->dur, k->ret, (__u16)k->depth);
+	rec.ev.nargs = n;
+	rec.ev.size = DC_EVENT_HDR_SIZE + 8 * n;
+	rec.ev.flags = k->flags;
+	rec.ev.parent = k->parent;
+	put_args(&rec.ev, k->a, n);
+	output_event(&rec, DC_EVENT_HDR_SIZE + 8 * n, k->probe_id, rb_flags());
 }
 
 /* Emit a kernel-layer record. */
@@ -330,17 +338,19 @@ static __always_inline void emit_instant_sel(__u32 tp, __u64 pid_tgid,
 /* The same, if the current task is selected. */
 static __always_inline void emit_instant_k(__u32 tp, struct kevent *k)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pid_tgid = task_pid_tgid(task);
 
 	if (current_selected(pid_tgid))
-		emit_instant_sel(tp, pid_tgid, sel_stack(), k);
+		emit_instant_sel(tp, pid_tgid, sel_stack(task), k);
 }
 
 static __always_inline void emit_instant(__u32 tp, __u8 nargs, __u64 a0,
 					 __u64 a1, __u64 a2, __u64 a3,
 					 __u64 a4, __u64 a5)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pid_tgid = task_pid_tgid(task);
 
 	/* Most runs are other processes': nothing built for them. */
 	if (!current_selected(pid_tgid))
@@ -349,7 +359,7 @@ static __always_inline void emit_instant(__u32 tp, __u8 nargs, __u64 a0,
 		struct kevent k = { .nargs = nargs,
 				    .a = { a0, a1, a2, a3, a4, a5 } };
 
-		emit_instant_sel(tp, pid_tgid, sel_stack(), &k);
+		emit_instant_sel(tp, pid_tgid, sel_stack(task), &k);
 	}
 }
 
@@ -410,7 +420,8 @@ static __always_inline bool block_traced(__u32 *probe_id)
 SEC("tp/block/block_bio_queue")
 int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pid_tgid = task_pid_tgid(task);
 	struct dc_block_key key = {};
 	struct dc_block_start start = {};
 
@@ -429,7 +440,7 @@ int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 
 		/* Others' bios are only recognised at completion: no time. */
 		start.ts = bpf_ktime_get_ns();
-		set_place(&k, sel_stack());
+		set_place(&k, sel_stack(task));
 		start.depth = k.depth;
 		start.parent = k.parent;
 		start.flags = k.flags;
@@ -601,13 +612,14 @@ ra_count(struct dc_stack *st, struct trace_event_raw_mm_filemap_op_page_cache *c
 SEC("tp/filemap/mm_filemap_add_to_page_cache")
 int dc_pc_add(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pid_tgid = task_pid_tgid(task);
 	struct dc_stack *st;
 
 	/* Only selected threads have readaheads open: ask first, once. */
 	if (!current_selected(pid_tgid))
 		return 0;
-	st = sel_stack();
+	st = sel_stack(task);
 	if (follow_ra)
 		ra_count(st, ctx);
 	{
@@ -621,14 +633,15 @@ int dc_pc_add(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 SEC("tp/filemap/mm_filemap_delete_from_page_cache")
 int dc_pc_delete(struct trace_event_raw_mm_filemap_op_page_cache *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pid_tgid = task_pid_tgid(task);
 
 	if (!current_selected(pid_tgid))
 		return 0;
 	{
 		struct kevent k = PAGE_CACHE_KEVENT(ctx);
 
-		emit_instant_sel(DC_TP_PC_DELETE, pid_tgid, sel_stack(),
+		emit_instant_sel(DC_TP_PC_DELETE, pid_tgid, sel_stack(task),
 				 &k);
 	}
 	return 0;
@@ -705,14 +718,15 @@ ra_count(struct dc_stack *st, struct trace_event_raw_mm_filemap_op_page_cache *c
 static __always_inline void
 ra_begin(__u32 tp, struct trace_event_raw_page_cache_ra_op *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pid_tgid = task_pid_tgid(task);
 	struct dc_ra_pending *ra;
 	struct dc_stack *st;
 	__u32 probe_id;
 
 	if (!current_selected(pid_tgid) || tp_probe_id(tp, &probe_id))
 		return;
-	st = get_stack(0, true);
+	st = sel_stack(task);
 	if (!st) {
 		count(DC_CNT_NOSTACK);
 		count_drop(probe_id);
@@ -820,19 +834,21 @@ int dc_skb_drop(struct trace_event_raw_kfree_skb *ctx)
 	return 0;
 }
 
-/* An instant with no fields, for probe id `cookie`. */
-static __always_inline int emit_cookie_instant(__u64 cookie)
+/* An instant with no fields, for the probe id in the program's cookie,
+ * read only once the task is known to be selected (a helper call). */
+static __always_inline int emit_cookie_instant(void *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pid_tgid = task_pid_tgid(task);
 	struct kevent k = {};
 
 	if (!current_selected(pid_tgid))
 		return 0;
 	k.pid_tgid = pid_tgid;
-	k.probe_id = (__u32)cookie;
+	k.probe_id = (__u32)bpf_get_attach_cookie(ctx);
 	k.type = DC_EV_INSTANT;
 	k.ts = bpf_ktime_get_ns();
-	set_place(&k, sel_stack());
+	set_place(&k, sel_stack(task));
 	emit_kernel(&k);
 	return 0;
 }
@@ -842,13 +858,13 @@ static __always_inline int emit_cookie_instant(__u64 cookie)
 SEC("uprobe")
 int BPF_KPROBE(dc_usdt)
 {
-	return emit_cookie_instant(bpf_get_attach_cookie(ctx));
+	return emit_cookie_instant(ctx);
 }
 
 /* Any other tracepoint: the instant alone; the cookie is the probe id. */
 SEC("tp")
 int dc_tp_generic(void *ctx)
 {
-	return emit_cookie_instant(bpf_get_attach_cookie(ctx));
+	return emit_cookie_instant(ctx);
 }
 
