@@ -299,6 +299,26 @@ static void choose_programs(const struct collector *c, struct collect_bpf *skel)
 			uprobes && (!c->feat.umulti || c->opt.process_uprobes));
 }
 
+/* DC_TEST_BLOCK_SET_BITS=N: the in-flight bio table in 2^N sets, not
+ * its usual 2^11, so that a test fills a set at will and sees its
+ * evicted bios' completions counted (tracepoints.bpf.h). */
+static void test_block_sets(struct collect_bpf *skel)
+{
+	const char *v = getenv("DC_TEST_BLOCK_SET_BITS");
+	__u32 most = skel->rodata->block_set_bits;
+	char *end;
+	long n;
+
+	if (v == NULL)
+		return;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno != 0 || end == v || *end != '\0' || n < 0 || n > (long)most)
+		die("DC_TEST_BLOCK_SET_BITS=%s: not a number from 0 to %u",
+		    v, most);
+	skel->rodata->block_set_bits = (__u32)n;
+}
+
 void open_and_load(struct collector *c)
 {
 	struct collect_bpf *skel;
@@ -314,6 +334,7 @@ void open_and_load(struct collector *c)
 	skel->rodata->follow_ra = c->tp_needed[DC_TP_RA_SYNC] ||
 				  c->tp_needed[DC_TP_RA_ASYNC];
 	skel->rodata->fast_path = c->want_fast;
+	test_block_sets(skel);
 	skel->rodata->wakeup_bytes = c->opt.wakeup ? c->opt.wakeup
 						   : c->opt.ring_size / 16;
 	if (c->opt.mode == SEL_CGROUP) {

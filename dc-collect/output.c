@@ -534,7 +534,8 @@ static void warn_drops(const struct drop_counts *n)
 		     (unsigned long long)n->nostack);
 	if (n->unknown > 0)
 		notice("%llu block requests completed that were never seen queued "
-		       "(in flight when tracing began): kept with pid 0",
+		       "(in flight when tracing began, or given up by a full "
+		       "set of the in-flight table): kept with pid 0",
 		       (unsigned long long)n->unknown);
 	if (n->unpaired || n->unwound)
 		debug("%llu exits without entry, %llu abandoned calls",

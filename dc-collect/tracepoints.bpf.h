@@ -31,12 +31,14 @@ struct {
  * A hash map's update cost more than the rest of a bio's visit (its
  * allocation and locking, at every bio on the host), so the table is a
  * set-associative array: (device, sector) hashes to a set of
- * DC_BLOCK_WAYS slots, each with a tag word that says who holds it: 0
- * free; the key's hash (bit 0 clear) in use; the hash with bit 0 set
- * while one program changes or reads the slot.  A program takes a slot
- * with a compare-and-swap on its tag, so the CPUs that queue, issue and
- * complete a bio never write one slot at once; the tag is set back
- * after the slot's writes (block_give).
+ * DC_BLOCK_WAYS slots, each with a tag byte that says who holds it: 0
+ * free; seven bits of the key's hash (bit 0 clear, never 0) in use; the
+ * same with bit 0 set while one program changes or reads the slot.  A
+ * set's tags are one 64-bit word, and a program takes a slot with a
+ * compare-and-swap of the word, its byte changed, so the CPUs that
+ * queue, issue and complete a bio never write one slot at once; the
+ * byte is set back after the slot's writes (block_give).  A tag matches
+ * other keys now and then: the slot's key is compared too.
  * A full set gives its oldest entry to the new bio, as an LRU map would:
  * entries nothing deletes (a bio-based device's bios complete no
  * request) age out; a live entry lost that way, or a slot found busy,
@@ -45,21 +47,25 @@ struct {
  *
  * The set is chosen by the 16 KiB the bio starts in, not by its sector:
  * sequential small bios come back to the set, its tags still in the
- * cache, where a set per sector missed it at every bio (the one load
- * most of dc_bio_queue's time waited on).  Four 4 KiB bios of a 16 KiB
- * fill half a set; the other half is for the rest.  The tags are kept
- * apart from the slots, a set's in one cache line and all of them in
- * 128 KiB: the slots, 1.3 MiB, are only written when a bio is queued
- * and read when it completes. */
-#define DC_BLOCK_WAYS 8
+ * cache, where a set per sector missed it at every bio.  Four 4 KiB bios
+ * of a 16 KiB fill half a set; the other half is for the rest.  The
+ * first load of a set's tags was still most of dc_bio_queue's time with
+ * 128 KiB of them (a map that large is vmalloc'd, 4 KiB pages): a byte
+ * per tag keeps them all in 16 KiB, under the size the kernel allocates
+ * a map from its direct map (kmalloc), cached and mapped by large pages.
+ * The slots, 1.3 MiB, are only written when a bio is queued and read
+ * when it completes.
+ *
+ * block_set_bits (2^bits sets) is DC_BLOCK_SET_BITS; tests set fewer
+ * (dc-collect's DC_TEST_BLOCK_SET_BITS) to fill a set at will. */
+#define DC_BLOCK_WAYS 8      /* a tag byte each: one word per set */
 #define DC_BLOCK_SET_BITS 11
 #define DC_BLOCK_SETS (1 << DC_BLOCK_SET_BITS) /* x 8 ways: 16384 bios */
-#define DC_BLOCK_GROUP 5   /* log2 of a set's sectors: 16 KiB */
-#define DC_BLOCK_BUSY 1ULL
+#define DC_BLOCK_GROUP 5     /* log2 of a set's sectors: 16 KiB */
+#define DC_BLOCK_BUSY 1
+#define DC_BLOCK_TRIES 4     /* compare-and-swaps lost to other ways */
 
-struct block_tags {
-	__u64 tag[DC_BLOCK_WAYS];
-};
+const volatile __u32 block_set_bits = DC_BLOCK_SET_BITS;
 
 struct block_slots {
 	struct block_slot {
@@ -73,7 +79,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, DC_BLOCK_SETS);
 	__type(key, __u32);
-	__type(value, struct block_tags);
+	__type(value, __u64); /* the set's tags, way i's in byte i */
 } block_tags SEC(".maps");
 
 struct {
@@ -85,29 +91,41 @@ struct {
 
 /* A set: its tags and its slots. */
 struct block_set {
-	__u64 *tag;
+	__u64 *tags;
 	struct block_slot *slot;
 };
 
 #define DC_GOLDEN 0x9e3779b97f4a7c15ULL
 
+/* Way i's tag in a set's tags w. */
+static __always_inline __u32 tag_of(__u64 w, int i)
+{
+	return (w >> (8 * (i & (DC_BLOCK_WAYS - 1)))) & 0xff;
+}
+
 /* The set of a block key in *s, and in *tag its tag: multiplicative
  * hashes of its 16 KiB and of the key, their top bits; the tag's bit 0
  * clear, the tag never 0. */
 static __always_inline bool block_set_of(const struct dc_block_key *k,
-					 struct block_set *s, __u64 *tag)
+					 struct block_set *s, __u32 *tag)
 {
 	__u64 dev = (__u64)k->dev << 40;
-	__u32 set = ((k->sector >> DC_BLOCK_GROUP) ^ dev) * DC_GOLDEN >>
-		    (64 - DC_BLOCK_SET_BITS);
-	struct block_tags *t = bpf_map_lookup_elem(&block_tags, &set);
-	struct block_slots *sl = bpf_map_lookup_elem(&block_slots, &set);
+	__u32 bits = block_set_bits & 31, set = 0;
+	struct block_slots *sl;
+	__u64 *t;
 
+	if (bits)
+		set = ((k->sector >> DC_BLOCK_GROUP) ^ dev) * DC_GOLDEN >>
+		      (64 - bits);
+	t = bpf_map_lookup_elem(&block_tags, &set);
+	sl = bpf_map_lookup_elem(&block_slots, &set);
 	if (!t || !sl)
 		return false;
-	s->tag = t->tag;
+	s->tags = t;
 	s->slot = sl->slot;
-	*tag = (((k->sector ^ dev) * DC_GOLDEN) & ~DC_BLOCK_BUSY) | 2;
+	*tag = ((k->sector ^ dev) * DC_GOLDEN >> 56) & ~DC_BLOCK_BUSY;
+	if (*tag == 0)
+		*tag = 2;
 	return true;
 }
 
@@ -117,34 +135,59 @@ static __always_inline bool block_key_eq(const struct dc_block_key *a,
 	return a->dev == b->dev && a->sector == b->sector;
 }
 
-/* Give a taken slot back: still key's (tag), or free (0), after the
- * slot's writes.  x86 keeps stores in order, so a plain store does (an
- * exchange would wait for the slot's stores to reach the cache);
- * elsewhere the exchange orders them. */
-static __always_inline void block_give(struct block_set *s, int way, __u64 tag)
+/* Change way's tag from `from` to `to`, the set's other tags as they
+ * are: false if it was not `from`, or other ways changed under every
+ * try. */
+static __always_inline bool block_mark(struct block_set *s, int way,
+				       __u32 from, __u32 to)
 {
-	__u64 *t = &s->tag[way & (DC_BLOCK_WAYS - 1)];
+	int shift = 8 * (way & (DC_BLOCK_WAYS - 1)), n;
+	__u64 w = *(volatile __u64 *)s->tags, old;
+
+	for (n = 0; n < DC_BLOCK_TRIES; n++) {
+		if (((w >> shift) & 0xff) != from)
+			return false;
+		old = __sync_val_compare_and_swap(s->tags, w,
+				(w & ~(0xffULL << shift)) | ((__u64)to << shift));
+		if (old == w)
+			return true;
+		w = old;
+	}
+	return false;
+}
+
+/* Give a taken slot back: still key's (tag), or free (0), after the
+ * slot's writes.  x86 keeps stores in order, so a plain store of the
+ * byte does (an atomic would wait for the slot's stores to reach the
+ * cache); elsewhere an atomic AND (its result used, so the ordered
+ * form) clears the busy bit or the whole byte. */
+static __always_inline void block_give(struct block_set *s, int way, __u32 tag)
+{
+	int i = way & (DC_BLOCK_WAYS - 1);
 
 #if defined(__TARGET_ARCH_x86)
 	asm volatile("" ::: "memory");
-	*(volatile __u64 *)t = tag;
+	*((volatile __u8 *)s->tags + i) = tag;
 #else
-	__sync_lock_test_and_set(t, tag);
+	__u64 old = __sync_fetch_and_and(s->tags,
+			~(0xffULL << (8 * i)) | ((__u64)tag << (8 * i)));
+
+	asm volatile("" :: "r"(old));
 #endif
 }
 
 /* Take the slot holding key (its tag marked busy): its way, or -1 when
  * no slot holds it or another CPU has it. */
-static __always_inline int block_take(struct block_set *s, __u64 tag,
+static __always_inline int block_take(struct block_set *s, __u32 tag,
 				      const struct dc_block_key *key)
 {
+	__u64 w = *(volatile __u64 *)s->tags;
 	int i;
 
 	for (i = 0; i < DC_BLOCK_WAYS; i++) {
-		if (s->tag[i] != tag || !block_key_eq(&s->slot[i].key, key))
+		if (tag_of(w, i) != tag || !block_key_eq(&s->slot[i].key, key))
 			continue;
-		if (__sync_val_compare_and_swap(&s->tag[i], tag,
-						tag | DC_BLOCK_BUSY) != tag)
+		if (!block_mark(s, i, tag, tag | DC_BLOCK_BUSY))
 			return -1;
 		/* Ours now: a slot given to another key in between fails. */
 		if (!block_key_eq(&s->slot[i].key, key)) {
@@ -160,14 +203,15 @@ static __always_inline int block_take(struct block_set *s, __u64 tag,
  * already (a stale entry), else a free one, else the oldest; -1 when
  * another CPU took it first.  The caller writes its start and gives it
  * back with block_give(s, way, tag). */
-static __always_inline int block_claim(struct block_set *s, __u64 tag,
+static __always_inline int block_claim(struct block_set *s, __u32 tag,
 				       const struct dc_block_key *key)
 {
+	__u64 w = *(volatile __u64 *)s->tags, oldest_born = ~0ULL;
 	int i, way = -1, oldest = -1;
-	__u64 old, t, oldest_born = ~0ULL;
+	__u32 t;
 
 	for (i = 0; i < DC_BLOCK_WAYS; i++) {
-		t = s->tag[i];
+		t = tag_of(w, i);
 		if (t == tag && block_key_eq(&s->slot[i].key, key)) {
 			way = i;
 			break;
@@ -186,10 +230,7 @@ static __always_inline int block_claim(struct block_set *s, __u64 tag,
 	if (way < 0)
 		return -1;
 	way &= DC_BLOCK_WAYS - 1;
-	old = s->tag[way];
-	if (old & DC_BLOCK_BUSY ||
-	    __sync_val_compare_and_swap(&s->tag[way], old,
-					tag | DC_BLOCK_BUSY) != old)
+	if (!block_mark(s, way, tag_of(w, way), tag | DC_BLOCK_BUSY))
 		return -1;
 	s->slot[way].key = *key;
 	return way;
@@ -200,7 +241,7 @@ static __always_inline bool block_put(const struct dc_block_key *key,
 				      const struct dc_block_start *start)
 {
 	struct block_set s;
-	__u64 tag;
+	__u32 tag;
 	int way;
 
 	if (!block_set_of(key, &s, &tag))
@@ -218,7 +259,7 @@ static __always_inline bool block_put(const struct dc_block_key *key,
 static __always_inline void block_forget(const struct dc_block_key *key)
 {
 	struct block_set s;
-	__u64 tag;
+	__u32 tag;
 	int way;
 
 	if (!block_set_of(key, &s, &tag))
@@ -455,7 +496,7 @@ int dc_block_split(struct trace_event_raw_block_split *ctx)
 {
 	struct dc_block_key key = {}, rest = {};
 	struct block_set s;
-	__u64 tag;
+	__u32 tag;
 	int way;
 
 	key.dev = rest.dev = ctx->dev;
@@ -502,7 +543,7 @@ int dc_block_issue(struct trace_event_raw_block_rq *ctx)
 	struct dc_block_key key = {};
 	struct dc_block_start *start;
 	struct block_set s;
-	__u64 tag;
+	__u32 tag;
 	int way;
 
 	key.dev = ctx->dev;
@@ -560,7 +601,8 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 	struct dc_block_start *start;
 	struct block_set s;
 	__u32 probe_id;
-	__u64 now, bytes, tag;
+	__u64 now, bytes;
+	__u32 tag;
 	int way = -1;
 
 	key.dev = ctx->dev;

@@ -138,6 +138,40 @@ test_expect_success BPF,LOOP,PYTHON3 'requests in flight when tracing begins: ke
 	test "$(pfw-query pids t.pfw.gz --cat block | grep -v "^0\$" | wc -l)" = 0
 '
 
+# The in-flight table cut to one set of 8 bios (dc-collect's test
+# setting): a direct 8 MiB write is split into 128 requests queued at
+# once, so entries are given up before their completion, which is
+# emitted all the same, with pid 0, and counted; not one byte goes
+# missing.
+test_expect_success BPF,LOOP,PYTHON3 'a full set of in-flight bios: evicted ones completed with pid 0 and counted' '
+	printf "layers: [block]\n" >c.yaml &&
+	(
+		DC_TEST_BLOCK_SET_BITS=0 && export DC_TEST_BLOCK_SET_BITS &&
+		trace c.yaml t.pfw.gz probes.sig -- dd if=/dev/zero of="$MNT/E" bs=8M count=1 oflag=direct
+	) &&
+	test "$(cat collect.rc)" = 0 &&
+	n=$(sed -n "s/.* \([0-9]*\) block requests completed that were never seen queued.*/\1/p" collect.err) &&
+	echo "unknown: ${n:-0}" &&
+	test "${n:-0}" -gt 0 &&
+	test "$(pfw-query count t.pfw.gz --cat block --pid 0)" = "$n" &&
+	pid=$(pfw-query pids t.pfw.gz --cat block | grep -v "^0\$") &&
+	set -- $(block_bytes t.pfw.gz "$pid" W) && mine=$1 &&
+	set -- $(block_bytes t.pfw.gz 0 W) && unknown=$1 &&
+	echo "dd: $mine bytes, pid 0: $unknown bytes" &&
+	test "$mine" -lt 8388608 &&
+	test $((mine + unknown)) -ge 8388608
+'
+
+test_expect_success BPF 'DC_TEST_BLOCK_SET_BITS out of range: one error line, exit 1' '
+	printf "layers: [block]\n" >c.yaml &&
+	sign_spec c.yaml &&
+	test_must_fail_with 1 env DC_TEST_BLOCK_SET_BITS=12 \
+		dc-collect -k "$SHARED/key" probes.sig -- true 2>err &&
+	cat err &&
+	test "$(grep -vc "^dc-collect: kernel " err)" = 1 &&
+	tail -n 1 err | grep -x "dc-collect: DC_TEST_BLOCK_SET_BITS=12: not a number from 0 to 11"
+'
+
 test_expect_success LOOP 'cleanup: the device is given back, max_sectors_kb restored first' '
 	dev=$(cat "$SHARED/loopdev") &&
 	q=/sys/block/${dev#/dev/}/queue &&
