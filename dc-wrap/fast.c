@@ -45,9 +45,29 @@
 
 DC_HIDDEN unsigned char dc_fast_on[DC_FAST_NFUNCS];
 
+/* What every record of a function needs, worked out from its config
+ * once (plan_record), so that a call reads one 8-byte entry and tests
+ * one byte for anything beyond copying its arguments. */
+struct fast_fn {
+	__u32 probe_id;
+	__u8 size;               /* header + slots: the record, unless a
+	                            string follows */
+	__u8 nslots;
+	__u8 ret_kind;
+	__u8 extra;              /* FN_* */
+};
+
+enum {
+	FN_STR = 1,              /* strings after the slots */
+	FN_FILE = 2,             /* a FILE's descriptor in the last slot */
+	FN_DERIVE = 4,           /* a slot derived at return */
+	FN_LIB = 8,              /* an MPI or HDF5 function */
+};
+
 /* The process's fast-path state, set by the handshake. */
 static struct {
 	struct dc_fast_func_cfg funcs[DC_FAST_NFUNCS];
+	struct fast_fn fns[DC_FAST_NFUNCS];
 	struct dc_fast_shm *shm;
 	size_t map_bytes;
 	__u64 slot_bytes;
@@ -473,58 +493,46 @@ static __u64 strings(const struct dc_fast_func_cfg *cfg, const __u64 *args,
 		      (cfg->str_arg2 < DC_MAX_ARGS ? s->len2 + 1 : 0));
 }
 
-/* The record's header, every byte of it (no memset first); whether the
- * call failed. */
-static inline __attribute__((always_inline)) int
+/* The record's header, every byte of it, in one assignment: the fields
+ * not named (str_len, reserved, file_id) are zero. */
+static inline __attribute__((always_inline)) void
 put_header(struct dc_event *ev, const struct dc_call *c,
-	   const struct dc_fast_func_cfg *cfg, __s64 ret, int err, __u64 end,
-	   __u64 size, int n, int trunc)
+	   const struct fast_fn *fn, __s64 ret, int fail, int err, __u64 end,
+	   __u64 size, int trunc)
 {
-	int fail = dc_call_failed(cfg->ret_kind, ret);
-
-	ev->size = (__u16)size;
-	ev->type = DC_EV_CALL;
-	ev->flags = trunc ? DC_EVF_STR_TRUNC : 0;
-	ev->probe_id = cfg->probe_id;
-	ev->pid = 0; /* the collector knows the process */
-	ev->tid = thr.tid;
-	ev->ts = c->ts;
-	ev->dur = end - c->ts;
-	ev->ret = ret;
-	ev->depth = (__u16)thr.k.depth;
-	ev->str_len = 0;
-	ev->nargs = (__u8)n;
-	ev->reserved0 = 0;
-	ev->reserved1 = 0;
-	ev->file_id = 0;
-	ev->error = 0;
-	if (fail) {
+	*ev = (struct dc_event){
+		.size = (__u16)size,
+		.type = DC_EV_CALL,
+		.flags = (trunc ? DC_EVF_STR_TRUNC : 0) |
+			 (fail ? DC_EVF_FAILED : 0),
+		.probe_id = fn->probe_id,
+		.pid = 0, /* the collector knows the process */
+		.tid = thr.tid,
+		.ts = c->ts,
+		.dur = end - c->ts,
+		.ret = ret,
+		.depth = (__u16)thr.k.depth,
+		.nargs = fn->nslots,
 		/* The errno this call failed with: known here exactly. */
-		ev->flags |= DC_EVF_FAILED;
-		ev->error = err;
-	}
-	if (__builtin_expect(c->fn >= DC_FN_FIRST_LIB, 0)) {
-		/* An MPI or HDF5 call: errno is not how it fails, and
-		 * dc-aggregate takes the error of a failed system call
-		 * under it, as on the uprobe path. */
-		ev->flags |= c->evflags;
-		ev->error = 0;
-	}
-	ev->seq = c->seq;
-	ev->parent = c->parent;
-	return fail;
+		.error = fail ? err : 0,
+		.seq = c->seq,
+		.parent = c->parent,
+	};
 }
 
-/* The strings after the slots, zero-padded to the record's end. */
+/* The strings after the slots, then zeros to the record's end.  The
+ * last word is cleared first and the strings copied over it: each byte
+ * is written once or twice, never cleared in a pass of its own. */
 static void put_strings(struct dc_event *ev, const struct dc_fast_func_cfg *cfg,
 			const struct call_strs *s, __u64 size)
 {
-	char *p = DC_EVENT_STR(ev);
+	char *p = (char *)ev + DC_EVENT_HDR_SIZE + 8 * DC_MAX_ARGS;
 
-	memset(p, 0, size - (DC_EVENT_HDR_SIZE + 8 * (__u64)DC_MAX_ARGS));
+	*(__u64 *)((char *)ev + size - 8) = 0;
 	ev->str_len = (__u16)s->len;
 	if (s->len > 0)
 		memcpy(p, s->str, s->len);
+	p[s->len] = '\0';
 	if (cfg->str_arg2 < DC_MAX_ARGS) {
 		ev->str_len = (__u16)(s->len + 1 + s->len2);
 		if (s->len2 > 0)
@@ -532,24 +540,29 @@ static void put_strings(struct dc_event *ev, const struct dc_fast_func_cfg *cfg,
 	}
 }
 
-/* The argument slots: the call's, a FILE's descriptor, the slot derived
- * at return; then the strings. */
+/* What goes beyond the header and the arguments: a FILE's descriptor,
+ * the slot derived at return, the strings, an MPI or HDF5 call's
+ * flags. */
 static inline __attribute__((always_inline)) void
-put_body(struct dc_event *ev, const struct dc_call *c,
-	 const struct dc_fast_func_cfg *cfg, const __u64 *args, int nargs,
-	 int n, int fail, const struct call_strs *s, __u64 size)
+put_extra(struct dc_event *ev, const struct dc_call *c, const struct fast_fn *fn,
+	  const __u64 *args, int nargs, int fail, const struct call_strs *s)
 {
+	const struct dc_fast_func_cfg *cfg = &fast.funcs[c->fn];
 	__u64 *slots = DC_EVENT_ARGS(ev);
-	int i;
 
-	for (i = 0; i < n; i++)
-		slots[i] = i < nargs ? args[i] : 0;
-	if (cfg->file_arg < DC_MAX_ARGS)
+	if (fn->extra & FN_FILE)
 		slots[DC_MAX_ARGS - 1] = (__u64)(__s64)c->file_fd;
-	if (__builtin_expect(cfg->derive_arg < nargs, 0))
+	if ((fn->extra & FN_DERIVE) && cfg->derive_arg < nargs)
 		slots[cfg->derive_arg] = derive(cfg, args, nargs, fail);
-	if (cfg->str_arg < DC_MAX_ARGS)
-		put_strings(ev, cfg, s, size);
+	if (fn->extra & FN_STR)
+		put_strings(ev, cfg, s, ev->size);
+	if (fn->extra & FN_LIB) {
+		/* An MPI or HDF5 call: errno is not how it fails, and
+		 * dc-aggregate takes the error of a failed system call
+		 * under it, as on the uprobe path. */
+		ev->flags |= c->evflags;
+		ev->error = 0;
+	}
 }
 
 /* Publish a record of `size` bytes written at the head. */
@@ -565,10 +578,10 @@ static inline __attribute__((always_inline)) void commit(__u64 size)
 void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 		 int str_index, int efault)
 {
-	const struct dc_fast_func_cfg *cfg = &fast.funcs[c->fn];
-	__u64 end = dc_now(), size;
+	const struct fast_fn *fn = &fast.fns[c->fn];
+	__u64 end = dc_now(), size = fn->size, *slots;
 	struct call_strs s = { NULL, NULL, 0, 0, 0 };
-	int n, fail, err = *thr.errp;
+	int i, n, fail, err = *thr.errp;
 	struct dc_event *ev;
 
 	if (err == 0)
@@ -580,24 +593,44 @@ void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 		return;
 	}
 	thr.busy = 1;
-	/* As the kernel's records: all slots when a string follows or a
-	 * FILE's descriptor takes the last one. */
-	n = cfg->nargs > DC_MAX_ARGS ? DC_MAX_ARGS : cfg->nargs;
-	if (cfg->file_arg < DC_MAX_ARGS)
-		n = DC_MAX_ARGS;
-	if (__builtin_expect(cfg->str_arg < DC_MAX_ARGS, 0)) {
-		n = DC_MAX_ARGS;
-		size = strings(cfg, args, nargs, str_index, efault, &s);
-	} else {
-		size = DC_EVENT_HDR_SIZE + 8 * (__u64)n;
-	}
+	if (__builtin_expect(fn->extra & FN_STR, 0))
+		size = strings(&fast.funcs[c->fn], args, nargs, str_index,
+			       efault, &s);
 	ev = (struct dc_event *)reserve(size);
 	if (ev != NULL) {
-		fail = put_header(ev, c, cfg, ret, err, end, size, n, s.trunc);
-		put_body(ev, c, cfg, args, nargs, n, fail, &s, size);
+		fail = dc_call_failed(fn->ret_kind, ret);
+		put_header(ev, c, fn, ret, fail, err, end, size, s.trunc);
+		slots = DC_EVENT_ARGS(ev);
+		n = fn->nslots < nargs ? fn->nslots : nargs;
+		for (i = 0; i < n; i++)
+			slots[i] = args[i];
+		for (; i < fn->nslots; i++)
+			slots[i] = 0;
+		if (__builtin_expect(fn->extra != 0, 0))
+			put_extra(ev, c, fn, args, nargs, fail, &s);
 		commit(size);
 	}
 	thr.busy = 0;
+}
+
+/* A function's fast_fn from its config.  As the kernel's records: all
+ * slots when a string follows or a FILE's descriptor takes the last
+ * one. */
+static void plan_record(struct fast_fn *fn, const struct dc_fast_func_cfg *cfg,
+			int index)
+{
+	int n = cfg->nargs > DC_MAX_ARGS ? DC_MAX_ARGS : cfg->nargs;
+
+	fn->extra = (cfg->str_arg < DC_MAX_ARGS ? FN_STR : 0) |
+		    (cfg->file_arg < DC_MAX_ARGS ? FN_FILE : 0) |
+		    (cfg->derive_arg < DC_MAX_ARGS ? FN_DERIVE : 0) |
+		    (index >= DC_FN_FIRST_LIB ? FN_LIB : 0);
+	if (fn->extra & (FN_STR | FN_FILE))
+		n = DC_MAX_ARGS;
+	fn->probe_id = cfg->probe_id;
+	fn->nslots = (__u8)n;
+	fn->size = (__u8)(DC_EVENT_HDR_SIZE + 8 * n);
+	fn->ret_kind = cfg->ret_kind;
 }
 
 /* ---- handshake ---- */
@@ -709,6 +742,7 @@ static void handshake(void)
 	fast.full_wait_ns = (__u64)cfg.full_wait_ms * 1000000ULL;
 	for (i = 0; i < cfg.nfuncs; i++) {
 		fast.funcs[i] = cfg.funcs[i];
+		plan_record(&fast.fns[i], &cfg.funcs[i], (int)i);
 		dc_fast_file_arg[i] = cfg.funcs[i].on ? cfg.funcs[i].file_arg : 0xff;
 	}
 	/* The library's own descriptors closed before it records: these
