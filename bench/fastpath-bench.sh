@@ -25,10 +25,11 @@
 # own functions (bench/iowork.c w1pair, w2pair): the difference is the
 # wrapper's cost alone, with any load change cancelled out.
 #
-# FAST_N, FAST_NU (uprobe path loops, about 100 times slower) and
-# FAST_REPS set the sizes; FAST_RAW=FILE keeps every run's figure;
-# FAST_ONLY="w4" (any of w1-w4) runs those rows of the first table and
-# nothing else.
+# FAST_N, FAST_NU (uprobe path loops, about 100 times slower),
+# FAST_REPS and FAST_PAIRS (the in-process table's runs) set the sizes;
+# FAST_RAW=FILE keeps every run's figure; FAST_ONLY="w4" (any of w1-w4,
+# and pair for the in-process table) runs those tables' rows and nothing
+# else.
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -111,10 +112,15 @@ traced() {
 	cat c.err
 }
 
+ONLY=${FAST_ONLY:-}
+want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
+
 echo "load before: $(uptime)"
-echo
-echo "| workload (CPU ns per iteration) | untraced | floor added | fast path added | fast / floor | uprobe path added | syscalls layer alone added | fast path + syscalls added (sum of the two alone) | uprobe path + syscalls added |"
-echo "|---|---|---|---|---|---|---|---|---|"
+if want w1 || want w2 || want w3 || want w4; then
+	echo
+	echo "| workload (CPU ns per iteration) | untraced | floor added | fast path added | fast / floor | uprobe path added | syscalls layer alone added | fast path + syscalls added (sum of the two alone) | uprobe path + syscalls added |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+fi
 # A collector's exit leaves the kernel work to finish (programs freed
 # after an RCU grace period, uprobes removed): the next run would pay for
 # it.  So every traced run is followed by a pause, and each repetition
@@ -156,8 +162,6 @@ one() { # one NAME N-FAST N-UPROBE [FILE]
 			name, b, fl, f, r, u, s, fs, f + s, us }'
 	[ -z "${FAST_RAW:-}" ] || cat "$_t" >>"$FAST_RAW"
 }
-ONLY=${FAST_ONLY:-}
-want() { [ -z "$ONLY" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
 want w1 && one w1 "$N" "$NU"
 want w2 && one w2 $((N / 10)) "$((NU / 2))" "$work/f2"
 want w3 && one w3 $((N / 10)) "$((NU / 2))"
@@ -166,25 +170,46 @@ if [ -n "$h5" ] && want w4; then
 	one w4 1000 200 "$work/f4.h5"
 	lay=
 fi
-[ -z "$ONLY" ] || exit 0
+want pair || exit 0
 
-# The wrapper's cost alone, in one process.
+# The wrapper's cost alone, in one process.  A run's figure moves with
+# the machine's state (other users, the host) by more than the
+# difference measured, so the floor and the fast path run in pairs, the
+# pair's order alternating, and each pair gives a ratio: the table has
+# the ratio of the medians and, as its spread, the median, lowest and
+# highest of the per-pair ratios.  FAST_PAIRS sets the number of pairs
+# (default 2 x FAST_REPS: a run takes a second or two).
+PAIRS=${FAST_PAIRS:-$((2 * REPS))}
 echo
-echo "| in one process: added CPU ns per call of the loop (median over 1,000-call block pairs, median of $REPS runs) | floor | fast path | fast / floor |"
-echo "|---|---|---|---|"
+echo "| in one process: added CPU ns per call of the loop (median over 1,000-call block pairs, median of $PAIRS runs) | floor | fast path | fast / floor | per-pair ratio: median (lowest - highest) |"
+echo "|---|---|---|---|---|"
 pair() { # pair NAME N [FILE]
 	_t=$work/$1.pair
 	: >"$_t"
-	for _r in $(seq "$REPS"); do
-		echo "fl $(floor "$@" | added) $_r" >>"$_t"
-		echo "f $(traced user "$@" | added) $_r" >>"$_t"
+	for _r in $(seq "$PAIRS"); do
+		if [ $((_r % 2)) = 1 ]; then
+			echo "fl $(floor "$@" | added) $_r" >>"$_t"
+			echo "f $(traced user "$@" | added) $_r" >>"$_t"
+		else
+			echo "f $(traced user "$@" | added) $_r" >>"$_t"
+			echo "fl $(floor "$@" | added) $_r" >>"$_t"
+		fi
 		settle
 	done
-	awk -v name="$1 x $2" -v fl="$(median "$_t" fl)" -v f="$(median "$_t" f)" 'BEGIN {
-		printf "| %s | %+.1f | %+.1f | %.2fx |\n", name, fl, f, (fl > 0 ? f / fl : 0) }'
+	_q=$(awk '$1 == "fl" { fl[$3] = $2 } $1 == "f" { f[$3] = $2 }
+		END { for (r in f) if (fl[r] > 0) print f[r] / fl[r] }' "$_t" | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR == 0) { print "nan nan nan"; exit }
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%.2f %.2f %.2f\n", m, v[1], v[NR] }')
+	awk -v name="$1 x $2" -v fl="$(median "$_t" fl)" -v f="$(median "$_t" f)" -v q="$_q" 'BEGIN {
+		split(q, r, " ")
+		printf "| %s | %+.1f | %+.1f | %.2fx | %sx (%s - %s) |\n", name, fl, f,
+			(fl > 0 ? f / fl : 0), r[1], r[2], r[3] }'
+	[ -z "${FAST_RAW:-}" ] || cat "$_t" >>"$FAST_RAW"
 }
 pair w1pair "$N"
 pair w2pair $((N / 10)) "$work/f2"
+[ -z "$ONLY" ] || exit 0
 
 # Design 2: a 5-byte NOP probe site (the wrapper would carry one and the
 # collector attach its uprobe programs to it).  From 6.18 (x86-64) the
