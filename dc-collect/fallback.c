@@ -12,7 +12,9 @@
  * after the exec).  The first two get the same functions through
  * uprobes bound to the process (pidprobe.h): inherited by what it
  * starts, kept across its execs.  A static executable has its own copies
- * of the functions, not libc's: it is named in a warning, not traced.
+ * of the functions, not libc's: uprobes on those, found by name among its
+ * symbols (a set of their own, defined when a process first runs it);
+ * one without them is named in a warning, not traced.
  *
  * The uprobes are placed when the collector reads the exec from the
  * kernel's ring: the calls the process makes before then are missed.
@@ -39,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "elfsyms.h"
 #include "fallback.h"
 #include "messages.h"
 #include "pidprobe.h"
@@ -51,6 +54,14 @@ struct traced {
 	pid_t pid;
 	uint64_t placed;         /* monotonic ns they were in place */
 	pid_t root;              /* the process they were placed into */
+	unsigned set;            /* which (dc_pidprobes_new_set) */
+};
+
+/* A static executable: uprobes on its own copies of the functions. */
+struct exe {
+	char *path;
+	unsigned set;
+	size_t n;                /* functions found in it */
 };
 
 /* A process the uprobes were placed into, and how many of it and its
@@ -71,6 +82,8 @@ struct dc_fallback {
 	void *procs;             /* tsearch(3) tree of struct traced */
 	struct root *roots;
 	size_t nroots;
+	struct exe *exes;
+	size_t nexes;
 	unsigned nprocs;         /* processes given the uprobes, in all */
 	unsigned warned;
 	uint64_t longest;        /* the longest window, ns */
@@ -124,7 +137,7 @@ static void gone(struct dc_fallback *fb, pid_t root)
 /* pid has the uprobes since placed, inherited from root's (pid itself
  * when they were placed into it). */
 static void add(struct dc_fallback *fb, pid_t pid, uint64_t placed,
-		pid_t root)
+		pid_t root, unsigned set)
 {
 	struct traced *t = find(fb, pid);
 	struct root *r = root_of(fb, root);
@@ -147,6 +160,7 @@ static void add(struct dc_fallback *fb, pid_t pid, uint64_t placed,
 	}
 	t->placed = placed;
 	t->root = root;
+	t->set = set;
 	if (old != 0)
 		gone(fb, old);
 }
@@ -239,16 +253,25 @@ static void comm_of(pid_t pid, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
-/* The first few processes by name; the rest in the count at the end. */
+/* The first few processes by name; the rest in the count at the end.
+ * own: the functions found in a static executable. */
 static void tell(struct dc_fallback *fb, pid_t pid, const char *comm,
-		 enum dc_preload why, uint64_t window)
+		 enum dc_preload why, size_t own, uint64_t window)
 {
 	if (fb->warned++ >= MAX_WARNINGS)
 		return;
-	if (why == DC_PRELOAD_STATIC || why == DC_PRELOAD_FOREIGN)
-		warn("process %d (%s) will not load the client library (%s): "
+	if (why == DC_PRELOAD_FOREIGN || (why == DC_PRELOAD_STATIC && own == 0))
+		warn("process %d (%s) will not load the client library (%s%s): "
 		     "its calls of the wrapped functions are not traced",
-		     (int)pid, comm, dc_preload_why(why));
+		     (int)pid, comm, dc_preload_why(why),
+		     why == DC_PRELOAD_STATIC ? ", with none of them among "
+		     "its symbols" : "");
+	else if (why == DC_PRELOAD_STATIC)
+		warn("process %d (%s) will not load the client library (%s): "
+		     "its calls of the %zu wrapped functions among its symbols "
+		     "go through uprobes on its own copies from %.1f ms after "
+		     "its exec; earlier ones are missed", (int)pid, comm,
+		     dc_preload_why(why), own, (double)window / 1e6);
 	else
 		warn("process %d (%s) will not load the client library (%s): "
 		     "its calls of the wrapped functions go through uprobes "
@@ -256,10 +279,58 @@ static void tell(struct dc_fallback *fb, pid_t pid, const char *comm,
 		     (int)pid, comm, dc_preload_why(why), (double)window / 1e6);
 }
 
+/* A static executable's own copies of the wrapped functions, found by
+ * name among its symbols (lib/elfsyms.c): a set of uprobes of their own,
+ * defined when a process first runs it, placed into the processes that
+ * run it only.  NULL when its path cannot be read. */
+static const struct exe *own_copies(struct dc_fallback *fb, pid_t pid)
+{
+	char link[64], path[PATH_MAX], err[256], name[256];
+	struct dc_elf *elf;
+	struct exe *e;
+	ssize_t len;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	len = readlink(link, path, sizeof(path) - 1);
+	if (len <= 0)
+		return NULL;
+	path[len] = '\0';
+	for (size_t i = 0; i < fb->nexes; i++)
+		if (strcmp(fb->exes[i].path, path) == 0)
+			return &fb->exes[i];
+	fb->exes = xrealloc(fb->exes, (fb->nexes + 1) * sizeof(*fb->exes));
+	e = &fb->exes[fb->nexes++];
+	*e = (struct exe){ .path = xstrdup(path),
+			   .set = dc_pidprobes_new_set(fb->pp) };
+	if (dc_elf_open(link, &elf, err, sizeof(err)) != 0) {
+		debug("%s: %s", path, err);
+		return e;
+	}
+	for (size_t i = 0; i < fb->spec->nprobes; i++) {
+		const struct dc_probe *p = &fb->spec->probes[i];
+		const struct dc_elf_func *f;
+
+		if (!dc_fast_covers(fb->fast, i))
+			continue;
+		/* No versions in a static executable. */
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)strcspn(p->function, "@"), p->function);
+		f = dc_elf_find(elf, name);
+		if (f != NULL && !f->ifunc &&
+		    dc_pidprobes_add(fb->pp, path, f->offset, name, (__u64)i) == 0)
+			e->n++;
+	}
+	dc_elf_free(elf);
+	dc_pidprobes_hold(fb->pp, fb->holder);
+	return e;
+}
+
 bool dc_fallback_exec(struct dc_fallback *fb, pid_t pid, uint64_t ts)
 {
+	const struct exe *own = NULL;
 	enum dc_preload why;
 	uint64_t now, start;
+	unsigned set = 0;
 	char comm[32];
 
 	if (fb == NULL)
@@ -273,23 +344,28 @@ bool dc_fallback_exec(struct dc_fallback *fb, pid_t pid, uint64_t ts)
 	if (why == DC_PRELOAD_YES || why == DC_PRELOAD_GONE)
 		return false;
 	comm_of(pid, comm, sizeof(comm));
-	if (why == DC_PRELOAD_STATIC || why == DC_PRELOAD_FOREIGN) {
-		tell(fb, pid, comm, why, 0);
+	if (why != DC_PRELOAD_FOREIGN && fb->holder == 0)
+		prepare(fb);
+	if (why == DC_PRELOAD_STATIC) {
+		own = own_copies(fb, pid);
+		set = own ? own->set : 0;
+	}
+	if (why == DC_PRELOAD_FOREIGN ||
+	    (why == DC_PRELOAD_STATIC && (own == NULL || own->n == 0))) {
+		tell(fb, pid, comm, why, 0, 0);
 		return true;
 	}
-	if (fb->holder == 0)
-		prepare(fb);
 	/* Each probe that cannot be placed has been named. */
-	if (dc_pidprobes_follow(fb->pp, pid) == 0)
+	if (dc_pidprobes_follow(fb->pp, pid, set) == 0)
 		return false;
 	now = mono_ns();
 	debug("process %d: exec read after %.1f ms, uprobes placed in %.1f ms",
 	      (int)pid, (double)(start - ts) / 1e6, (double)(now - start) / 1e6);
-	add(fb, pid, now, pid);
+	add(fb, pid, now, pid, set);
 	fb->nprocs++;
 	if (now > ts && now - ts > fb->longest)
 		fb->longest = now - ts;
-	tell(fb, pid, comm, why, now > ts ? now - ts : 0);
+	tell(fb, pid, comm, why, own ? own->n : 0, now > ts ? now - ts : 0);
 	return true;
 }
 
@@ -302,11 +378,11 @@ bool dc_fallback_fork(struct dc_fallback *fb, pid_t parent, pid_t child,
 		return false;
 	/* Forked before its parent had them, it inherited none. */
 	if (ts < t->placed) {
-		if (dc_pidprobes_follow(fb->pp, child) == 0)
+		if (dc_pidprobes_follow(fb->pp, child, t->set) == 0)
 			return false;
-		add(fb, child, mono_ns(), child);
+		add(fb, child, mono_ns(), child, t->set);
 	} else {
-		add(fb, child, ts, t->root);
+		add(fb, child, ts, t->root, t->set);
 	}
 	return true;
 }
@@ -340,6 +416,9 @@ void dc_fallback_free(struct dc_fallback *fb)
 	}
 	tdestroy(fb->procs, free);
 	free(fb->roots);
+	for (size_t i = 0; i < fb->nexes; i++)
+		free(fb->exes[i].path);
+	free(fb->exes);
 	dc_pidprobes_free(fb->pp);
 	free(fb);
 }

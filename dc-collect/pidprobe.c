@@ -52,6 +52,7 @@ struct pidprobe {
 	int id[2];               /* their tracepoint ids */
 	char *what;              /* function and path, for messages */
 	__u64 cookie;
+	unsigned set;            /* placed together (dc_pidprobes_new_set) */
 	int hold[2];             /* the events holding the programs, and */
 	int link[2];             /* their links; -1 until held */
 	bool failed;             /* refused once: not tried again */
@@ -78,6 +79,7 @@ struct dc_pidprobes {
 	uint32_t token;          /* tells this collector's events apart */
 	struct pidprobe *p;
 	size_t n;
+	unsigned set;            /* of the probes added now */
 	struct follow *f;        /* the processes followed */
 	size_t nf;
 };
@@ -255,6 +257,7 @@ int dc_pidprobes_add(struct dc_pidprobes *pp, const char *path, __u64 offset,
 		}
 	}
 	p->cookie = cookie;
+	p->set = pp->set;
 	p->hold[0] = p->hold[1] = p->link[0] = p->link[1] = -1;
 	p->what = xasprintf("%s in %s", name, path);
 	pp->n++;
@@ -367,9 +370,10 @@ static void refused(struct dc_pidprobes *pp, unsigned i, pid_t pid, int err)
 		     strerror(-err));
 }
 
-/* Threads of pid not yet in done[0..*ndone): placed, and added. */
-static bool place_threads(struct dc_pidprobes *pp, pid_t pid, pid_t **done,
-			  size_t *ndone)
+/* Threads of pid not yet in done[0..*ndone): the probes of set placed,
+ * and the threads added. */
+static bool place_threads(struct dc_pidprobes *pp, pid_t pid, unsigned set,
+			  pid_t **done, size_t *ndone)
 {
 	char path[64];
 	struct dirent *d;
@@ -396,7 +400,7 @@ static bool place_threads(struct dc_pidprobes *pp, pid_t pid, pid_t **done,
 		for (i = 0; i < pp->n; i++) {
 			int err;
 
-			if (pp->p[i].failed)
+			if (pp->p[i].failed || pp->p[i].set != set)
 				continue;
 			/* The last follow: refused() may move the array. */
 			err = place(pp, (unsigned)i, tid, &pp->f[pp->nf - 1]);
@@ -427,7 +431,18 @@ size_t dc_pidprobes_hold(struct dc_pidprobes *pp, pid_t tid)
 	return held;
 }
 
-size_t dc_pidprobes_follow(struct dc_pidprobes *pp, pid_t pid)
+unsigned dc_pidprobes_new_set(struct dc_pidprobes *pp)
+{
+	unsigned set = 0;
+
+	for (size_t i = 0; i < pp->n; i++)
+		if (pp->p[i].set >= set)
+			set = pp->p[i].set + 1;
+	pp->set = set;
+	return set;
+}
+
+size_t dc_pidprobes_follow(struct dc_pidprobes *pp, pid_t pid, unsigned set)
 {
 	pid_t *done = NULL;
 	size_t ndone = 0, placed = 0;
@@ -436,11 +451,11 @@ size_t dc_pidprobes_follow(struct dc_pidprobes *pp, pid_t pid)
 	pp->f[pp->nf++] = (struct follow){ .pid = pid };
 	/* Every thread, including those started while we work: a thread
 	 * created from one without the events would not inherit them. */
-	while (place_threads(pp, pid, &done, &ndone))
+	while (place_threads(pp, pid, set, &done, &ndone))
 		;
 	free(done);
 	for (size_t i = 0; i < pp->n; i++)
-		placed += !pp->p[i].failed;
+		placed += !pp->p[i].failed && pp->p[i].set == set;
 	return placed;
 }
 

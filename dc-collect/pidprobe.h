@@ -52,10 +52,15 @@ struct dc_pidprobes *dc_pidprobes_new(int entry_prog, int exit_prog,
 int dc_pidprobes_add(struct dc_pidprobes *pp, const char *path, __u64 offset,
 		     const char *name, __u64 cookie);
 
-/* Put every probe into process pid, its threads, and everything they
- * create from now on.  A probe that cannot be placed is warned about by
- * name.  Returns the number of probes placed. */
-size_t dc_pidprobes_follow(struct dc_pidprobes *pp, pid_t pid);
+/* The probes added from now on form a set of their own (set 0 until
+ * then): one program's own copies of functions, placed into the processes
+ * that run it only.  Returns the set's number. */
+unsigned dc_pidprobes_new_set(struct dc_pidprobes *pp);
+
+/* Put every probe of set into process pid, its threads, and everything
+ * they create from now on.  A probe that cannot be placed is warned about
+ * by name.  Returns the number of probes of the set placed. */
+size_t dc_pidprobes_follow(struct dc_pidprobes *pp, pid_t pid, unsigned set);
 
 /* Attach the programs to every probe now, on an event bound to thread
  * tid (one that stays, and calls none of the functions: the probes'

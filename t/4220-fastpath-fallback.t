@@ -1,10 +1,11 @@
 #!/bin/sh
 # Processes of a traced command that will not load the client library
 # (a cleaned environment, AT_SECURE, a static executable) are decided at
-# their exec: the first two get the wrapped functions through uprobes of
-# their own, from a window after the exec on; a static one is named as
-# not traced.  None is counted twice, and the rest of the command stays
-# on the fast path.
+# their exec: they get the wrapped functions through uprobes of their own
+# (a static one on its own copies, found among its symbols; without
+# symbols it is named as not traced), from a window after the exec on.
+# None is counted twice, and the rest of the command stays on the fast
+# path.  Their tracefs events go with them, and after the end.
 . "$(dirname "$0")/test-lib.sh"
 
 FC="$DC_BUILD_DIR/t/helpers/fastclient"
@@ -39,16 +40,35 @@ test_lazy_prereq SETGID '
 	{ echo "set-group-ID programs do not run set-group-ID here"; false; }
 '
 
-# A static program that waits for the file it names: gate-static.
+# A static program that waits for the file it names, then writes a byte
+# to /dev/null N times: gate-static FILE [N]; gate-stripped, the same
+# without its symbols.
 test_lazy_prereq STATIC '
 	command -v cc >/dev/null || { echo "no C compiler"; false; }
-	printf "#include <unistd.h>\nint main(int c, char **v) { while (c > 1 && access(v[1], F_OK) != 0) usleep(10000); return 0; }\n" >gate.c &&
-	cc -static -o "$SHARED/gate-static" gate.c ||
+	command -v strip >/dev/null || { echo "no strip"; false; }
+	cat >gate.c <<-\EOC &&
+	#include <fcntl.h>
+	#include <stdlib.h>
+	#include <unistd.h>
+	int main(int c, char **v)
+	{
+		int fd = open("/dev/null", O_WRONLY), n = c > 2 ? atoi(v[2]) : 0;
+
+		while (c > 1 && access(v[1], F_OK) != 0)
+			usleep(10000);
+		while (n-- > 0)
+			if (write(fd, "x", 1) != 1)
+				return 1;
+		return 0;
+	}
+	EOC
+	cc -static -o "$SHARED/gate-static" gate.c &&
+	strip -o "$SHARED/gate-stripped" "$SHARED/gate-static" ||
 	{ echo "cannot link a static program"; false; }
 '
 
 # Two functions: each one's events take the kernel about 0.2 s to take
-# down after the end (in a child; test 6 waits for it).
+# down after the end (in a child; a test below waits for it).
 test_expect_success 'setup: a signing key and a spec of two posix functions' '
 	dc-sign --gen-key -k "$SHARED/key" >/dev/null &&
 	printf "layers:\n  - name: posix\n    functions: [read, write]\n" >c.yaml &&
@@ -92,9 +112,20 @@ test_expect_success BPF 'no double counting: a child of a process with uprobes t
 	test "$(grep -c "fast path: process [0-9]* joined" collect.err)" -ge 2
 '
 
-test_expect_success BPF,STATIC 'a static executable is named as not traced, once' '
-	gated gate-static "$SIG" -- sh -c "\"$SHARED/gate-static\" \"$PWD/gate/go\"" &&
-	grep "process $(cat gated.pid) (gate-static) will not load the client library (a static executable): its calls of the wrapped functions are not traced" collect.err &&
+test_expect_success BPF,STATIC 'a static executable: its own copies of the functions through uprobes, once' '
+	gated gate-static "$SIG" -- sh -c "\"$SHARED/gate-static\" \"$PWD/gate/go\" 300; \"$W\" writes 20" &&
+	child=$(cat gated.pid) &&
+	grep "process $child (gate-static) will not load the client library (a static executable): its calls of the 2 wrapped functions among its symbols go through uprobes on its own copies from [0-9.]* ms after its exec" collect.err &&
+	test "$(count_calls t.txt POSIX write "$child")" = 300 &&
+	test "$(count_calls t.txt POSIX write)" = 320 &&
+	test "$(grep -c "will not load the client library" collect.err)" = 1 &&
+	! grep -q "never joined the fast path" collect.err
+'
+
+test_expect_success BPF,STATIC 'a static executable without symbols is named as not traced, once' '
+	gated gate-stripped "$SIG" -- sh -c "\"$SHARED/gate-stripped\" \"$PWD/gate/go\" 10" &&
+	grep "process $(cat gated.pid) (gate-stripped) will not load the client library (a static executable, with none of them among its symbols): its calls of the wrapped functions are not traced" collect.err &&
+	test "$(count_calls t.txt POSIX write)" = 0 &&
 	test "$(grep -c "will not load the client library" collect.err)" = 1 &&
 	! grep -q "never joined the fast path" collect.err
 '
