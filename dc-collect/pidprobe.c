@@ -7,8 +7,8 @@
  * at entry, r... at return): tracefs is shared by every pid namespace on
  * the host, so a pid alone could be another container's collector's.  A
  * collector that is killed leaves its events behind, without consumers
- * (no breakpoint anywhere).  The next collector removes those named
- * after a pid that does not run: the kernel refuses to remove one in
+ * (no breakpoint anywhere).  The next collector to define events
+ * removes, first, those named after a pid that does not run: the kernel refuses to remove one in
  * use, so the only ones at risk are another pid namespace's collector's
  * in the moment between defining them and opening them (that function
  * is named in a warning there).
@@ -79,6 +79,7 @@ struct dc_pidprobes {
 	uint32_t token;          /* tells this collector's events apart */
 	struct pidprobe *p;
 	size_t n;
+	bool cleaned;            /* others' leftovers removed (remove_leftovers) */
 	unsigned set;            /* of the probes added now */
 	struct follow *f;        /* the processes followed */
 	size_t nf;
@@ -187,7 +188,6 @@ struct dc_pidprobes *dc_pidprobes_new(int entry_prog, int exit_prog,
 {
 	const char *root = tracefs_root();
 	struct dc_pidprobes *pp;
-	unsigned n;
 
 	if (root == NULL) {
 		*why = "tracefs (uprobe_events) is not mounted or not writable";
@@ -204,10 +204,6 @@ struct dc_pidprobes *dc_pidprobes_new(int entry_prog, int exit_prog,
 	if (getrandom(&pp->token, sizeof(pp->token), 0) != sizeof(pp->token))
 		pp->token = (uint32_t)time(NULL) ^ ((uint32_t)pp->self << 16);
 	raise_nofile();
-	n = remove_leftovers(pp);
-	if (n > 0)
-		notice("removed %u unused uprobe events of collectors that no "
-		       "longer run (killed) from %s/uprobe_events", n, pp->root);
 	return pp;
 }
 
@@ -237,6 +233,15 @@ int dc_pidprobes_add(struct dc_pidprobes *pp, const char *path, __u64 offset,
 	/* uprobe_events splits its commands at white space. */
 	if (path[strcspn(path, " \t\n")] != '\0' || strlen(path) > 4000)
 		return -EINVAL;
+	if (pp->n == 0 && !pp->cleaned) {
+		unsigned n = remove_leftovers(pp);
+
+		if (n > 0)
+			notice("removed %u unused uprobe events of collectors "
+			       "that no longer run (killed) from %s/uprobe_events",
+			       n, pp->root);
+		pp->cleaned = true;
+	}
 	pp->p = xrealloc(pp->p, (pp->n + 1) * sizeof(*pp->p));
 	p = &pp->p[pp->n];
 	memset(p, 0, sizeof(*p));

@@ -48,7 +48,9 @@ struct dc_pidprobes *dc_pidprobes_new(int entry_prog, int exit_prog,
 
 /* Define the entry and return probes of function `name` at `offset` in
  * `path`, with cookie `cookie` (what bpf_get_attach_cookie() returns).
- * 0, or -errno (a path tracefs cannot name, a kernel that refuses). */
+ * 0, or -errno (a path tracefs cannot name, a kernel that refuses).
+ * Before the first, the unused events of collectors that no longer run
+ * are removed, and a notice counts them. */
 int dc_pidprobes_add(struct dc_pidprobes *pp, const char *path, __u64 offset,
 		     const char *name, __u64 cookie);
 

@@ -161,14 +161,25 @@ test_expect_success BPF 'the uprobe events go with the process and, after the en
 	test "$(count_calls t.txt POSIX write)" = 30
 '
 
-# A pid that ran and is gone (reused within the test: unlikely).
-test_expect_success BPF 'a collector removes the unused events of collectors that no longer run, and only those' '
+# A pid that ran and is gone (reused within the test: unlikely).  The
+# leftovers are removed before the collector defines its own events, at
+# the first process without the client: made just before it, so that no
+# other collector on the host removes them first.
+test_expect_success BPF 'before defining its events, a collector removes the unused ones of collectors that no longer run, and only those' '
 	sh -c "exit 0" & dead=$! && wait $dead &&
 	ue=/sys/kernel/tracing/uprobe_events &&
 	test_when_finished "echo -:datacrumbs/p$$_0badcafe_0 >>$ue; echo -:datacrumbs/p${dead}_0badcafe_0 >>$ue; true" &&
+	mkdir gate &&
+	{ dc-collect -k "$SHARED/key" -R ready -o s.dcs "$SIG" -- sh -c "
+		until test -e \"$PWD/gate/go\"; do sleep 0.01; done
+		env -u LD_PRELOAD \"$W\" writes 5" 2>collect.err & } &&
+	cpid=$! &&
+	test_when_finished "touch \"$PWD/gate/go\"; test_kill_pid $cpid dc-collect" &&
+	wait_for_file ready &&
 	echo "p:datacrumbs/p${dead}_0badcafe_0 $W:0x0" >>$ue &&
 	echo "p:datacrumbs/p$$_0badcafe_0 $W:0x0" >>$ue &&
-	dc-collect -k "$SHARED/key" -o s.dcs "$SIG" -- true 2>collect.err &&
+	touch gate/go &&
+	wait $cpid &&
 	grep "removed [1-9][0-9]* unused uprobe events of collectors that no longer run (killed) from /sys/kernel/tracing/uprobe_events" collect.err &&
 	test "$(events $dead)" = 0 &&
 	test "$(events $$)" = 1
