@@ -46,35 +46,9 @@ test_lazy_prereq NO_UMULTI '
 	{ echo "this kernel has the multi-uprobe link"; false; }
 '
 
-# uprobes_loaded SET [dc-collect options]: a collector with those options
-# loads the uprobe programs of SET (umulti or uprobe), and no other, by
-# its -vv.
-uprobes_loaded() {
-	_set=$1
-	shift
-	spec &&
-	dc-collect -vv -k "$SHARED/key" --no-preload "$@" probes.sig -- true >/dev/null 2>err &&
-	sed -n "s/^libbpf: prog .\(dc_u[a-z]*_[a-z]*\).: -- BEGIN PROG LOAD LOG --\$/\1/p" \
-		err >loaded &&
-	printf "dc_%s_entry\ndc_%s_exit\n" $_set $_set >expect &&
-	test_cmp expect loaded
-}
-
-test_expect_success BPF,UMULTI 'where the kernel has the multi-uprobe link, only its set of programs is loaded' '
-	uprobes_loaded umulti
-'
-
-test_expect_success BPF,NO_UMULTI 'where the kernel has no multi-uprobe link, only the per-function programs are loaded' '
-	uprobes_loaded uprobe
-'
-
-test_expect_success BPF 'with --attach single, only the per-function programs are loaded' '
-	uprobes_loaded uprobe --attach single
-'
-
-# A spec whose fsync lies past the end of libc: the kernel refuses that
-# uprobe whichever way it is attached.
-test_expect_success BPF,PYTHON3 'a function the kernel refuses is named, the others traced, with either set' '
+# refused_spec: bad.sig, the posix layer's spec with fsync past the end
+# of libc, which the kernel refuses whichever way it is attached.
+refused_spec() {
 	layers posix >c.yaml &&
 	dc-gen c.yaml >good.json &&
 	python3 -c "import json, sys
@@ -83,17 +57,40 @@ for p in spec[\"probes\"]:
     if p[\"function\"] == \"fsync\":
         p[\"offset\"] = 1 << 40
 json.dump(spec, sys.stdout)" >bad.json &&
-	dc-sign -k "$SHARED/key" -o bad.sig bad.json &&
-	for attach in auto single; do
-		dc-collect -k "$SHARED/key" --attach $attach --no-preload -o $attach.dcs \
-			bad.sig -- "$WORKLOAD" writes 1000 2>$attach.err &&
-		grep "^dc-collect: cannot attach fsync in .*: Invalid argument\$" $attach.err &&
-		grep "attached [0-9]* of [0-9]* probes" $attach.err >attached &&
-		n=$(python3 -c "import json; print(len(json.load(open(\"bad.json\"))[\"probes\"]))") &&
-		grep "attached $((n - 1)) of $n probes" attached &&
-		dc-aggregate --text $attach.dcs >$attach.txt &&
-		test "$(count_calls $attach.txt POSIX write)" = 1000 || return 1
-	done
+	dc-sign -k "$SHARED/key" -o bad.sig bad.json
+}
+
+# traced_past_refusal SET [dc-collect options]: a collector with those
+# options loads the uprobe programs of SET (umulti or uprobe) and no
+# other (by its -vv), names the function refused, attaches the others,
+# and traces the 1000 writes of a workload.
+traced_past_refusal() {
+	_set=$1
+	shift
+	refused_spec &&
+	dc-collect -vv -k "$SHARED/key" --no-preload -o t.dcs "$@" bad.sig -- \
+		"$WORKLOAD" writes 1000 2>err &&
+	sed -n "s/^libbpf: prog .\(dc_u[a-z]*_[a-z]*\).: -- BEGIN PROG LOAD LOG --\$/\1/p" \
+		err >loaded &&
+	printf "dc_%s_entry\ndc_%s_exit\n" $_set $_set >expect &&
+	test_cmp expect loaded &&
+	grep "^dc-collect: cannot attach fsync in .*: Invalid argument\$" err &&
+	n=$(python3 -c "import json; print(len(json.load(open(\"bad.json\"))[\"probes\"]))") &&
+	grep "attached $((n - 1)) of $n probes" err &&
+	dc-aggregate --text t.dcs >t.txt &&
+	test "$(count_calls t.txt POSIX write)" = 1000
+}
+
+test_expect_success BPF,PYTHON3,UMULTI 'with the multi-uprobe link: only its programs loaded; a function refused is named, the others traced' '
+	traced_past_refusal umulti
+'
+
+test_expect_success BPF,PYTHON3,NO_UMULTI 'without the multi-uprobe link: only the per-function programs loaded; a function refused is named, the others traced' '
+	traced_past_refusal uprobe
+'
+
+test_expect_success BPF,PYTHON3,UMULTI '--attach single: only the per-function programs loaded; a function refused is named, the others traced' '
+	traced_past_refusal uprobe --attach single
 '
 
 test_lazy_prereq BPFTOOL '
