@@ -143,18 +143,6 @@ struct dc_block_key {
 	__u64 sector;
 };
 
-struct dc_block_start {
-	__u64 ts;                /* issue time, or queue time until issued */
-	__u64 pid_tgid;          /* who queued it */
-	__u64 bytes;             /* still to complete (known from issue) */
-	__u64 op;
-	__u64 parent;            /* seq of the call that queued it, 0: none */
-	__u32 depth;             /* level: that of the queuing task's calls */
-	__u32 selected;          /* queued by a selected process */
-	__u32 flags;             /* DC_EVF_ORPHAN if that call is unknown */
-	__u32 reserved;
-};
-
 
 /* Profile mode: the kernel sums calls per process and probe. */
 #define DC_MAX_PROFILE 65536

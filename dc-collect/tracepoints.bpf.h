@@ -48,13 +48,13 @@ struct {
  * The set is chosen by the 16 KiB the bio starts in, not by its sector:
  * sequential small bios come back to the set, its tags still in the
  * cache, where a set per sector missed it at every bio.  Four 4 KiB bios
- * of a 16 KiB fill half a set; the other half is for the rest.  The
- * first load of a set's tags was still most of dc_bio_queue's time with
- * 128 KiB of them (a map that large is vmalloc'd, 4 KiB pages): a byte
- * per tag keeps them all in 16 KiB, under the size the kernel allocates
- * a map from its direct map (kmalloc), cached and mapped by large pages.
- * The slots, 1.3 MiB, are only written when a bio is queued and read
- * when it completes.
+ * of a 16 KiB fill half a set; the other half is for the rest.  What a
+ * bio's visit waits on is memory: the set's tags, then the slot it takes
+ * (perf: a third of dc_bio_queue, the two misses one after the other).
+ * So a slot is one cache line, 64 bytes, and the set's tags share way 0's
+ * line, the way a set with a free way gives first: one miss finds both.
+ * The map is mmapable only for its values' alignment (a page, so each
+ * slot is a line); nothing maps it.
  *
  * block_set_bits (2^bits sets) is DC_BLOCK_SET_BITS; tests set fewer
  * (dc-collect's DC_TEST_BLOCK_SET_BITS) to fill a set at will. */
@@ -67,23 +67,33 @@ struct {
 
 const volatile __u32 block_set_bits = DC_BLOCK_SET_BITS;
 
+/* What a bio's completion needs from its queueing and issue. */
+struct block_start {
+	__u64 ts;                /* issue time, or queue time until issued */
+	__u64 pid_tgid;          /* who queued it */
+	__u64 op;                /* rwbs, packed (ctx_op) */
+	__u64 parent;            /* seq of the call that queued it, 0: none */
+	__u32 bytes;             /* still to complete (known from issue) */
+	__u16 depth;             /* level: that of the queuing task's calls */
+	__u8 selected;           /* queued by a selected process */
+	__u8 flags;              /* DC_EVF_ORPHAN if that call is unknown */
+};
+
 struct block_slots {
 	struct block_slot {
-		struct dc_block_key key;
-		struct dc_block_start start;
-		__u64 born;        /* jiffies when queued: the oldest goes */
+		__u64 tags;        /* way 0's: the set's tags, way i's in byte i */
+		__u64 sector;
+		__u32 dev;
+		__u32 born;        /* jiffies (low half) when queued: the oldest goes */
+		struct block_start start;
 	} slot[DC_BLOCK_WAYS];
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, DC_BLOCK_SETS);
-	__type(key, __u32);
-	__type(value, __u64); /* the set's tags, way i's in byte i */
-} block_tags SEC(".maps");
+_Static_assert(sizeof(struct block_slot) == 64, "a slot is a cache line");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, DC_BLOCK_SETS);
 	__type(key, __u32);
 	__type(value, struct block_slots);
@@ -112,16 +122,14 @@ static __always_inline bool block_set_of(const struct dc_block_key *k,
 	__u64 dev = (__u64)k->dev << 40;
 	__u32 bits = block_set_bits & 31, set = 0;
 	struct block_slots *sl;
-	__u64 *t;
 
 	if (bits)
 		set = ((k->sector >> DC_BLOCK_GROUP) ^ dev) * DC_GOLDEN >>
 		      (64 - bits);
-	t = bpf_map_lookup_elem(&block_tags, &set);
 	sl = bpf_map_lookup_elem(&block_slots, &set);
-	if (!t || !sl)
+	if (!sl)
 		return false;
-	s->tags = t;
+	s->tags = &sl->slot[0].tags;
 	s->slot = sl->slot;
 	*tag = ((k->sector ^ dev) * DC_GOLDEN >> 56) & ~DC_BLOCK_BUSY;
 	if (*tag == 0)
@@ -129,10 +137,11 @@ static __always_inline bool block_set_of(const struct dc_block_key *k,
 	return true;
 }
 
-static __always_inline bool block_key_eq(const struct dc_block_key *a,
-					 const struct dc_block_key *b)
+/* Does slot hold key? */
+static __always_inline bool block_key_eq(const struct block_slot *slot,
+					 const struct dc_block_key *key)
 {
-	return a->dev == b->dev && a->sector == b->sector;
+	return slot->sector == key->sector && slot->dev == key->dev;
 }
 
 /* Change way's tag from `from` to `to`, the set's other tags as they
@@ -185,12 +194,12 @@ static __always_inline int block_take(struct block_set *s, __u32 tag,
 	int i;
 
 	for (i = 0; i < DC_BLOCK_WAYS; i++) {
-		if (tag_of(w, i) != tag || !block_key_eq(&s->slot[i].key, key))
+		if (tag_of(w, i) != tag || !block_key_eq(&s->slot[i], key))
 			continue;
 		if (!block_mark(s, i, tag, tag | DC_BLOCK_BUSY))
 			return -1;
 		/* Ours now: a slot given to another key in between fails. */
-		if (!block_key_eq(&s->slot[i].key, key)) {
+		if (!block_key_eq(&s->slot[i], key)) {
 			block_give(s, i, tag);
 			return -1;
 		}
@@ -199,46 +208,64 @@ static __always_inline int block_take(struct block_set *s, __u32 tag,
 	return -1;
 }
 
+/* The way of a full set's oldest entry (not busy), -1 if none: its
+ * slots are read only when no way is free. */
+static __always_inline int block_oldest(struct block_set *s, __u64 w,
+					__u32 now)
+{
+	int i, oldest = -1;
+	__u32 t, age, oldest_age = 0;
+
+	for (i = 0; i < DC_BLOCK_WAYS; i++) {
+		t = tag_of(w, i);
+		if (t == 0 || (t & DC_BLOCK_BUSY))
+			continue;
+		age = now - s->slot[i].born;
+		if (oldest < 0 || age > oldest_age) {
+			oldest_age = age;
+			oldest = i;
+		}
+	}
+	return oldest;
+}
+
 /* A slot for key, taken (busy), its key written: the one holding key
  * already (a stale entry), else a free one, else the oldest; -1 when
  * another CPU took it first.  The caller writes its start and gives it
  * back with block_give(s, way, tag). */
 static __always_inline int block_claim(struct block_set *s, __u32 tag,
-				       const struct dc_block_key *key)
+				       const struct dc_block_key *key,
+				       __u32 now)
 {
-	__u64 w = *(volatile __u64 *)s->tags, oldest_born = ~0ULL;
-	int i, way = -1, oldest = -1;
+	__u64 w = *(volatile __u64 *)s->tags;
+	int i, way = -1;
 	__u32 t;
 
 	for (i = 0; i < DC_BLOCK_WAYS; i++) {
 		t = tag_of(w, i);
-		if (t == tag && block_key_eq(&s->slot[i].key, key)) {
+		if (t == tag && block_key_eq(&s->slot[i], key)) {
 			way = i;
 			break;
 		}
-		if (t == 0) {
-			if (way < 0)
-				way = i;
-		} else if (!(t & DC_BLOCK_BUSY) &&
-			   s->slot[i].born < oldest_born) {
-			oldest_born = s->slot[i].born;
-			oldest = i;
-		}
+		if (t == 0 && way < 0)
+			way = i;
 	}
 	if (way < 0)
-		way = oldest;
+		way = block_oldest(s, w, now);
 	if (way < 0)
 		return -1;
 	way &= DC_BLOCK_WAYS - 1;
 	if (!block_mark(s, way, tag_of(w, way), tag | DC_BLOCK_BUSY))
 		return -1;
-	s->slot[way].key = *key;
+	s->slot[way].sector = key->sector;
+	s->slot[way].dev = key->dev;
+	s->slot[way].born = now;
 	return way;
 }
 
 /* Remember start under key (see block_claim); false if it could not be. */
 static __always_inline bool block_put(const struct dc_block_key *key,
-				      const struct dc_block_start *start)
+				      const struct block_start *start)
 {
 	struct block_set s;
 	__u32 tag;
@@ -246,11 +273,10 @@ static __always_inline bool block_put(const struct dc_block_key *key,
 
 	if (!block_set_of(key, &s, &tag))
 		return false;
-	way = block_claim(&s, tag, key);
+	way = block_claim(&s, tag, key, (__u32)bpf_jiffies64());
 	if (way < 0)
 		return false;
 	s.slot[way & (DC_BLOCK_WAYS - 1)].start = *start;
-	s.slot[way & (DC_BLOCK_WAYS - 1)].born = bpf_jiffies64();
 	block_give(&s, way, tag);
 	return true;
 }
@@ -464,7 +490,7 @@ int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 pid_tgid = task_pid_tgid(task);
 	struct dc_block_key key = {};
-	struct dc_block_start start = {};
+	struct block_start start = {};
 
 	/* A flush carries no data: its completion is never emitted, and
 	 * remembered it would only wait in the table to be given up. */
@@ -541,7 +567,7 @@ SEC("tp/block/block_rq_issue")
 int dc_block_issue(struct trace_event_raw_block_rq *ctx)
 {
 	struct dc_block_key key = {};
-	struct dc_block_start *start;
+	struct block_start *start;
 	struct block_set s;
 	__u32 tag;
 	int way;
@@ -583,7 +609,7 @@ static __always_inline void block_unknown(struct trace_event_raw_block_rq_comple
 /* A partial completion of bytes of the request at key: the rest
  * continues from where it ended, timed from now. */
 static __always_inline void block_rest(const struct dc_block_key *key,
-				       __u64 bytes, struct dc_block_start *start,
+				       __u64 bytes, struct block_start *start,
 				       __u64 now)
 {
 	struct dc_block_key rest = *key;
@@ -598,7 +624,7 @@ SEC("tp/block/block_rq_complete")
 int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 {
 	struct dc_block_key key = {};
-	struct dc_block_start *start;
+	struct block_start *start;
 	struct block_set s;
 	__u32 probe_id;
 	__u64 now, bytes;
