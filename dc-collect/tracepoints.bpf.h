@@ -69,7 +69,7 @@ const volatile __u32 block_set_bits = DC_BLOCK_SET_BITS;
 
 /* What a bio's completion needs from its queueing and issue. */
 struct block_start {
-	__u64 ts;                /* issue time, or queue time until issued */
+	__u64 ts;                /* issue time; 0 until issued */
 	__u64 pid_tgid;          /* who queued it */
 	__u64 op;                /* rwbs, packed (ctx_op) */
 	__u64 parent;            /* seq of the call that queued it, 0: none */
@@ -505,8 +505,7 @@ int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 	if (start.selected) {
 		struct kevent k = {};
 
-		/* Others' bios are only recognised at completion: no time. */
-		start.ts = bpf_ktime_get_ns();
+		/* No clock read: the request is timed from its issue. */
 		set_place(&k, sel_stack(task));
 		start.depth = k.depth;
 		start.parent = k.parent;
@@ -657,7 +656,11 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 		};
 
 		now = bpf_ktime_get_ns();
-		k.dur = now - start->ts;
+		/* A request ended without an issue (an error before its
+		 * dispatch) has no latency: it is the instant it ended. */
+		if (start->ts == 0)
+			k.ts = now;
+		k.dur = now - k.ts;
 		/* Completion runs in no particular task: whether the
 		 * parent call is still open is not known here, and
 		 * dc-aggregate looks for it both ways. */
