@@ -139,8 +139,10 @@ int BPF_PROG(dc_exec, struct task_struct *p, pid_t old_pid,
 		struct dc_stack *st = get_stack(0, false);
 
 		bpf_map_delete_elem(&fast_procs, &tgid);
-		if (st)
+		if (st) {
 			st->client_tls = 0;
+			st->state = 0;
+		}
 	}
 	emit_proc(DC_EV_EXEC, DC_IPROBE_EXEC, tgid, BPF_CORE_READ(p, pid),
 		  old_pid, 0, BPF_CORE_READ(bprm, filename));
@@ -156,8 +158,13 @@ int BPF_PROG(dc_exit, struct task_struct *p)
 
 	/* sched_process_exit runs in the exiting thread: its readahead is
 	 * sent before its stack goes. */
-	if (follow_ra)
-		ra_flush(get_stack(0, false));
+	if (follow_ra || fast_path) {
+		struct dc_stack *st = get_stack(0, false);
+
+		if (follow_ra)
+			ra_flush(st);
+		client_state_release(st);
+	}
 	bpf_task_storage_delete(&stacks, bpf_get_current_task_btf());
 	if (!is_selected(tgid))
 		return 0;

@@ -394,6 +394,7 @@ static void start_fast_path(struct collector *c)
 	o.slot_bytes = c->opt.fast_ring;
 	o.full_wait_ms = c->opt.fast_full_wait_ms;
 	o.fast_map_fd = bpf_map__fd(c->skel->maps.fast_procs);
+	o.state_maps_fd = bpf_map__fd(c->skel->maps.client_states);
 	o.fast_gen = &c->skel->bss->fast_gen;
 	o.sink = fast_sink;
 	o.ctx = c;

@@ -14,6 +14,17 @@
                                    are counted as dropped */
 #define DC_MAX_SELECTED 65536   /* selected processes */
 #define DC_MAX_CLIENT_DEPTH 1024 /* a client's claimed depth is cut here */
+#define DC_MAX_CLIENT_MAPS 4096 /* fast-path processes with a call-state
+                                   map at once; more use their TLS */
+
+/* A process on the fast path (the fast_procs map, by tgid). */
+struct dc_fast_proc {
+	__s64 tls_off;           /* struct dc_client_tls at the thread
+	                            pointer + tls_off */
+	__u32 state;             /* its call-state map's index in
+	                            client_states + 1; 0: none, the TLS */
+	__u32 reserved;
+};
 
 /* Size of a record without an inline string: header + all arg slots. */
 #define DC_EVENT_FIXED_SIZE (DC_EVENT_HDR_SIZE + 8 * DC_MAX_ARGS)
@@ -88,6 +99,12 @@ struct dc_stack {
 	__u64 client_tls;        /* fast path: address of the thread's
 	                            struct dc_client_tls once found, 0 until
 	                            then (cleared at exec) */
+	__u32 state;             /* ... with it: its process's call-state
+	                            map (struct dc_fast_proc) */
+	__u32 state_slot;        /* the thread's entry there when last
+	                            found, 0: none yet */
+	__u32 tid;               /* ... and its tid then */
+	__u32 reserved;
 	struct dc_ra_pending ra; /* its readahead, while ra.open (beside
 	                            depth: a page-cache add reads both) */
 	struct dc_call_frame frames[DC_MAX_DEPTH];

@@ -19,13 +19,33 @@ struct {
 } selected SEC(".maps");
 
 /* Processes on the fast path (dc-collect/fastpath.c): where, from the
- * thread pointer, their client library keeps struct dc_client_tls. */
+ * thread pointer, their client library keeps struct dc_client_tls, and
+ * which call-state map holds it instead. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, DC_MAX_SELECTED);
 	__type(key, __u32);   /* tgid */
-	__type(value, __s64); /* TLS offset */
+	__type(value, struct dc_fast_proc);
 } fast_procs SEC(".maps");
+
+/* Their call-state maps (lib/event.h, struct dc_client_state), one a
+ * process, each mapped by its process alone: a process can write only
+ * its own threads' state, and is read only for its own threads. */
+struct client_state_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, DC_CLIENT_SLOTS + 1);
+	/* Sizes, not types: the maps dc-collect makes have no BTF. */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct dc_client_state));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, DC_MAX_CLIENT_MAPS);
+	__type(key, __u32);
+	__array(values, struct client_state_map);
+} client_states SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

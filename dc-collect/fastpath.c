@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -36,7 +37,9 @@
 #include "fastpath.h"
 #include "messages.h"
 #include "proc.h"
+#include "collect.h"
 #include "fastabi.h"
+#include "fdpass.h"
 
 #define MAX_CONNS 64
 #define HANDSHAKE_NS (5ULL * 1000000000ULL)
@@ -50,6 +53,8 @@ struct conn {
 	pid_t pid;
 	uid_t uid;
 	__s64 tls_off;
+	int state_fd;            /* its call-state map, -1: none */
+	int state_idx;           /* ... at this index of client_states */
 	uint64_t since;
 };
 
@@ -66,6 +71,9 @@ struct ring {
 	uint64_t *populated;     /* data bytes allocated ahead, per slot */
 	bool *bad;               /* slot abandoned */
 	uint64_t invalid;        /* records refused */
+	int state_idx;           /* its call-state map's index in
+	                            client_states (which holds the map: we
+	                            keep no descriptor), -1: none */
 };
 
 struct lost {
@@ -93,8 +101,12 @@ struct dc_fast {
 	unsigned without;                /* ... and exited without */
 	struct lost *lost;
 	size_t nlost, lost_cap;
-	unsigned char rec[MAX_RECORD];
+	struct state_pool *states;       /* call-state maps ready, or NULL */
+	/* A record copied out of a ring: read as a struct dc_event. */
+	unsigned char rec[MAX_RECORD] __attribute__((aligned(8)));
 };
+
+static struct state_pool *state_pool_start(int outer_fd);
 
 static const char *const fast_names[DC_FAST_NFUNCS] = {
 #define DC_FAST_NAME(name, layer) #name,
@@ -304,6 +316,8 @@ struct dc_fast *dc_fast_open(const struct dc_fast_opts *o,
 	if (f->epoll_fd < 0 ||
 	    epoll_ctl(f->epoll_fd, EPOLL_CTL_ADD, f->listen_fd, &ev) != 0)
 		sysdie("cannot watch the fast-path socket");
+	if (f->ncovered > 0)
+		f->states = state_pool_start(o->state_maps_fd);
 	return f;
 }
 
@@ -332,12 +346,209 @@ bool dc_fast_active(const struct dc_fast *f)
 	return f != NULL && f->rings != NULL;
 }
 
+/* ---- call-state maps ---- */
+
+/* A map put into an array of maps (or taken out) makes bpf(2) wait for
+ * an RCU grace period: 13-26 ms here, which no handshake should wait and
+ * no drain should stall for.  So a thread of the collector's keeps a few
+ * maps ready, each already in client_states at its index, and puts a
+ * fresh map over each one a process has finished with (a map once given
+ * is never given again: the process may still have it mapped).  A
+ * handshake with none ready gets none: that process's threads are read
+ * through their TLS. */
+#define STATE_READY 4
+
+enum { IDX_FREE, IDX_TAKEN, IDX_DONE };
+
+struct state_pool {
+	int outer_fd;                    /* client_states */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool running, stop, off;
+	int ready[STATE_READY];          /* indices with a fresh map */
+	int nready;
+	uint8_t idx[DC_MAX_CLIENT_MAPS]; /* IDX_*: ready or given, or given
+	                                    back with its map still there */
+};
+
+/* A fresh call-state map in client_states at index i: true, or false
+ * with the reason said (the kernel's refusal is the one test of whether
+ * it can make them, said once: from then on there are none). */
+static bool state_map_place(struct state_pool *p, int i)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_MMAPABLE);
+	__u32 key = (__u32)i;
+	int fd, err;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "dc_client_state",
+			    sizeof(__u32), sizeof(struct dc_client_state),
+			    DC_CLIENT_SLOTS + 1, &mo);
+	if (fd < 0) {
+		notice("fast path: no memory-mapped call-state maps here (%s): "
+		       "system calls under the client's calls copy its state "
+		       "out of the thread, which costs more", strerror(errno));
+		return false;
+	}
+	err = bpf_map_update_elem(p->outer_fd, &key, &fd, BPF_ANY);
+	if (err != 0)
+		syswarn("fast path: cannot give the kernel programs a call-state map");
+	close(fd);
+	return err == 0;
+}
+
+/* An index to fill, marked taken (the lock held): a free one, or one
+ * given back; -1: none. */
+static int state_pool_slot(struct state_pool *p)
+{
+	int i, done = -1;
+
+	for (i = 0; i < DC_MAX_CLIENT_MAPS; i++) {
+		if (p->idx[i] == IDX_FREE)
+			break;
+		if (p->idx[i] == IDX_DONE && done < 0)
+			done = i;
+	}
+	if (i == DC_MAX_CLIENT_MAPS)
+		i = done;
+	if (i >= 0)
+		p->idx[i] = IDX_TAKEN;
+	return i;
+}
+
+static void *state_pool_main(void *arg)
+{
+	struct state_pool *p = arg;
+	int i;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop && !p->off) {
+		i = p->nready < STATE_READY ? state_pool_slot(p) : -1;
+		if (i < 0) {
+			pthread_cond_wait(&p->wake, &p->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&p->lock);
+		if (state_map_place(p, i)) {
+			pthread_mutex_lock(&p->lock);
+			p->ready[p->nready++] = i;
+		} else {
+			pthread_mutex_lock(&p->lock);
+			p->idx[i] = IDX_FREE;
+			p->off = true;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* The pool, one map ready before the command starts (its first process
+ * is the one that matters most), the rest filled by its thread. */
+static struct state_pool *state_pool_start(int outer_fd)
+{
+	struct state_pool *p;
+
+	if (outer_fd < 0)
+		return NULL;
+	p = xcalloc(1, sizeof(*p));
+	p->outer_fd = outer_fd;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->wake, NULL);
+	p->idx[0] = IDX_TAKEN;
+	if (state_map_place(p, 0))
+		p->ready[p->nready++] = 0;
+	else
+		p->off = true;
+	if (!p->off)
+		p->running = pthread_create(&p->thread, NULL, state_pool_main, p) == 0;
+	return p;
+}
+
+static void state_pool_stop(struct state_pool *p)
+{
+	if (p == NULL)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_signal(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+	if (p->running)
+		pthread_join(p->thread, NULL);
+	pthread_cond_destroy(&p->wake);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
+
+/* A ready map for a process in its handshake: its descriptor (the index
+ * in *idx), or -1: none ready. */
+static int state_map_take(struct state_pool *p, int *idx)
+{
+	__u32 key, id;
+	int fd, i = -1;
+
+	if (p == NULL)
+		return -1;
+	pthread_mutex_lock(&p->lock);
+	if (p->nready > 0) {
+		i = p->ready[--p->nready];
+		pthread_cond_signal(&p->wake);
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (i < 0)
+		return -1;
+	key = (__u32)i;
+	if (bpf_map_lookup_elem(p->outer_fd, &key, &id) != 0 ||
+	    (fd = bpf_map_get_fd_by_id(id)) < 0) {
+		syswarn("fast path: cannot open a call-state map");
+		fd = -1;
+	}
+	*idx = i;
+	return fd;
+}
+
+/* Index i's map was given to a process that is done with it, or could
+ * not use it: it gets a fresh one before it is given again. */
+static void state_map_done(struct state_pool *p, int i)
+{
+	if (p == NULL || i < 0)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->idx[i] = IDX_DONE;
+	pthread_cond_signal(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* A call-state map given to a handshake that did not finish. */
+static void state_map_drop(struct dc_fast *f, struct conn *cn)
+{
+	if (cn->state_idx < 0)
+		return;
+	if (cn->state_fd >= 0)
+		close(cn->state_fd);
+	state_map_done(f->states, cn->state_idx);
+	cn->state_fd = -1;
+	cn->state_idx = -1;
+}
+
+/* The process mapped its call-state map: the kernel programs read its
+ * threads' state there (client_states holds it: no descriptor kept).
+ * Its index + 1. */
+static __u32 state_map_give(struct conn *cn, struct ring *r)
+{
+	close(cn->state_fd);
+	cn->state_fd = -1;
+	r->state_idx = cn->state_idx;
+	cn->state_idx = -1;
+	return (__u32)r->state_idx + 1;
+}
+
 /* ---- handshakes ---- */
 
 static void conn_close(struct dc_fast *f, struct conn *cn)
 {
 	epoll_ctl(f->epoll_fd, EPOLL_CTL_DEL, cn->fd, NULL);
 	close(cn->fd);
+	state_map_drop(f, cn);
 	cn->state = CONN_FREE;
 }
 
@@ -375,40 +586,9 @@ static void accept_clients(struct dc_fast *f)
 		}
 		f->conns[i] = (struct conn){ .fd = fd, .state = CONN_HELLO,
 					     .pid = cred.pid, .uid = cred.uid,
+					     .state_fd = -1, .state_idx = -1,
 					     .since = mono_ns() };
 	}
-}
-
-static int recv_fd(int sock, void *buf, size_t len, int *fd)
-{
-	char control[CMSG_SPACE(sizeof(int) * 4)];
-	struct iovec iov = { buf, len };
-	struct msghdr mh;
-	struct cmsghdr *cm;
-	ssize_t n;
-
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	mh.msg_control = control;
-	mh.msg_controllen = sizeof(control);
-	*fd = -1;
-	n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
-			int nfd = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-			int fds[4], k;
-
-			memcpy(fds, CMSG_DATA(cm), sizeof(int) * (size_t)(nfd > 4 ? 4 : nfd));
-			for (k = 0; k < nfd && k < 4; k++) {
-				if (*fd < 0)
-					*fd = fds[k];
-				else
-					close(fds[k]);
-			}
-		}
-	}
-	return (int)n;
 }
 
 /* The memfd must be sealed at exactly the size we asked for. */
@@ -443,7 +623,19 @@ static struct ring *map_ring(struct dc_fast *f, struct conn *cn, int fd)
 	r->snap = xcalloc(r->nslots, sizeof(uint64_t));
 	r->populated = xcalloc(r->nslots, sizeof(uint64_t));
 	r->bad = xcalloc(r->nslots, sizeof(bool));
+	r->state_idx = -1;
 	return r;
+}
+
+/* The configuration, every client's, with this one's call-state map
+ * attached if it has one: 0, or -1. */
+static int send_config(struct dc_fast *f, struct conn *cn)
+{
+	f->cfg.state_slots = cn->state_fd >= 0 ? DC_CLIENT_SLOTS : 0;
+	if (cn->state_fd >= 0)
+		return dc_send_fd(cn->fd, &f->cfg, sizeof(f->cfg), cn->state_fd);
+	return send(cn->fd, &f->cfg, sizeof(f->cfg), MSG_NOSIGNAL) ==
+	       (ssize_t)sizeof(f->cfg) ? 0 : -1;
 }
 
 static void conn_hello(struct dc_fast *f, struct conn *cn)
@@ -460,7 +652,8 @@ static void conn_hello(struct dc_fast *f, struct conn *cn)
 		return;
 	}
 	cn->tls_off = h.tls_off;
-	if (send(cn->fd, &f->cfg, sizeof(f->cfg), MSG_NOSIGNAL) != (ssize_t)sizeof(f->cfg)) {
+	cn->state_fd = state_map_take(f->states, &cn->state_idx);
+	if (send_config(f, cn) != 0) {
 		conn_close(f, cn);
 		return;
 	}
@@ -471,9 +664,9 @@ static void conn_ring(struct dc_fast *f, struct conn *cn)
 {
 	struct dc_fast_ready ready;
 	struct ring *r;
-	int fd, n = recv_fd(cn->fd, &ready, sizeof(ready), &fd);
+	int fd, n = dc_recv_fd(cn->fd, &ready, sizeof(ready), &fd);
+	struct dc_fast_proc proc = { .tls_off = cn->tls_off };
 	__u32 key = (__u32)cn->pid;
-	__s64 off = cn->tls_off;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -486,9 +679,11 @@ static void conn_ring(struct dc_fast *f, struct conn *cn)
 		return;
 	}
 	/* The kernel nests system calls under the client's calls through
-	 * the TLS offset (collect.bpf.c). */
+	 * its call-state map, or else the TLS offset (stack.bpf.h). */
+	if (ready.state == 1 && cn->state_fd >= 0)
+		proc.state = state_map_give(cn, r);
 	if (f->o.fast_map_fd >= 0 &&
-	    bpf_map_update_elem(f->o.fast_map_fd, &key, &off, BPF_ANY) != 0)
+	    bpf_map_update_elem(f->o.fast_map_fd, &key, &proc, BPF_ANY) != 0)
 		syswarn("fast path: cannot register process %d with the kernel programs",
 			(int)cn->pid);
 	/* Before the client is told to record: the programs look for its
@@ -500,9 +695,12 @@ static void conn_ring(struct dc_fast *f, struct conn *cn)
 	dc_fast_expect(f, cn->pid, false, 0);
 	ready.magic = DC_FAST_MAGIC;
 	ready.ok = 1;
+	ready.state = proc.state != 0;
+	ready.reserved = 0;
 	if (send(cn->fd, &ready, sizeof(ready), MSG_NOSIGNAL) != (ssize_t)sizeof(ready))
 		debug("fast path: process %d left during its handshake", (int)cn->pid);
-	debug("fast path: process %d joined", (int)cn->pid);
+	debug("fast path: process %d joined, its call state %s", (int)cn->pid,
+	      proc.state ? "in a call-state map" : "in its threads' TLS");
 	conn_close(f, cn);
 }
 
@@ -714,8 +912,9 @@ static void note_lost(struct dc_fast *f, struct ring *r)
 	f->nlost++;
 }
 
-static void ring_free(struct ring *r)
+static void ring_free(struct dc_fast *f, struct ring *r)
 {
+	state_map_done(f->states, r->state_idx);
 	munmap(r->map, r->bytes);
 	free(r->tail);
 	free(r->snap);
@@ -738,7 +937,7 @@ void dc_fast_finish(struct dc_fast *f, pid_t pid, uint64_t ts)
 		drain_all(f, r);
 		note_lost(f, r);
 		*p = r->next;
-		ring_free(r);
+		ring_free(f, r);
 	}
 }
 
@@ -752,7 +951,7 @@ void dc_fast_finish_all(struct dc_fast *f)
 		drain_all(f, r);
 		note_lost(f, r);
 		f->rings = r->next;
-		ring_free(r);
+		ring_free(f, r);
 	}
 }
 
@@ -832,12 +1031,12 @@ void dc_fast_close(struct dc_fast *f)
 		return;
 	for (i = 0; i < MAX_CONNS; i++)
 		if (f->conns[i].state != CONN_FREE)
-			close(f->conns[i].fd);
+			conn_close(f, &f->conns[i]);
 	while (f->rings) {
 		struct ring *r = f->rings;
 
 		f->rings = r->next;
-		ring_free(r);
+		ring_free(f, r);
 	}
 	if (f->listen_fd >= 0)
 		close(f->listen_fd);
@@ -850,5 +1049,6 @@ void dc_fast_close(struct dc_fast *f)
 	free(f->want_str);
 	free(f->lost);
 	free(f->expect);
+	state_pool_stop(f->states);
 	free(f);
 }

@@ -31,7 +31,9 @@ struct dc_fast_opts {
 	uint64_t slot_bytes;       /* ring bytes per thread, power of two */
 	uint32_t full_wait_ms;     /* a full ring waits for us this long
 	                              without progress; 0: it drops */
-	int fast_map_fd;           /* BPF map tgid -> TLS offset */
+	int fast_map_fd;           /* BPF map tgid -> struct dc_fast_proc */
+	int state_maps_fd;         /* BPF array of the call-state maps,
+	                              -1: none (the TLS only) */
 	uint32_t *fast_gen;        /* moved after each entry added to it */
 	dc_fast_sink sink;
 	dc_fast_admit admit;

@@ -2,22 +2,27 @@
 /*
  * stack.bpf.h - each thread's call stack: an entry pushes a frame, its
  * exit pops it and emits the completed call as one record.  The client
- * library's calls (the fast path) are counted in from its thread-local
- * word, so a call's level and parent span both.  Part of collect.bpf.c.
+ * library's calls (the fast path) are counted in from its per-thread call
+ * state (in its process's call-state map, or its TLS), so a call's level
+ * and parent span both.  Part of collect.bpf.c.
  */
 
 /* Where the client library keeps this thread's struct dc_client_tls (0
- * off the fast path): the process's offset from the thread pointer. */
-static __always_inline __u64 client_tls_addr(void)
+ * off the fast path): the process's offset from the thread pointer; its
+ * call-state map in *state, its tid in *tid. */
+static __always_inline __u64 client_tls_addr(__u32 *state, __u32 *tid)
 {
 	struct task_struct *task;
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	__s64 *off;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
+	struct dc_fast_proc *p;
 	__u64 tp;
 
-	off = bpf_map_lookup_elem(&fast_procs, &tgid);
-	if (!off)
+	p = bpf_map_lookup_elem(&fast_procs, &tgid);
+	if (!p)
 		return 0;
+	*state = p->state;
+	*tid = (__u32)pid_tgid;
 	task = (struct task_struct *)bpf_get_current_task();
 #if defined(__TARGET_ARCH_x86)
 	tp = BPF_CORE_READ(task, thread.fsbase);
@@ -26,7 +31,61 @@ static __always_inline __u64 client_tls_addr(void)
 #else
 	return 0;
 #endif
-	return tp + *off;
+	return tp + p->tls_off;
+}
+
+/* The thread's entry in its process's call-state map (map): the one it
+ * was last found in if the thread still owns it, else the one it owns
+ * of those it may claim (lib/event.h).  NULL: it owns none. */
+static __always_inline struct dc_client_state *
+state_entry(struct dc_stack *st, void *map)
+{
+	struct dc_client_state *e;
+	__u32 i, k = st->state_slot;
+
+	if (k != 0) {
+		e = bpf_map_lookup_elem(map, &k);
+		if (e && e->owner == st->tid)
+			return e;
+	}
+	for (i = 0; i < DC_CLIENT_PROBE; i++) {
+		k = 1 + ((st->tid + i) & (DC_CLIENT_SLOTS - 1));
+		e = bpf_map_lookup_elem(map, &k);
+		if (e && e->owner == st->tid) {
+			st->state_slot = k;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/* The thread's call state from its process's call-state map (st->state:
+ * it has one) into *tls: 1; 0: it is in the thread's TLS (the thread
+ * found no entry free, or the map is gone). */
+static __always_inline int client_state(struct dc_stack *st,
+					struct dc_client_tls *tls)
+{
+	__u32 idx = st->state - 1, zero = 0;
+	struct dc_client_state *e;
+	void *map;
+
+	map = bpf_map_lookup_elem(&client_states, &idx);
+	if (!map)
+		return 0;
+	e = state_entry(st, map);
+	if (e) {
+		tls->cur = e->k.cur;
+		tls->depth = e->k.depth;
+		return 1;
+	}
+	/* No entry: a thread that has not called yet (nothing open), or
+	 * one of those that found none free, which keep it in the TLS. */
+	e = bpf_map_lookup_elem(map, &zero);
+	if (!e || e->overflow != 0)
+		return 0;
+	tls->cur = 0;
+	tls->depth = 0;
+	return 1;
 }
 
 /* The client's struct dc_client_tls of the current thread, read into
@@ -36,11 +95,13 @@ static __always_inline __u64 client_tls_addr(void)
  * it), and a process off the fast path stays off it until fast_gen moves
  * (a process joined), so a thread off it (a command that records no
  * user-level call, a child without the client) does not look for its
- * process at every call. */
+ * process at every call.  A process with a call-state map keeps the
+ * state there, read with plain loads; the TLS, in the thread's memory,
+ * is copied out of it (bpf_probe_read_user), which costs far more. */
 static __always_inline __u64 client_tls(struct dc_stack *st,
 					struct dc_client_tls *tls)
 {
-	__u32 gen;
+	__u32 gen, state = 0, tid = 0;
 	__u64 addr;
 
 	if (!fast_path)
@@ -53,14 +114,19 @@ static __always_inline __u64 client_tls(struct dc_stack *st,
 		gen = (*(volatile __u32 *)&fast_gen << 1) | 1;
 		if (st && st->tls_none == gen)
 			return 0;
-		addr = client_tls_addr();
+		addr = client_tls_addr(&state, &tid);
 		if (st) {
 			st->client_tls = addr;
 			st->tls_none = addr ? 0 : gen;
+			st->state = state;
+			st->state_slot = 0;
+			st->tid = tid;
 		}
 		if (addr == 0)
 			return 0;
 	}
+	if (st && st->state != 0 && client_state(st, tls))
+		return addr;
 	if (bpf_probe_read_user(tls, sizeof(*tls), (void *)addr) != 0)
 		return 0;
 	return addr;
@@ -72,6 +138,26 @@ static __always_inline __u64 client_tls(struct dc_stack *st,
 static __always_inline __u64 task_pid_tgid(const struct task_struct *task)
 {
 	return ((__u64)task->tgid << 32) | (__u32)task->pid;
+}
+
+/* A thread of a process with a call-state map exits: its entry is free
+ * for the process's next thread, even if the thread never said so.  A
+ * plain store: while the entry names this thread no other claims it. */
+static __always_inline void client_state_release(struct dc_stack *st)
+{
+	struct dc_client_state *e;
+	void *map;
+	__u32 idx;
+
+	if (!fast_path || !st || st->client_tls == 0 || st->state == 0)
+		return;
+	idx = st->state - 1;
+	map = bpf_map_lookup_elem(&client_states, &idx);
+	if (!map)
+		return;
+	e = state_entry(st, map);
+	if (e)
+		*(volatile __u32 *)&e->owner = 0;
 }
 
 /* The stack of task, the current one; with create, a zeroed one if it
@@ -94,11 +180,11 @@ static __always_inline struct dc_stack *get_stack(__u32 tid, bool create)
  * and the level of a record beginning inside it (the calls open).  A
  * kernel frame on top (a system call, a kernel function) is innermost: no
  * user code runs inside one.  A uprobe frame on top is, unless the client
- * opened calls inside it: its TLS then counts more open calls than when
- * the frame began (the frame keeps that count), and names the innermost.
- * With no frame open, the client's innermost call is.  The TLS is the
- * client's word, read from its memory: bounded, and taken only when it
- * names a call of the client's.  *cdepth: the client's count of open
+ * opened calls inside it: its state then counts more open calls than
+ * when the frame began (the frame keeps that count), and names the
+ * innermost.  With no frame open, the client's innermost call is.  The
+ * state is the client's word, written in its memory: bounded, and taken
+ * only when it names a call of the client's.  *cdepth: the client's count of open
  * calls when it was read, *client: whether it was. */
 static __always_inline __u32 client_level(const struct dc_client_tls *tls)
 {

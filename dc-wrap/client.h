@@ -33,10 +33,14 @@
 extern DC_HIDDEN unsigned char dc_fast_on[DC_FAST_NFUNCS];
 
 /* Per thread.  `k` comes first: the collector's BPF program reads it at
- * the thread pointer + its offset, sent in the hello.  Hidden and
+ * the thread pointer + its offset, sent in the hello, unless the thread
+ * keeps its state in the process's call-state map (kp).  Hidden and
  * initial-exec, so a wrapper reaches it with one %fs-relative access. */
 struct dc_thread {
 	struct dc_client_tls k;
+	struct dc_client_tls *kp; /* where the state is kept: the thread's
+	                            entry of the call-state map, or &k;
+	                            NULL until its first call */
 	unsigned char *data;     /* this thread's slot's data area */
 	struct dc_fast_slot *slot;
 	__u64 head;              /* bytes written, also published in the slot */
@@ -87,12 +91,16 @@ DC_HIDDEN int dc_file_fd(int fn, const __u64 *args, int nargs);
 
 extern DC_HIDDEN unsigned char dc_fast_file_arg[DC_FAST_NFUNCS];
 
+/* The thread's call state at its first call (fast.c). */
+DC_HIDDEN struct dc_client_tls *dc_thread_state(void);
+
 /* Open a call: it becomes the innermost on this thread, which the kernel
  * reads at the system calls it makes (so k is stored before they run). */
 static inline __attribute__((always_inline)) void
 dc_call_begin(struct dc_call *c, int fn, const __u64 *args, int nargs)
 {
 	struct dc_thread *t = &dc_thr;
+	struct dc_client_tls *k = t->kp;
 
 	c->fn = fn;
 	c->file_fd = __builtin_expect(dc_fast_file_arg[fn] == 0xff, 1) ?
@@ -105,10 +113,12 @@ dc_call_begin(struct dc_call *c, int fn, const __u64 *args, int nargs)
 		t->errp = &errno;
 	c->errno0 = *t->errp;
 	*t->errp = 0;
-	c->parent = t->k.cur;
+	if (__builtin_expect(k == NULL, 0))
+		k = dc_thread_state();
+	c->parent = k->cur;
 	c->seq = ++t->seq | DC_SEQ_CLIENT;
-	t->k.cur = c->seq;
-	t->k.depth++;
+	k->cur = c->seq;
+	k->depth++;
 	__asm__ __volatile__("" ::: "memory");
 	c->ts = dc_now();
 }

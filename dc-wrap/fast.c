@@ -76,6 +76,10 @@ static struct {
 	pthread_key_t key;
 	int key_ok;
 	int populate_off;        /* MADV_POPULATE_WRITE refused */
+	struct dc_client_state *states; /* the call-state map, NULL: none */
+	size_t states_bytes;
+	pthread_key_t state_key; /* a thread's entry, released at its exit */
+	int state_key_ok;
 } fast;
 
 enum { THR_NONE = 0, THR_SLOT = 1, THR_NOSLOT = 2 };
@@ -212,7 +216,7 @@ static int claim_slot(void)
 		return 0;
 	if (fast.shm == NULL)
 		return 0;
-	tid = (__u32)syscall(SYS_gettid);
+	tid = thr.tid != 0 ? thr.tid : (__u32)syscall(SYS_gettid);
 	errno = saved;
 	for (i = 0; i < fast.nslots; i++) {
 		struct dc_fast_slot *s = slot_at(i);
@@ -250,6 +254,59 @@ static void count_lost(void)
 {
 	if (fast.shm != NULL)
 		__atomic_fetch_add(&fast.shm->lost, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- per-thread call state ---- */
+
+/* This thread's call state, at its first call: an entry of the process's
+ * call-state map it claims (lib/event.h), where the kernel programs read
+ * it with plain loads; else its TLS (no map, or no entry free: then
+ * counted in the map's header, and the programs read the TLS of a thread
+ * they find no entry for).  The entry goes on from the state the TLS
+ * held. */
+struct dc_client_tls *dc_thread_state(void)
+{
+	struct dc_client_state *e;
+	__u32 i, owner;
+	int saved = errno;
+
+	if (fast.states == NULL)
+		return thr.kp = &thr.k;
+	if (thr.tid == 0)
+		thr.tid = (__u32)syscall(SYS_gettid);
+	errno = saved;
+	for (i = 0; i < DC_CLIENT_PROBE; i++) {
+		e = &fast.states[1 + ((thr.tid + i) & (DC_CLIENT_SLOTS - 1))];
+		owner = __atomic_load_n(&e->owner, __ATOMIC_RELAXED);
+		/* Ours already: left by a thread of this tid that is gone
+		 * (the kernel frees those it saw exit). */
+		if (owner != thr.tid &&
+		    (owner != 0 ||
+		     !__atomic_compare_exchange_n(&e->owner, &owner, thr.tid, 0,
+						  __ATOMIC_ACQUIRE,
+						  __ATOMIC_RELAXED)))
+			continue;
+		e->k = thr.k;
+		thr.kp = &e->k;
+		if (fast.state_key_ok)
+			pthread_setspecific(fast.state_key, e);
+		return thr.kp;
+	}
+	__atomic_fetch_add(&fast.states[0].overflow, 1, __ATOMIC_RELAXED);
+	return thr.kp = &thr.k;
+}
+
+/* A thread ends: its entry is free for the next one, its state back in
+ * its TLS (a later call, from another key's destructor, claims again). */
+static void release_state(void *arg)
+{
+	struct dc_client_state *e = arg;
+
+	if (e != NULL && thr.kp == &e->k) {
+		thr.k = e->k;
+		thr.kp = NULL;
+		__atomic_store_n(&e->owner, 0, __ATOMIC_RELEASE);
+	}
 }
 
 /* ---- calls ---- */
@@ -511,7 +568,7 @@ put_header(struct dc_event *ev, const struct dc_call *c,
 		.ts = c->ts,
 		.dur = end - c->ts,
 		.ret = ret,
-		.depth = (__u16)thr.k.depth,
+		.depth = (__u16)thr.kp->depth,
 		.nargs = fn->nslots,
 		/* The errno this call failed with: known here exactly. */
 		.error = fail ? err : 0,
@@ -586,8 +643,8 @@ void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 
 	if (err == 0)
 		*thr.errp = c->errno0;
-	thr.k.depth--;
-	thr.k.cur = c->parent;
+	thr.kp->depth--;
+	thr.kp->cur = c->parent;
 	if (__builtin_expect(thr.busy, 0)) {
 		count_lost();
 		return;
@@ -694,49 +751,103 @@ static int valid_config(const struct dc_fast_config *cfg)
 	       cfg->full_wait_ms <= DC_FAST_FULL_WAIT_MAX_MS && cfg->nfuncs <= DC_FAST_NFUNCS;
 }
 
-/* Connect, exchange hello, config, ring and go; on any failure the fast
- * path stays off for this process. */
-static void handshake(void)
+/* Connected to the collector's socket, the hello sent: the socket, or
+ * -1. */
+static int say_hello(void)
 {
 	struct timeval tv = { DC_FAST_TIMEOUT_MS / 1000,
 			      (DC_FAST_TIMEOUT_MS % 1000) * 1000 };
-	struct dc_fast_config cfg;
 	struct dc_fast_hello hello;
-	struct dc_fast_ready ready;
 	struct sockaddr_un addr;
 	socklen_t alen;
-	int sock, ring = -1, saved = errno;
-	__u32 i;
+	int sock;
 
 	if (socket_address(&addr, &alen) != 0)
-		goto out;
+		return -1;
 	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (sock < 0)
-		goto out;
+		return -1;
 	if (connect(sock, (struct sockaddr *)&addr, alen) != 0)
-		goto close_sock;
+		goto fail;
 	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	memset(&hello, 0, sizeof(hello));
 	hello.magic = DC_FAST_MAGIC;
 	hello.version = DC_FAST_VERSION;
 	hello.nfuncs = DC_FAST_NFUNCS;
 	hello.tls_off = (__s64)((char *)&thr.k - (char *)__builtin_thread_pointer());
-	if (send(sock, &hello, sizeof(hello), MSG_NOSIGNAL) != (ssize_t)sizeof(hello))
-		goto close_sock;
+	if (send(sock, &hello, sizeof(hello), MSG_NOSIGNAL) == (ssize_t)sizeof(hello))
+		return sock;
+fail:
+	close(sock);
+	return -1;
+}
+
+/* Map the call-state map the collector passed with the configuration
+ * (fd; -1: none), unless DC_FAST_TLS_ONLY is set: the threads' state
+ * then stays in their TLS, where the kernel copies it from. */
+static void map_states(const struct dc_fast_config *cfg, int fd)
+{
+	const char *tls_only = getenv("DC_FAST_TLS_ONLY");
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t bytes = (DC_CLIENT_SLOTS + 1) * sizeof(struct dc_client_state);
+	void *p;
+
+	if (fd < 0)
+		return;
+	if (cfg->state_slots == DC_CLIENT_SLOTS && (page & (page - 1)) == 0 &&
+	    (tls_only == NULL || *tls_only == '\0')) {
+		bytes = (bytes + page - 1) & ~(page - 1);
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p != MAP_FAILED) {
+			fast.states = p;
+			fast.states_bytes = bytes;
+		}
+	}
+	close(fd);
+}
+
+static void unmap_states(void)
+{
+	if (fast.states != NULL)
+		munmap(fast.states, fast.states_bytes);
+	fast.states = NULL;
+}
+
+/* Connect, exchange hello, config (and call-state map), ring and go; on
+ * any failure the fast path stays off for this process. */
+static void handshake(void)
+{
+	struct dc_fast_config cfg;
+	struct dc_fast_ready ready;
+	int sock, ring = -1, states, saved = errno;
+	__u32 i;
+
+	sock = say_hello();
+	if (sock < 0)
+		goto out;
 	memset(&cfg, 0, sizeof(cfg));
-	if (recv(sock, &cfg, sizeof(cfg), 0) < (ssize_t)offsetof(struct dc_fast_config, funcs) ||
-	    !valid_config(&cfg))
+	if (dc_recv_fd(sock, &cfg, sizeof(cfg), &states) <
+	    (int)offsetof(struct dc_fast_config, funcs) || !valid_config(&cfg)) {
+		if (states >= 0)
+			close(states);
 		goto close_sock;
+	}
+	map_states(&cfg, states);
 	if (make_ring(&cfg, &ring) != 0)
 		goto close_sock;
+	memset(&ready, 0, sizeof(ready));
 	ready.magic = DC_FAST_MAGIC;
 	ready.ok = 1;
+	ready.state = fast.states != NULL;
 	if (dc_send_fd(sock, &ready, sizeof(ready), ring) != 0)
 		goto unmap;
 	memset(&ready, 0, sizeof(ready));
 	if (recv(sock, &ready, sizeof(ready), 0) != (ssize_t)sizeof(ready) ||
 	    ready.magic != DC_FAST_MAGIC || ready.ok != 1)
 		goto unmap;
+	/* The kernel reads the map only if the collector could give it. */
+	if (ready.state != 1)
+		unmap_states();
 	fast.nslots = cfg.nslots;
 	fast.slot_bytes = cfg.slot_bytes;
 	fast.full_wait_ns = (__u64)cfg.full_wait_ms * 1000000ULL;
@@ -759,6 +870,7 @@ unmap:
 	fast.shm = NULL;
 	close(ring);
 close_sock:
+	unmap_states();
 	close(sock);
 out:
 	errno = saved;
@@ -771,6 +883,11 @@ static void after_fork_child(void)
 	int on = fast.shm != NULL;
 
 	memset(dc_fast_on, 0, sizeof(dc_fast_on));
+	thr.k.cur = 0;
+	thr.k.depth = 0;
+	thr.kp = &thr.k;
+	thr.tid = 0;
+	unmap_states();
 	if (fast.shm != NULL)
 		munmap(fast.shm, fast.map_bytes);
 	fast.shm = NULL;
@@ -780,11 +897,12 @@ static void after_fork_child(void)
 	thr.room = 0;
 	thr.populated = 0;
 	thr.stalled = 0;
-	thr.k.cur = 0;
-	thr.k.depth = 0;
 	thr.seq = 0;
 	if (on)
 		handshake();
+	/* A call open across the fork ends in this thread's new entry. */
+	if (fast.states != NULL)
+		dc_thread_state();
 }
 
 DC_HIDDEN void dc_fast_init(void)
@@ -795,5 +913,6 @@ DC_HIDDEN void dc_fast_init(void)
 	if (fast.shm == NULL)
 		return;
 	fast.key_ok = pthread_key_create(&fast.key, release_slot) == 0;
+	fast.state_key_ok = pthread_key_create(&fast.state_key, release_state) == 0;
 	pthread_atfork(NULL, NULL, after_fork_child);
 }

@@ -202,6 +202,26 @@ struct dc_client_tls {
 	__u32 flags;
 };
 
+/* The same state where the kernel reads it with plain loads: a BPF array
+ * (BPF_F_MMAPABLE) dc-collect makes for each process on the fast path
+ * and passes to it at the handshake; the client maps it.  Entry 0 is a
+ * header; a thread claims one of the DC_CLIENT_SLOTS entries after it
+ * (owner 0 -> its tid), the first free of DC_CLIENT_PROBE from
+ * 1 + tid % DC_CLIENT_SLOTS, and keeps its state there, not in its TLS.
+ * A thread that finds none free keeps it in its TLS and counts itself in
+ * the header's overflow: the kernel then reads the TLS of a thread it
+ * finds no entry for.  One cache line an entry: threads do not share
+ * one.  Everything in it is the process's own claim. */
+#define DC_CLIENT_SLOTS 256
+#define DC_CLIENT_PROBE 4
+
+struct dc_client_state {
+	struct dc_client_tls k;
+	__u32 owner;             /* tid of the thread it is, 0: free */
+	__u32 overflow;          /* entry 0: threads without an entry */
+	__u64 pad[5];
+};
+
 #define DC_EVENT_ARGS(ev) ((__u64 *)((char *)(ev) + DC_EVENT_HDR_SIZE))
 #define DC_EVENT_STR(ev) \
 	((char *)(ev) + DC_EVENT_HDR_SIZE + 8 * (ev)->nargs)

@@ -18,10 +18,18 @@
  *     whether the signed spec records it and with which probe id,
  *     argument count, string argument and return kind.  Functions the
  *     spec does not name stay off: the client records nothing else.
+ *     With it comes, where the kernel allows, the process's call-state
+ *     map (SCM_RIGHTS; state_slots says so): a BPF array the client
+ *     maps and keeps each thread's struct dc_client_tls in (lib/event.h,
+ *     struct dc_client_state), so the kernel programs read it with a
+ *     plain load instead of copying it out of the thread's TLS at every
+ *     system call.
  *  4. The client creates a memfd of the size the collector asked for,
- *     seals its size, and passes it (SCM_RIGHTS).  The collector checks
- *     the seals and the size, maps it and answers "go".  The collector
- *     holds the mapping, so whatever the process wrote survives its death.
+ *     seals its size, and passes it (SCM_RIGHTS), saying whether it
+ *     mapped the state map.  The collector checks the seals and the
+ *     size, maps it, gives the kernel the state map (or the TLS offset
+ *     only) and answers "go".  The collector holds the mapping, so
+ *     whatever the process wrote survives its death.
  *
  * The mapping: a header, then `nslots` slot headers of 128 bytes, then the
  * slots' data areas.  A thread claims a free slot (owner 0 -> tid) and is
@@ -49,7 +57,7 @@
 #define DC_FAST_DEFAULT_SOCKET "@datacrumbs-clients"
 #define DC_FAST_MAGIC 0x64636661u        /* "dcfa" */
 #define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
-#define DC_FAST_VERSION 6u
+#define DC_FAST_VERSION 7u
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_FULL_WAIT_MS 100          /* a full slot waits this long
                                              for the collector to read */
@@ -156,7 +164,9 @@ struct dc_fast_config {
 	__u32 full_wait_ms;      /* a full slot: wait for the collector's
 	                            tail while it moves, until it stays put
 	                            this long; 0: drop at once */
-	__u32 reserved;
+	__u32 state_slots;       /* DC_CLIENT_SLOTS: a call-state map is
+	                            attached; 0: none (keep the state in
+	                            the TLS) */
 	struct dc_fast_func_cfg funcs[DC_FAST_NFUNCS];
 };
 
@@ -164,6 +174,9 @@ struct dc_fast_config {
 struct dc_fast_ready {
 	__u32 magic;
 	__u32 ok;
+	__u32 state;             /* client: 1 if it mapped the call-state
+	                            map and keeps its threads' state there */
+	__u32 reserved;
 };
 
 #define DC_FAST_HDR_BYTES 128

@@ -186,16 +186,75 @@ test_expect_success BPF 'exec: the new image records again, under the same pid' 
 test_expect_success BPF 'a hostile client: no crash, no events for another pid, garbage refused' '
 	layers posix stdio syscalls >c.yaml &&
 	: the client library would take the socket first: not preloaded &&
-	collect c.yaml t.txt probes.sig -- env LD_PRELOAD= "$FC" hostile 50 &&
+	collect c.yaml t.txt -v probes.sig -- env LD_PRELOAD= "$FC" hostile 50 &&
 	cat collect.err &&
 	test "$(cat collect.rc)" = 0 &&
 	pid=$(sed -n "s/^process pid=\([0-9]*\) .*fastclient.*/\1/p" t.txt | head -n 1) &&
 	test -n "$pid" &&
 	test "$(count_calls t.txt POSIX write "$pid")" = 50 &&
 	test "$(count_calls t.txt POSIX write 1)" = 0 &&
+	: its call-state map claims every thread, ever deeper: &&
+	grep -q "process $pid joined, its call state in a call-state map" collect.err &&
+	awk -v pid="$pid" "/^call / && \$3 == \"pid=\" pid { split(\$8, d, \"=\");
+		if (d[2] > m) m = d[2] } END { print m + 0 }" t.txt >depth &&
+	test "$(cat depth)" -le 1024 &&
 	grep -q "slot abandoned" collect.err &&
 	grep -q "invalid records from process $pid refused" collect.err &&
 	grep -q "^dc-collect: [0-9]* events" collect.err
+'
+
+# nested_writes TEXT: the write(2) records whose parent is a POSIX write
+# of the same thread, one level above them; then all write(2) records.
+nested_writes() {
+	awk '
+		/^probe / { split($2, i, "="); split($4, l, "="); split($5, n, "=");
+			    N[i[2]] = l[2] "/" n[2] }
+		/^call / { split($2, i, "="); split($4, t, "="); split($8, d, "=");
+			   split($10, s, "="); split($11, p, "=");
+			   name[s[2]] = N[i[2]]; tid[s[2]] = t[2]; depth[s[2]] = d[2];
+			   if (N[i[2]] == "sys/write") { ws[++nw] = s[2]; up[s[2]] = p[2] } }
+		END { for (k = 1; k <= nw; k++) {
+			      w = ws[k]; q = up[w];
+			      if (name[q] == "POSIX/write" && tid[q] == tid[w] &&
+				  depth[q] + 1 == depth[w]) c++ }
+		      print c + 0, nw + 0 }' "$1"
+}
+
+# The system calls under a client's call are found through the thread's
+# entry of its process's call-state map, or (DC_FAST_TLS_ONLY, or a
+# thread that found no entry free) by copying its TLS: each write(2)
+# under its own POSIX write either way, or the kernel lost the client.
+test_expect_success BPF 'system calls nest under the client'"'"'s calls read from its call-state map' '
+	layers posix stdio syscalls >c.yaml &&
+	collect c.yaml t.txt -v probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 2000 &&
+	test "$(cat collect.rc)" = 0 &&
+	grep -q "joined, its call state in a call-state map" collect.err &&
+	echo "2000 2000" >expect &&
+	nested_writes t.txt >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success BPF 'DC_FAST_TLS_ONLY: the state in the TLS, the same nesting' '
+	layers posix stdio syscalls >c.yaml &&
+	DC_FAST_TLS_ONLY=1 collect c.yaml t.txt -v probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 2000 &&
+	test "$(cat collect.rc)" = 0 &&
+	grep -q "joined, its call state in its threads. TLS" collect.err &&
+	echo "2000 2000" >expect &&
+	nested_writes t.txt >actual &&
+	test_cmp expect actual
+'
+
+# 300 threads at once: 256 entries, and at least 44 threads keep their
+# state in their TLS; both kinds in one process.
+test_expect_success BPF 'a crowd of 300 threads: more than the map holds, each nested exactly' '
+	layers posix stdio syscalls >c.yaml &&
+	collect c.yaml t.txt -v --fast-slots 512 --fast-ring 64K probes.sig -- "$FC" crowd 300 20 &&
+	test "$(cat collect.rc)" = 0 &&
+	grep -q "joined, its call state in a call-state map" collect.err &&
+	echo "6000 6000" >expect &&
+	nested_writes t.txt >actual &&
+	test_cmp expect actual &&
+	! grep -q "drops kind=process total=[1-9]" t.txt
 '
 
 # The preload is there but its client finds no collector: it cannot be

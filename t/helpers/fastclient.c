@@ -6,6 +6,9 @@
  *                             (files that do not exist)
  *   fastclient kill N         N x write(/dev/null, 1 byte), then SIGKILL
  *   fastclient threads T N    T threads, each N x write(/dev/null)
+ *   fastclient crowd T N      T threads alive at once, each N x
+ *                             write(/dev/null): more than the call-state
+ *                             map has entries for
  *   fastclient fork N M       N writes in the parent, M in a forked child
  *   fastclient gate DIR N     create DIR/ready, wait for DIR/go (with
  *                             access(2), which is not wrapped), then N
@@ -16,7 +19,8 @@
  *                             of full rings (run without the preload)
  *   fastclient hostile N      a client of its own: handshakes as
  *                             libdcclient.so does, then writes garbage
- *                             and N valid write records claiming pid 1
+ *                             into its call-state map, and garbage and
+ *                             N valid write records claiming pid 1
  *                             into its ring (run without the preload)
  */
 #define _GNU_SOURCE
@@ -179,6 +183,43 @@ static int threads(int t, long n)
 	return 0;
 }
 
+/* Threads that all live until all have written. */
+struct crowd {
+	pthread_barrier_t all_in, all_done;
+	long n;
+};
+
+static void *crowd_main(void *arg)
+{
+	struct crowd *c = arg;
+
+	pthread_barrier_wait(&c->all_in);
+	writes(c->n);
+	pthread_barrier_wait(&c->all_done);
+	return NULL;
+}
+
+static int crowd(int t, long n)
+{
+	struct crowd c = { .n = n };
+	pthread_attr_t attr;
+	pthread_t th[1024];
+	int i;
+
+	if (t < 1 || t > 1024)
+		return 2;
+	pthread_barrier_init(&c.all_in, NULL, (unsigned)t);
+	pthread_barrier_init(&c.all_done, NULL, (unsigned)t);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (i = 0; i < t; i++)
+		if (pthread_create(&th[i], &attr, crowd_main, &c) != 0)
+			fail("pthread_create");
+	for (i = 0; i < t; i++)
+		pthread_join(th[i], NULL);
+	return 0;
+}
+
 static int forked(long n, long m)
 {
 	int status;
@@ -209,8 +250,9 @@ static void put(struct dc_fast_slot *s, unsigned char *data, __u64 cap,
 }
 
 /* Connect to the collector's socket and say hello, as libdcclient.so
- * does; the socket, with the configuration it sent in *cfg. */
-static int hello(struct dc_fast_config *cfg)
+ * does; the socket, with the configuration it sent in *cfg and the
+ * call-state map passed with it in *states (-1: none). */
+static int hello(struct dc_fast_config *cfg, int *states)
 {
 	const char *name = getenv(DC_FAST_ENV);
 	struct sockaddr_un a;
@@ -228,7 +270,7 @@ static int hello(struct dc_fast_config *cfg)
 		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(name))) != 0)
 		fail("connect");
 	if (send(sock, &h, sizeof(h), 0) != sizeof(h) ||
-	    recv(sock, cfg, sizeof(*cfg), 0) <= 0)
+	    dc_recv_fd(sock, cfg, sizeof(*cfg), states) <= 0)
 		fail("hello");
 	return sock;
 }
@@ -237,21 +279,48 @@ static int hello(struct dc_fast_config *cfg)
 static int config(void)
 {
 	struct dc_fast_config cfg;
-	int sock = hello(&cfg);
+	int states, sock = hello(&cfg, &states);
 
+	if (states >= 0)
+		close(states);
 	printf("full_wait_ms=%u\n", (unsigned)cfg.full_wait_ms);
 	close(sock);
+	return 0;
+}
+
+/* Every entry of the call-state map claimed by a thread of some other
+ * process (tids 1 up) or by this one, with a depth past any limit and an
+ * innermost call that is no call of ours: its own system calls are all
+ * it can disturb.  0, or -1 if it cannot be mapped. */
+static int garble_states(int fd)
+{
+	size_t bytes = ((DC_CLIENT_SLOTS + 1) * sizeof(struct dc_client_state) +
+			4095) & ~(size_t)4095;
+	struct dc_client_state *st;
+	__u32 i, me = (__u32)getpid();
+
+	st = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (st == MAP_FAILED)
+		return -1;
+	for (i = 0; i <= DC_CLIENT_SLOTS; i++) {
+		st[i].owner = i + 1;
+		st[i].k.cur = ~0ULL - i;
+		st[i].k.depth = ~0U;
+	}
+	st[0].overflow = 0;
+	st[1 + (me & (DC_CLIENT_SLOTS - 1))].owner = me;
 	return 0;
 }
 
 static int hostile(long n)
 {
 	struct dc_fast_config cfg;
-	struct dc_fast_ready r = { DC_FAST_MAGIC, 1 };
+	struct dc_fast_ready r = { DC_FAST_MAGIC, 1, 0, 0 };
 	unsigned char rec[256], *map, *data;
 	struct dc_fast_slot *s0, *s1;
 	struct dc_event *ev = (struct dc_event *)rec;
-	int sock = hello(&cfg), fd;
+	int states, sock = hello(&cfg, &states), fd;
 	__u64 bytes;
 	long i;
 
@@ -263,6 +332,7 @@ static int hostile(long n)
 	map = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		fail("mmap");
+	r.state = states >= 0 && garble_states(states) == 0;
 	if (dc_send_fd(sock, &r, sizeof(r), fd) != 0 || recv(sock, &r, sizeof(r), 0) <= 0)
 		fail("ring");
 	s0 = (struct dc_fast_slot *)(map + DC_FAST_HDR_BYTES);
@@ -336,6 +406,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && strcmp(argv[1], "threads") == 0)
 		return threads(atoi(argv[2]), atol(argv[3]));
+	if (argc == 4 && strcmp(argv[1], "crowd") == 0)
+		return crowd(atoi(argv[2]), atol(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "fork") == 0)
 		return forked(atol(argv[2]), atol(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "gate") == 0)
