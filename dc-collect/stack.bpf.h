@@ -368,7 +368,7 @@ static __always_inline void put_call_str(const struct dc_call_frame *f,
 	struct dc_event *ev;
 	struct scratch *s;
 	__u32 zero = 0;
-	__u64 size;
+	__u64 size, *args;
 	long len;
 
 	if (str >= DC_MAX_ARGS)
@@ -383,10 +383,15 @@ static __always_inline void put_call_str(const struct dc_call_frame *f,
 	ev->parent = f->parent;
 	ev->nargs = DC_MAX_ARGS;
 	put_args(ev, f->args, DC_MAX_ARGS);
-	len = put_str(s->rec + DC_EVENT_FIXED_SIZE, f->args[str], &flags);
+	/* The strings' addresses from the record's copy of the arguments:
+	 * any u8 index stays inside the scratch record, whatever the
+	 * verifier knows of it (6.1's lost str2's bound across a spill,
+	 * and then refused the index into the stack's frames). */
+	args = DC_EVENT_ARGS(ev);
+	len = put_str(s->rec + DC_EVENT_FIXED_SIZE, args[str], &flags);
 	if (str2 < DC_MAX_ARGS)
-		len += put_str(s->rec + DC_EVENT_FIXED_SIZE + len,
-			       f->args[str2], &flags);
+		len += put_str(s->rec + DC_EVENT_FIXED_SIZE + len, args[str2],
+			       &flags);
 	ev->flags = flags;
 	ev->str_len = (__u16)(len - 1);
 	ev->error = syscall_error(f, ret);
