@@ -99,15 +99,16 @@ struct dc_stack {
 	__u64 client_tls;        /* fast path: address of the thread's
 	                            struct dc_client_tls once found, 0 until
 	                            then (cleared at exec) */
-	__u32 state;             /* ... with it: its process's call-state
-	                            map (struct dc_fast_proc) */
+	struct dc_ra_pending ra; /* its readahead, while ra.open (beside
+	                            depth: a page-cache add reads both) */
+	struct dc_call_frame frames[DC_MAX_DEPTH];
+	/* Last, off the lines every system call touches: */
+	__u32 state;             /* with client_tls: its process's
+	                            call-state map (struct dc_fast_proc) */
 	__u32 state_slot;        /* the thread's entry there when last
 	                            found, 0: none yet */
 	__u32 tid;               /* ... and its tid then */
 	__u32 reserved;
-	struct dc_ra_pending ra; /* its readahead, while ra.open (beside
-	                            depth: a page-cache add reads both) */
-	struct dc_call_frame frames[DC_MAX_DEPTH];
 };
 
 /* Counters kept per CPU (index into the `counters` per-CPU array).
