@@ -346,25 +346,19 @@ static __always_inline int tp_probe_id(__u32 tp, __u32 *probe_id)
 	return 0;
 }
 
-/* A kernel-layer record of n argument slots, at exactly its size: built
- * on the stack and copied into the ring by one helper call, where a
- * reservation and its submission take two (each call costs more than
- * the copy of a hundred bytes); a full ring counts a drop. */
+/* A kernel-layer record of n argument slots (see reserve_event). */
 static __always_inline void put_kernel(const struct kevent *k, const int n)
 {
-	struct {
-		struct dc_event ev;
-		__u64 a[DC_MAX_ARGS];
-	} rec;
+	struct dc_event *ev = reserve_event(k->probe_id, n);
 
-	fill_header(&rec.ev, k->type, k->probe_id, k->pid_tgid, k->ts,
-		    k->dur, k->ret, (__u16)k->depth);
-	rec.ev.nargs = n;
-	rec.ev.size = DC_EVENT_HDR_SIZE + 8 * n;
-	rec.ev.flags = k->flags;
-	rec.ev.parent = k->parent;
-	put_args(&rec.ev, k->a, n);
-	output_event(&rec, DC_EVENT_HDR_SIZE + 8 * n, k->probe_id, rb_flags());
+	if (!ev)
+		return;
+	fill_header(ev, k->type, k->probe_id, k->pid_tgid, k->ts, k->dur,
+		    k->ret, (__u16)k->depth);
+	ev->flags = k->flags;
+	ev->parent = k->parent;
+	put_args(ev, k->a, n);
+	bpf_ringbuf_submit(ev, rb_flags());
 }
 
 /* Emit a kernel-layer record. */
