@@ -224,24 +224,26 @@ nested_writes() {
 # entry of its process's call-state map, or (DC_FAST_TLS_ONLY, or a
 # thread that found no entry free) by copying its TLS: each write(2)
 # under its own POSIX write either way, or the kernel lost the client.
-test_expect_success BPF 'system calls nest under the client'"'"'s calls read from its call-state map' '
+# nested_via WHERE: 2000 writes, the collector's -v line saying the
+# client's call state is in WHERE, each write(2) under its POSIX write.
+nested_via () {
 	layers posix stdio syscalls >c.yaml &&
 	collect c.yaml t.txt -v probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 2000 &&
 	test "$(cat collect.rc)" = 0 &&
-	grep -q "joined, its call state in a call-state map" collect.err &&
+	grep -q "joined, its call state in $1" collect.err &&
 	echo "2000 2000" >expect &&
 	nested_writes t.txt >actual &&
 	test_cmp expect actual
+}
+
+test_expect_success BPF 'system calls nest under the client'"'"'s calls read from its call-state map' '
+	nested_via "a call-state map"
 '
 
 test_expect_success BPF 'DC_FAST_TLS_ONLY: the state in the TLS, the same nesting' '
-	layers posix stdio syscalls >c.yaml &&
-	DC_FAST_TLS_ONLY=1 collect c.yaml t.txt -v probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" writes 2000 &&
-	test "$(cat collect.rc)" = 0 &&
-	grep -q "joined, its call state in its threads. TLS" collect.err &&
-	echo "2000 2000" >expect &&
-	nested_writes t.txt >actual &&
-	test_cmp expect actual
+	test_when_finished "unset DC_FAST_TLS_ONLY" &&
+	DC_FAST_TLS_ONLY=1 && export DC_FAST_TLS_ONLY &&
+	nested_via "its threads. TLS"
 '
 
 # 300 threads at once: 256 entries, and at least 44 threads keep their
