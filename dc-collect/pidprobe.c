@@ -75,6 +75,7 @@ struct follow {
 
 struct dc_pidprobes {
 	char root[64];           /* tracefs */
+	char events[96];         /* its uprobe_events */
 	int prog[2];             /* entry, return */
 	pid_t self;
 	uint32_t token;          /* tells this collector's events apart */
@@ -103,11 +104,9 @@ static const char *tracefs_root(void)
 /* One command to uprobe_events: 0 or -errno. */
 static int define(const struct dc_pidprobes *pp, const char *cmd)
 {
-	char path[96];
 	int fd, err = 0;
 
-	snprintf(path, sizeof(path), "%s/uprobe_events", pp->root);
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	fd = open(pp->events, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (write(fd, cmd, strlen(cmd)) < 0)
@@ -116,12 +115,13 @@ static int define(const struct dc_pidprobes *pp, const char *cmd)
 	return err;
 }
 
-static void undefine(const struct dc_pidprobes *pp, const char *name)
+/* Remove event name: 0 or -errno. */
+static int undefine(const struct dc_pidprobes *pp, const char *name)
 {
 	char cmd[64];
 
 	snprintf(cmd, sizeof(cmd), "-:" GROUP "/%s\n", name);
-	define(pp, cmd);
+	return define(pp, cmd);
 }
 
 /* Each probe needs a few descriptors per traced thread: as many as the
@@ -158,13 +158,12 @@ static bool left_over(const struct dc_pidprobes *pp, const char *line,
  * Returns how many were removed. */
 static unsigned remove_leftovers(const struct dc_pidprobes *pp)
 {
-	char path[96], line[4200], (*names)[32] = NULL;
+	char line[4200], (*names)[32] = NULL;
 	size_t n = 0;
 	unsigned removed = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/uprobe_events", pp->root);
-	f = fopen(path, "re");
+	f = fopen(pp->events, "re");
 	if (f == NULL)
 		return 0;
 	while (fgets(line, sizeof(line), f) != NULL) {
@@ -176,12 +175,8 @@ static unsigned remove_leftovers(const struct dc_pidprobes *pp)
 		memcpy(names[n++], name, sizeof(name));
 	}
 	fclose(f);
-	for (size_t i = 0; i < n; i++) {
-		char cmd[64];
-
-		snprintf(cmd, sizeof(cmd), "-:" GROUP "/%s\n", names[i]);
-		removed += define(pp, cmd) == 0;
-	}
+	for (size_t i = 0; i < n; i++)
+		removed += undefine(pp, names[i]) == 0;
 	free(names);
 	return removed;
 }
@@ -206,7 +201,6 @@ struct dc_pidprobes *dc_pidprobes_new(int entry_prog, int exit_prog,
 {
 	const char *root = tracefs_root();
 	struct dc_pidprobes *pp;
-	char path[96];
 
 	if (root == NULL) {
 		*why = "tracefs (uprobe_events) is not mounted or not writable";
@@ -215,6 +209,7 @@ struct dc_pidprobes *dc_pidprobes_new(int entry_prog, int exit_prog,
 	}
 	pp = xcalloc(1, sizeof(*pp));
 	snprintf(pp->root, sizeof(pp->root), "%s", root);
+	snprintf(pp->events, sizeof(pp->events), "%s/uprobe_events", root);
 	pp->prog[0] = entry_prog;
 	pp->prog[1] = exit_prog;
 	pp->self = getpid();
@@ -223,8 +218,7 @@ struct dc_pidprobes *dc_pidprobes_new(int entry_prog, int exit_prog,
 	if (getrandom(&pp->token, sizeof(pp->token), 0) != sizeof(pp->token))
 		pp->token = (uint32_t)time(NULL) ^ ((uint32_t)pp->self << 16);
 	raise_nofile();
-	snprintf(path, sizeof(path), "%s/uprobe_events", root);
-	pp->lock = open(path, O_RDONLY | O_CLOEXEC);
+	pp->lock = open(pp->events, O_RDONLY | O_CLOEXEC);
 	return pp;
 }
 
@@ -540,7 +534,6 @@ static void undo(struct dc_pidprobes *pp)
 {
 	pthread_t t[UNDO_THREADS];
 	struct undo_share u[UNDO_THREADS];
-	char path[96];
 	size_t n = 0;
 	int lock;
 
@@ -553,8 +546,7 @@ static void undo(struct dc_pidprobes *pp)
 	}
 	while (n > 0)
 		pthread_join(t[--n], NULL);
-	snprintf(path, sizeof(path), "%s/uprobe_events", pp->root);
-	lock = open(path, O_RDONLY | O_CLOEXEC);
+	lock = open(pp->events, O_RDONLY | O_CLOEXEC);
 	for (size_t i = 0; i < pp->n; i++) {
 		bool locked = lock >= 0 && flock(lock, LOCK_EX) == 0;
 
