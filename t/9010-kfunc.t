@@ -7,7 +7,7 @@
 . "$(dirname "$0")/test-lib.sh"
 
 test_lazy_prereq NOKFUNC '
-	dc-collect --check-kernel >features &&
+	check_kernel >features &&
 	grep "kernel layers fall back to tracepoints" features ||
 	{ echo "this kernel traces kernel functions"; false; }
 '

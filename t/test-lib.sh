@@ -259,10 +259,35 @@ test_lazy_prereq ROOT '
 test_lazy_prereq PYTHON3 '
 	command -v python3 >/dev/null || { echo "python3 not installed"; false; }
 '
-# BPF: really load and attach a program, not just check for a file.
+# check_kernel: what `dc-collect --check-kernel` reports, and its exit
+# status.  It loads and attaches every program a run would: 1-2 s here,
+# far more under emulation or a sanitizer, and nearly every script needs
+# it.  A report that said yes is kept (t/trash/check-kernel) for the
+# scripts after, for as long as the kernel (this boot), the user and the
+# dc-collect binary are the same; a failure is checked again each time.
+check_kernel() {
+	_ck=$DC_BUILD_DIR/t/trash/check-kernel
+	_ck_key="$(cat /proc/sys/kernel/random/boot_id) $(id -u)" &&
+	_ck_key="$_ck_key $(stat -L -c %i.%s.%Y "$(command -v dc-collect)")" || return 1
+	if [ -f "$_ck" ] && [ "$(head -n 1 "$_ck")" = "$_ck_key" ]; then
+		tail -n +2 "$_ck"
+		return 0
+	fi
+	dc-collect --check-kernel >"$_ck.$$"
+	_ck_rc=$?
+	cat "$_ck.$$"
+	if [ $_ck_rc -eq 0 ]; then
+		{ echo "$_ck_key"; cat "$_ck.$$"; } >"$_ck.$$.new" &&
+		mv "$_ck.$$.new" "$_ck"
+	fi
+	rm -f "$_ck.$$"
+	return $_ck_rc
+}
+
+# BPF: really load and attach the programs, not just check for a file.
 test_lazy_prereq BPF '
 	test "$(id -u)" = 0 || { echo "BPF needs root"; false; }
-	dc-collect --check-kernel
+	check_kernel
 '
 
 # Tools and packages several scripts need.
@@ -401,7 +426,7 @@ trace_ok() {
 
 # KFUNC: kernel functions can be traced here (kprobes or fentry).
 test_lazy_prereq KFUNC '
-	dc-collect --check-kernel >features &&
+	check_kernel >features &&
 	grep "kernel-function probes use" features ||
 	{ echo "this kernel traces no kernel functions (no kprobes, fentry refused)"; false; }
 '
