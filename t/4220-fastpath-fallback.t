@@ -120,7 +120,7 @@ test_expect_success BPF 'no double counting: a child of a process with uprobes t
 	: one process made them, and it joined the fast path: env and sh may &&
 	: exec before the collector describes them, so only it is certain to &&
 	call_pids t.txt POSIX write >writers &&
-	test_line_count = 1 writers &&
+	test_line_count writers 1 &&
 	grep "fast path: process $(cat writers) joined" collect.err
 '
 

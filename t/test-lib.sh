@@ -234,8 +234,8 @@ test_must_fail_with() {
 
 # test_line_count FILE N: FILE has exactly N lines.
 test_line_count() {
-	_n=$(wc -l <"$1")
-	if [ "$_n" -ne "$2" ]; then
+	_n=$(wc -l <"$1") || return 1
+	if ! [ "$_n" -eq "$2" ]; then
 		echo "expected $2 lines in $1, found $_n" >&2
 		cat "$1" >&2
 		return 1
