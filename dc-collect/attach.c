@@ -176,8 +176,8 @@ static bool add_pidprobe(struct collector *c, size_t i)
 
 	if (c->pidprobes == NULL)
 		return false;
-	err = dc_pidprobes_add(c->pidprobes, p->target, p->offset, p->function,
-			       (__u64)i);
+	err = dc_pidprobes_add(c->pidprobes, DC_PIDPROBES_SPEC, p->target,
+			       p->offset, p->function, (__u64)i);
 	if (err == 0)
 		return true;
 	notice("%s in %s: uprobe set for every process on the host (tracefs "

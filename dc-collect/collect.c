@@ -118,7 +118,7 @@ static void start_command(struct collector *c)
 	c->child = pid;
 	select_pid(c, pid);
 	if (c->pidprobes != NULL)
-		dc_pidprobes_follow(c->pidprobes, pid, 0);
+		dc_pidprobes_follow(c->pidprobes, pid, DC_PIDPROBES_SPEC);
 	emit_process(c, pid);
 	if (kill(pid, SIGCONT) != 0)
 		sysdie("cannot start the command");
@@ -142,7 +142,8 @@ static void select_pids(struct collector *c)
 			die("no process %d", (int)c->opt.pids[i]);
 		select_pid(c, c->opt.pids[i]);
 		if (c->pidprobes != NULL)
-			dc_pidprobes_follow(c->pidprobes, c->opt.pids[i], 0);
+			dc_pidprobes_follow(c->pidprobes, c->opt.pids[i],
+					    DC_PIDPROBES_SPEC);
 		emit_process(c, c->opt.pids[i]);
 	}
 }

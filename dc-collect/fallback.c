@@ -11,10 +11,11 @@
  * path), or when it is a static executable (proc.c reads which, right
  * after the exec).  The first two get the same functions through
  * uprobes bound to the process (pidprobe.h): inherited by what it
- * starts, kept across its execs.  A static executable has its own copies
- * of the functions, not libc's: uprobes on those, found by name among its
- * symbols (a set of their own, defined when a process first runs it);
- * one without them is named in a warning, not traced.
+ * starts, kept across its execs into dynamic programs.  A static
+ * executable has its own copies of the functions, not libc's: uprobes on
+ * those, found by name among its symbols (a set of their own, defined
+ * when a process first runs it, whether or not that process had libc's
+ * before its exec); one without them is named in a warning, not traced.
  *
  * The uprobes are placed when the collector reads the exec from the
  * kernel's ring: the calls the process makes before then are missed.
@@ -78,6 +79,7 @@ struct dc_fallback {
 	const struct dc_fast *fast;
 	pid_t holder;            /* the idle process holding the programs,
 	                            0 until the first process needs them */
+	bool spec_set;           /* the spec's functions defined (set 0) */
 	char client[PATH_MAX];
 	void *procs;             /* tsearch(3) tree of struct traced */
 	struct root *roots;
@@ -206,30 +208,42 @@ struct dc_fallback *dc_fallback_new(const struct dc_spec *spec,
 	return fb;
 }
 
-/* Define the uprobes and hold their programs, when the first process
- * needs them, not at start: each tracefs event costs tens of ms to
- * define and as much to take down (the kernel waits for a grace period),
- * a hundred of them seconds, which a run whose processes all load the
- * client would pay for nothing. */
-static void prepare(struct dc_fallback *fb)
+/* The holder, started when the first process needs uprobes. */
+static void need_holder(struct dc_fallback *fb)
+{
+	if (fb->holder == 0)
+		fb->holder = start_holder();
+}
+
+/* Define the uprobes on the functions where the spec names them (libc's:
+ * set 0) and hold their programs, when the first process running a
+ * dynamic program without the client needs them, not at start (nor for
+ * a static program, which has its own copies): each tracefs event costs
+ * tens of ms to define and as much to take down (the kernel waits for a
+ * grace period), a hundred of them seconds, which a run whose processes
+ * all load the client would pay for nothing. */
+static void define_spec_set(struct dc_fallback *fb)
 {
 	uint64_t t0 = mono_ns();
 	size_t i;
 
+	if (fb->spec_set)
+		return;
+	fb->spec_set = true;
 	for (i = 0; i < fb->spec->nprobes; i++) {
 		const struct dc_probe *p = &fb->spec->probes[i];
 		int err;
 
 		if (!dc_fast_covers(fb->fast, i))
 			continue;
-		err = dc_pidprobes_add(fb->pp, p->target, p->offset,
-				       p->function, (__u64)i);
+		err = dc_pidprobes_add(fb->pp, DC_PIDPROBES_SPEC, p->target,
+				       p->offset, p->function, (__u64)i);
 		if (err != 0)
 			warn("%s in %s: no uprobe for processes without the "
 			     "client library (tracefs cannot define it: %s)",
 			     p->function, p->target, strerror(-err));
 	}
-	fb->holder = start_holder();
+	need_holder(fb);
 	dc_pidprobes_hold(fb->pp, fb->holder);
 	debug("fast path: uprobes for processes without the client defined "
 	      "and held in %.1f ms", (double)(mono_ns() - t0) / 1e6);
@@ -317,38 +331,68 @@ static const struct exe *own_copies(struct dc_fallback *fb, pid_t pid)
 			 (int)strcspn(p->function, "@"), p->function);
 		f = dc_elf_find(elf, name);
 		if (f != NULL && !f->ifunc &&
-		    dc_pidprobes_add(fb->pp, path, f->offset, name, (__u64)i) == 0)
+		    dc_pidprobes_add(fb->pp, e->set, path, f->offset, name,
+				     (__u64)i) == 0)
 			e->n++;
 	}
 	dc_elf_free(elf);
+	need_holder(fb);
 	dc_pidprobes_hold(fb->pp, fb->holder);
 	return e;
+}
+
+/* pid, which has uprobes since before its exec, is gone from them: its
+ * new program needs others. */
+static void forget(struct dc_fallback *fb, struct traced *t)
+{
+	tdelete(t, &fb->procs, traced_cmp);
+	gone(fb, t->root);
+	free(t);
+}
+
+/* Whether the uprobes process t has since before its exec still fit the
+ * program it runs now: libc's fit any dynamic program (and stand aside if
+ * it joins the fast path), a static program's own copies that program
+ * only.  If not, it is forgotten, to be decided again. */
+static bool still_fits(struct dc_fallback *fb, struct traced *t,
+		       enum dc_preload why)
+{
+	const struct exe *own;
+
+	if (why == DC_PRELOAD_GONE ||
+	    (why != DC_PRELOAD_STATIC && t->set == DC_PIDPROBES_SPEC))
+		return true;
+	if (why == DC_PRELOAD_STATIC && t->set != DC_PIDPROBES_SPEC &&
+	    (own = own_copies(fb, t->pid)) != NULL && own->set == t->set)
+		return true;
+	forget(fb, t);
+	return false;
 }
 
 bool dc_fallback_exec(struct dc_fallback *fb, pid_t pid, uint64_t ts)
 {
 	const struct exe *own = NULL;
+	struct traced *t;
 	enum dc_preload why;
 	uint64_t now, start;
-	unsigned set = 0;
+	unsigned set = DC_PIDPROBES_SPEC;
 	char comm[32];
 
 	if (fb == NULL)
 		return false;
-	/* Its uprobes outlive the exec, and stand aside if the new
-	 * program joins the fast path. */
-	if (find(fb, pid) != NULL)
-		return true;
 	start = mono_ns();
+	t = find(fb, pid);
 	why = dc_proc_preload(pid, fb->client);
+	if (t != NULL && still_fits(fb, t, why))
+		return true;
 	if (why == DC_PRELOAD_YES || why == DC_PRELOAD_GONE)
 		return false;
 	comm_of(pid, comm, sizeof(comm));
-	if (why != DC_PRELOAD_FOREIGN && fb->holder == 0)
-		prepare(fb);
 	if (why == DC_PRELOAD_STATIC) {
 		own = own_copies(fb, pid);
-		set = own ? own->set : 0;
+		set = own ? own->set : DC_PIDPROBES_SPEC;
+	} else if (why != DC_PRELOAD_FOREIGN) {
+		define_spec_set(fb);
 	}
 	if (why == DC_PRELOAD_FOREIGN ||
 	    (why == DC_PRELOAD_STATIC && (own == NULL || own->n == 0))) {
@@ -393,9 +437,7 @@ bool dc_fallback_exit(struct dc_fallback *fb, pid_t pid)
 
 	if (t == NULL)
 		return false;
-	tdelete(t, &fb->procs, traced_cmp);
-	gone(fb, t->root);
-	free(t);
+	forget(fb, t);
 	return true;
 }
 

@@ -84,7 +84,7 @@ struct dc_pidprobes {
 	bool cleaned;            /* others' leftovers removed (remove_leftovers) */
 	int lock;                /* uprobe_events, for flock (defer_undos) */
 	bool locked;
-	unsigned set;            /* of the probes added now */
+	unsigned nsets;          /* numbered so far (dc_pidprobes_new_set) */
 	struct follow *f;        /* the processes followed */
 	size_t nf;
 };
@@ -238,8 +238,8 @@ static int read_id(const struct dc_pidprobes *pp, const char *name)
 	return id;
 }
 
-int dc_pidprobes_add(struct dc_pidprobes *pp, const char *path, __u64 offset,
-		     const char *name, __u64 cookie)
+int dc_pidprobes_add(struct dc_pidprobes *pp, unsigned set, const char *path,
+		     __u64 offset, const char *name, __u64 cookie)
 {
 	struct pidprobe *p;
 	char cmd[4200];
@@ -278,7 +278,7 @@ int dc_pidprobes_add(struct dc_pidprobes *pp, const char *path, __u64 offset,
 		}
 	}
 	p->cookie = cookie;
-	p->set = pp->set;
+	p->set = set;
 	p->hold[0] = p->hold[1] = p->link[0] = p->link[1] = -1;
 	p->what = xasprintf("%s in %s", name, path);
 	pp->n++;
@@ -456,13 +456,7 @@ size_t dc_pidprobes_hold(struct dc_pidprobes *pp, pid_t tid)
 
 unsigned dc_pidprobes_new_set(struct dc_pidprobes *pp)
 {
-	unsigned set = 0;
-
-	for (size_t i = 0; i < pp->n; i++)
-		if (pp->p[i].set >= set)
-			set = pp->p[i].set + 1;
-	pp->set = set;
-	return set;
+	return DC_PIDPROBES_SPEC + ++pp->nsets;
 }
 
 size_t dc_pidprobes_follow(struct dc_pidprobes *pp, pid_t pid, unsigned set)

@@ -46,18 +46,23 @@ struct dc_pidprobes;
 struct dc_pidprobes *dc_pidprobes_new(int entry_prog, int exit_prog,
 				      const char **why);
 
-/* Define the entry and return probes of function `name` at `offset` in
- * `path`, with cookie `cookie` (what bpf_get_attach_cookie() returns).
- * 0, or -errno (a path tracefs cannot name, a kernel that refuses).
- * Before the first, the unused events of collectors that no longer run
- * are removed, and a notice counts them. */
-int dc_pidprobes_add(struct dc_pidprobes *pp, const char *path, __u64 offset,
-		     const char *name, __u64 cookie);
+/* The probes come in sets, each placed as one.  Set 0: the functions
+ * where the spec names them (libc's, for the fallback), defined whenever
+ * they are first needed; dc_pidprobes_new_set numbers the others (one
+ * static program's own copies of them, placed into the processes that
+ * run it only). */
+#define DC_PIDPROBES_SPEC 0u
 
-/* The probes added from now on form a set of their own (set 0 until
- * then): one program's own copies of functions, placed into the processes
- * that run it only.  Returns the set's number. */
+/* A new set's number (1 up). */
 unsigned dc_pidprobes_new_set(struct dc_pidprobes *pp);
+
+/* Define the entry and return probes of function `name` at `offset` in
+ * `path`, with cookie `cookie` (what bpf_get_attach_cookie() returns), in
+ * set `set`.  0, or -errno (a path tracefs cannot name, a kernel that
+ * refuses).  Before the first, the unused events of collectors that no
+ * longer run are removed, and a notice counts them. */
+int dc_pidprobes_add(struct dc_pidprobes *pp, unsigned set, const char *path,
+		     __u64 offset, const char *name, __u64 cookie);
 
 /* Put every probe of set into process pid, its threads, and everything
  * they create from now on.  A probe that cannot be placed is warned about

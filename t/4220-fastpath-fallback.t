@@ -131,6 +131,24 @@ test_expect_success BPF,STATIC 'a static executable: its own copies of the funct
 	test "$(count_calls t.txt POSIX write "$child")" = 300 &&
 	test "$(count_calls t.txt POSIX write)" = 320 &&
 	test "$(grep -c "will not load the client library" collect.err)" = 1 &&
+	! grep -q "never joined the fast path" collect.err &&
+	: the functions where the spec names them were not defined for it &&
+	! grep -q "uprobes for processes without the client defined" collect.err
+'
+
+# sh has libc's uprobes (no preload) and runs the static program: the
+# child inherits them, and at its exec gets the program's own copies.
+test_expect_success BPF,STATIC 'a static executable run by a process with libc'"'"'s uprobes: its own copies too, 300 bytes exact' '
+	gated gate-static "$SIG" -- env -u LD_PRELOAD sh -c \
+		"\"$SHARED/gate-static\" \"$PWD/gate/go\" 300; \"$W\" writes 20" &&
+	child=$(cat gated.pid) &&
+	test -n "$child" &&
+	grep "process [0-9]* (sh) will not load the client library (its LD_PRELOAD does not name it)" collect.err &&
+	grep "process $child (gate-static) will not load the client library (a static executable): its calls of the 2 wrapped functions among its symbols go through uprobes on its own copies" collect.err &&
+	: 300 one-byte writes, each returning 1, under its pid &&
+	test "$(count_calls t.txt POSIX write "$child" 1)" = 300 &&
+	test "$(count_calls t.txt POSIX write "$child")" = 300 &&
+	test "$(count_calls t.txt POSIX write)" = 320 &&
 	! grep -q "never joined the fast path" collect.err
 '
 
