@@ -23,6 +23,7 @@
 #include "collector.h"
 #include "klayers.h"
 #include "messages.h"
+#include "numbers.h"
 #include "sign.h"
 #include "umulti.h"
 
@@ -306,14 +307,12 @@ static void test_block_sets(struct collect_bpf *skel)
 {
 	const char *v = getenv("DC_TEST_BLOCK_SET_BITS");
 	__u32 most = skel->rodata->block_set_bits;
-	char *end;
-	long n;
+	long long n;
 
 	if (v == NULL)
 		return;
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno != 0 || end == v || *end != '\0' || n < 0 || n > (long)most)
+	/* Not an option: no usage error, the collector's own exit 1. */
+	if (!dc_parse_int(v, 0, most, &n))
 		die("DC_TEST_BLOCK_SET_BITS=%s: not a number from 0 to %u",
 		    v, most);
 	skel->rodata->block_set_bits = (__u32)n;

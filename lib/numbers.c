@@ -63,8 +63,7 @@ char *dc_format_size(uint64_t v, char *buf, unsigned len)
 	return buf;
 }
 
-long long dc_int_option(const char *s, const char *opt, long long lo,
-			long long hi)
+bool dc_parse_int(const char *s, long long lo, long long hi, long long *out)
 {
 	char *end;
 	long long v;
@@ -72,6 +71,17 @@ long long dc_int_option(const char *s, const char *opt, long long lo,
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+long long dc_int_option(const char *s, const char *opt, long long lo,
+			long long hi)
+{
+	long long v;
+
+	if (!dc_parse_int(s, lo, hi, &v))
 		dc_usage_error("%s takes a number from %lld to %lld, not '%s'",
 			       opt, lo, hi, s);
 	return v;

@@ -11,6 +11,7 @@
 #ifndef DC_NUMBERS_H
 #define DC_NUMBERS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum dc_size_status {
@@ -28,6 +29,10 @@ enum dc_size_status dc_parse_size(const char *s, uint64_t lo, uint64_t hi,
  * "--chunk-size takes 1 to 1G, not '2G'". */
 uint64_t dc_size_option(const char *s, const char *opt, uint64_t lo,
 			uint64_t hi);
+
+/* Whether s is a decimal integer from lo to hi (no sign but '-', no
+ * space, nothing after it); *out is set only then. */
+bool dc_parse_int(const char *s, long long lo, long long hi, long long *out);
 
 /* The decimal integer s given to option opt, from lo to hi, or a
  * one-line usage error naming opt, the range and s (exit 2):
