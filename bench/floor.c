@@ -3,12 +3,12 @@
  * tracepoints: the floor every benchmark of a kernel layer is compared
  * with (bench/kernel-bench.sh).
  *
- *   dc-floor [-b] [-t CAT:NAME]... [-r NAME]... -- COMMAND [ARG]...
+ *   dc-floor [-b NAME]... [-r NAME]... [-t CAT:NAME]... -- COMMAND [ARG]...
  *
- * -r attaches the empty raw-tracepoint program (sys_enter, sys_exit),
- * -b the empty BTF-typed one on sys_enter (as dc-collect's entries where
- * the kernel has tp_btf), -t the empty classic-tracepoint program.  With
- * kernel.bpf_stats_enabled set, the programs' runs and nanoseconds per run
+ * -b attaches the empty BTF-typed raw-tracepoint program (tp_btf) to NAME,
+ * -r the empty raw-tracepoint program, -t the empty classic-tracepoint
+ * program: each the way dc-collect attaches its own there.  With
+ * kernel.bpf_stats_enabled set, each kind's runs and nanoseconds per run
  * are printed on stderr at the end, one line each:
  *   floor: raw_tp runs=N ns_per_run=X
  *
@@ -32,12 +32,13 @@
 #include "messages.h"
 #include "floor.skel.h"
 
-#define MAX_LINKS 64 /* of each kind; 2 * MAX_LINKS + 1 in all */
+#define MAX_LINKS 64 /* of each kind; 3 * MAX_LINKS in all */
 
 struct floor {
-	struct floor_bpf *skel;
-	struct bpf_link *links[2 * MAX_LINKS + 1];
-	int nlinks;
+	struct floor_bpf *skel;             /* raw_tp and tp */
+	struct floor_bpf *btf[MAX_LINKS];   /* tp_btf: one per target */
+	struct bpf_link *links[3 * MAX_LINKS];
+	int nbtf, nlinks;
 };
 
 static const char usage_text[] =
@@ -45,7 +46,7 @@ static const char usage_text[] =
 	"Run COMMAND with empty BPF programs attached: what any tracer of the\n"
 	"same tracepoints pays before doing anything.\n"
 	"\n"
-	"  -b, --btf-sys-enter     the empty tp_btf program on sys_enter\n"
+	"  -b, --btf NAME          the empty BTF-typed (tp_btf) program on NAME\n"
 	"  -r, --raw NAME          the empty raw-tracepoint program on NAME\n"
 	"  -t, --tracepoint CAT:NAME  the empty classic-tracepoint program\n"
 	"  -h, --help              print this help and exit\n"
@@ -57,10 +58,10 @@ static const char usage_text[] =
 
 /* What to attach, from the options. */
 struct floor_opts {
-	int btf;                        /* -b */
+	const char *btf[MAX_LINKS];     /* -b NAME */
 	const char *raw[MAX_LINKS];     /* -r NAME */
 	const char *tp[MAX_LINKS];      /* -t CAT:NAME */
-	int nraw, ntp;
+	int nbtf, nraw, ntp;
 };
 
 static void add_name(const char **names, int *n, const char *name)
@@ -74,7 +75,7 @@ static void add_name(const char **names, int *n, const char *name)
 static int parse_options(struct floor_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "btf-sys-enter", no_argument, NULL, 'b' },
+		{ "btf", required_argument, NULL, 'b' },
 		{ "raw", required_argument, NULL, 'r' },
 		{ "tracepoint", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
@@ -83,10 +84,10 @@ static int parse_options(struct floor_opts *o, int argc, char **argv)
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+bt:r:hV", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+b:t:r:hV", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
-			o->btf = 1;
+			add_name(o->btf, &o->nbtf, optarg);
 			break;
 		case 't':
 			if (strchr(optarg, ':') == NULL)
@@ -130,17 +131,39 @@ static void attach_tp(struct floor *fl, const char *spec)
 						    cat, colon + 1), spec);
 }
 
+/* The object with its tp_btf program alone, aimed at target (a tp_btf
+ * program's target is part of what is loaded), or with the others alone
+ * when target is NULL. */
+static struct floor_bpf *load_one(const char *target)
+{
+	struct floor_bpf *skel = floor_bpf__open();
+
+	if (skel == NULL)
+		sysdie("cannot open the BPF object");
+	bpf_program__set_autoload(skel->progs.floor_btf, target != NULL);
+	bpf_program__set_autoload(skel->progs.floor_raw, target == NULL);
+	bpf_program__set_autoload(skel->progs.floor_tp, target == NULL);
+	if (target && bpf_program__set_attach_target(skel->progs.floor_btf,
+						     0, target))
+		sysdie("tp_btf %s", target);
+	if (floor_bpf__load(skel))
+		sysdie("cannot load the BPF object%s%s", target ? " for tp_btf " : "",
+		       target ? target : "");
+	return skel;
+}
+
 /* Load the empty programs and attach them where *o says. */
 static void attach_all(struct floor *fl, const struct floor_opts *o)
 {
 	int i;
 
-	fl->skel = floor_bpf__open_and_load();
-	if (fl->skel == NULL)
-		sysdie("cannot load the BPF object");
-	if (o->btf)
-		add_link(fl, bpf_program__attach(fl->skel->progs.floor_btf),
-			 "tp_btf/sys_enter");
+	fl->skel = load_one(NULL);
+	for (i = 0; i < o->nbtf; i++) {
+		fl->btf[i] = load_one(o->btf[i]);
+		fl->nbtf++;
+		add_link(fl, bpf_program__attach(fl->btf[i]->progs.floor_btf),
+			 o->btf[i]);
+	}
 	for (i = 0; i < o->nraw; i++)
 		add_link(fl, bpf_program__attach_raw_tracepoint(
 				 fl->skel->progs.floor_raw, o->raw[i]),
@@ -149,18 +172,26 @@ static void attach_all(struct floor *fl, const struct floor_opts *o)
 		attach_tp(fl, o->tp[i]);
 }
 
-static void report(struct bpf_program *prog, const char *name)
+/* The runs and run time of n programs, summed, as one line named name. */
+static void report(struct bpf_program **progs, int n, const char *name)
 {
+	unsigned long long runs = 0, ns = 0;
 	struct bpf_prog_info info;
-	__u32 len = sizeof(info);
+	__u32 len;
+	int i;
 
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) != 0 ||
-	    info.run_cnt == 0)
-		return;
-	fprintf(stderr, "floor: %s runs=%llu ns_per_run=%.1f\n", name,
-		(unsigned long long)info.run_cnt,
-		(double)info.run_time_ns / (double)info.run_cnt);
+	for (i = 0; i < n; i++) {
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (bpf_obj_get_info_by_fd(bpf_program__fd(progs[i]), &info,
+					   &len) != 0)
+			continue;
+		runs += info.run_cnt;
+		ns += info.run_time_ns;
+	}
+	if (runs)
+		fprintf(stderr, "floor: %s runs=%llu ns_per_run=%.1f\n", name,
+			runs, (double)ns / (double)runs);
 }
 
 /* Run argv[0] to its end: its wait status. */
@@ -184,6 +215,7 @@ static int run_command(char **argv)
 int main(int argc, char **argv)
 {
 	struct floor_opts o = { 0 };
+	struct bpf_program *btf[MAX_LINKS];
 	struct floor fl = { 0 };
 	int cmd, status, i;
 
@@ -191,11 +223,15 @@ int main(int argc, char **argv)
 	cmd = parse_options(&o, argc, argv);
 	attach_all(&fl, &o);
 	status = run_command(argv + cmd);
-	report(fl.skel->progs.floor_btf, "tp_btf");
-	report(fl.skel->progs.floor_raw, "raw_tp");
-	report(fl.skel->progs.floor_tp, "tp");
+	for (i = 0; i < fl.nbtf; i++)
+		btf[i] = fl.btf[i]->progs.floor_btf;
+	report(btf, fl.nbtf, "tp_btf");
+	report(&fl.skel->progs.floor_raw, 1, "raw_tp");
+	report(&fl.skel->progs.floor_tp, 1, "tp");
 	for (i = 0; i < fl.nlinks; i++)
 		bpf_link__destroy(fl.links[i]);
+	for (i = 0; i < fl.nbtf; i++)
+		floor_bpf__destroy(fl.btf[i]);
 	floor_bpf__destroy(fl.skel);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
