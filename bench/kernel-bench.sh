@@ -17,7 +17,9 @@
 #   unselected  the same loop, not selected, while a traced one runs
 #   kernel      64 KiB buffered reads of a cold 256 MiB file on a loop
 #               device backed by memory, so the disk's noise is not in
-#               it, with the block, pagecache and faults layers
+#               it, with the block, pagecache and faults layers (the
+#               floor attached as dc-collect attaches: tp_btf for the
+#               block programs where the kernel has it)
 #
 # Then one more run of each with kernel.bpf_stats_enabled for the
 # programs' own ns per run (restored after), with two more: the system
@@ -58,8 +60,8 @@ dc-sign --gen-key -k key >/dev/null
 # The floor enters system calls the way the collector does: through
 # tp_btf where the kernel has it (dc-collect --check-kernel loads it).
 SYSFLOOR="-r sys_enter -r sys_exit"
-if $FLOOR -b -r sys_exit -- true 2>/dev/null; then
-	SYSFLOOR="-b -r sys_exit"
+if $FLOOR -b sys_enter -r sys_exit -- true 2>/dev/null; then
+	SYSFLOOR="-b sys_enter -r sys_exit"
 fi
 
 spec() { # spec NAME YAML
@@ -199,7 +201,21 @@ import json
 fs = [p["function"] for p in json.load(open("kern.json"))["probes"] if p["kind"] == "tracepoint"]
 fs += ["block:block_split", "block:block_bio_backmerge", "block:block_bio_frontmerge"]
 print(" ".join(fs))')
-	fopts=$(for t in $tps; do printf -- '-t %s ' "$t"; done)
+	# The floor attaches the way dc-collect does: through tp_btf where
+	# it says so, for the tracepoints klayers.c has tp_btf programs for
+	# (block, page cache, dirtied folios), the rest as classic ones.
+	KATTACH="classic tracepoints"
+	if dc-collect --check-kernel 2>/dev/null | grep -q "tracepoints: tp_btf"; then
+		KATTACH="tp_btf for block, page cache, dirty; classic for the rest"
+	fi
+	fopts=$(for t in $tps; do
+		case "$KATTACH $t" in
+		tp_btf*" block:"* | tp_btf*" filemap:mm_filemap_"*_page_cache | \
+		tp_btf*" writeback:writeback_dirty_folio")
+			printf -- '-b %s ' "${t#*:}" ;;
+		*) printf -- '-t %s ' "$t" ;;
+		esac
+	done)
 	probes=$(for t in $tps; do printf 'tracepoint:%s,' "$t"; done)
 	cold() { dd if=mnt/R iflag=nocache count=0 2>/dev/null; "$@"; }
 	run_k_base() { cold untraced "$W" read mnt/R; }
@@ -222,7 +238,7 @@ for line in gzip.open("out.pfw.gz", "rt"):
     if line.startswith("{") and json.loads(line).get("cat") in ("block", "pagecache", "faults"):
         n += 1
 print(n)')
-	row "4096 x 64 KiB buffered reads of a cold file, block + pagecache + faults ($events events)" \
+	row "4096 x 64 KiB buffered reads of a cold file, block + pagecache + faults ($events events; floor and datacrumbs: $KATTACH)" \
 		"$(med k_base)" "$(med k_floor)" "$peer" "$(med k_dc)"
 else
 	echo "| kernel layers: no loop device or mkfs.ext4 here | | | | | | | |"
@@ -270,7 +286,9 @@ floorstats() { # floorstats WHAT TPS -- CMD...: also floor.ns, the mean
 	f_what=$1 f_opts=$2; shift 3
 	$FLOOR $f_opts -- "$@" 2>&1 | sed -n "s/^floor: //p" >floor.runs
 	sed -n "s/^\([a-z_]*\) runs=\([0-9]*\) ns_per_run=\([0-9.]*\)/| floor ($f_what: \1) | \2 | \3 | 1.00x |/p" floor.runs
-	awk -F'ns_per_run=' 'NF == 2 { s += $2; n++ } END { if (n) printf "%.1f", s / n }' floor.runs >floor.ns
+	# Over all runs, whatever kind of program made them.
+	sed -n "s/^[a-z_]* runs=\([0-9]*\) ns_per_run=\([0-9.]*\)/\1 \2/p" floor.runs |
+		awk '{ s += $1 * $2; n += $1 } END { if (n) printf "%.1f", s / n }' >floor.ns
 }
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -q kernel.bpf_stats_enabled=1
@@ -284,13 +302,13 @@ progstats sys "" "$W" syswrites "$N"
 progstats_unselected
 if test -n "$loopdev"; then
 	dd if=mnt/R iflag=nocache count=0 2>/dev/null
-	floorstats "empty tp, the kernel layers' tracepoints" "$fopts" -- "$W" read mnt/R
+	floorstats "empty, the kernel layers' tracepoints ($KATTACH)" "$fopts" -- "$W" read mnt/R
 	dd if=mnt/R iflag=nocache count=0 2>/dev/null
 	progstats kern "" "$W" read mnt/R
 	# The same programs run back to back (direct reads: a bio per read,
 	# no page cache), their code and maps warm: what the work costs
 	# apart from the cold caches each of the rare runs above meets.
 	DIRECT="dd if=mnt/R of=/dev/null iflag=direct bs=4k count=16384"
-	floorstats "empty tp, direct 4 KiB reads" "$fopts" -- $DIRECT
+	floorstats "empty, direct 4 KiB reads ($KATTACH)" "$fopts" -- $DIRECT
 	progstats kern "direct 4 KiB reads" "$DIRECT 2>/dev/null"
 fi

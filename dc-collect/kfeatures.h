@@ -21,6 +21,8 @@ struct dc_features {
 	bool umulti;       /* the multi-uprobe link (6.6+) */
 	bool tp_btf;       /* BTF-typed raw tracepoints (sys_enter reads the
 	                      saved registers in place) */
+	bool tp_btf_layers; /* the same on the kernel layers' tracepoints */
+	bool classic_forced; /* DC_TEST_CLASSIC_TP: tp_btf_layers off */
 	bool global_args;  /* the verifier checks a global function with
 	                      pointer arguments once, on its own */
 	int fentry_errno;  /* why fentry failed to load */
@@ -38,6 +40,10 @@ enum dc_kfunc_method {
 };
 
 void dc_features_detect(struct dc_features *f);
+/* Whether the kernel layers' programs are the tp_btf ones (the kernel's
+ * structs read in place) rather than the classic tracepoints' (whose
+ * records the kernel fills first): the one decision. */
+bool dc_features_klayers_btf(const struct dc_features *f);
 enum dc_kfunc_method dc_features_kfunc_method(const struct dc_features *f);
 const char *dc_kfunc_method_name(enum dc_kfunc_method m);
 /* One line, no newline, describing f and the fallback in force. */

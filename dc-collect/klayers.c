@@ -98,7 +98,25 @@ const struct dc_klayer *dc_klayer_by_tp(int tp)
 	return NULL;
 }
 
-struct bpf_program *dc_klayer_prog(struct collect_bpf *skel, int tp)
+/* The tp_btf program of tp, NULL for those with a classic one only.
+ * They are declared not to load ("?"): dc_klayers_aim() says which. */
+static struct bpf_program *klayer_btf_prog(struct collect_bpf *skel, int tp)
+{
+	switch (tp) {
+	case DC_TP_BIO_QUEUE: return skel->progs.dc_bio_queue_btf;
+	case DC_TP_BLOCK_ISSUE: return skel->progs.dc_block_issue_btf;
+	case DC_TP_BLOCK_COMPLETE: return skel->progs.dc_block_complete_btf;
+	case DC_TP_BLOCK_SPLIT: return skel->progs.dc_block_split_btf;
+	case DC_TP_BIO_BACKMERGE: return skel->progs.dc_bio_backmerge_btf;
+	case DC_TP_BIO_FRONTMERGE: return skel->progs.dc_bio_frontmerge_btf;
+	case DC_TP_PC_ADD: return skel->progs.dc_pc_add_btf;
+	case DC_TP_PC_DELETE: return skel->progs.dc_pc_delete_btf;
+	case DC_TP_DIRTY: return skel->progs.dc_dirty_btf;
+	}
+	return NULL;
+}
+
+static struct bpf_program *klayer_tp_prog(struct collect_bpf *skel, int tp)
 {
 	switch (tp) {
 	case DC_TP_BIO_QUEUE: return skel->progs.dc_bio_queue;
@@ -121,6 +139,25 @@ struct bpf_program *dc_klayer_prog(struct collect_bpf *skel, int tp)
 	case DC_TP_BIO_FRONTMERGE: return skel->progs.dc_bio_frontmerge;
 	}
 	return NULL;
+}
+
+void dc_klayers_aim(struct collect_bpf *skel, bool btf)
+{
+	for (int tp = 0; tp < DC_TP_COUNT; tp++) {
+		struct bpf_program *b = klayer_btf_prog(skel, tp);
+
+		if (b == NULL)
+			continue;
+		bpf_program__set_autoload(b, btf);
+		bpf_program__set_autoload(klayer_tp_prog(skel, tp), !btf);
+	}
+}
+
+struct bpf_program *dc_klayer_prog(struct collect_bpf *skel, int tp)
+{
+	struct bpf_program *b = klayer_btf_prog(skel, tp);
+
+	return b && bpf_program__autoload(b) ? b : klayer_tp_prog(skel, tp);
 }
 
 int dc_tracefs_ready(void)

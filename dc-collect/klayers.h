@@ -23,7 +23,12 @@ struct dc_klayer {
  * generic program, which records the instant only. */
 const struct dc_klayer *dc_klayer_find(const char *name);
 const struct dc_klayer *dc_klayer_by_tp(int tp);
+/* The program decoding tp: the tp_btf one where dc_klayers_aim() chose
+ * those, else the classic tracepoint's. */
 struct bpf_program *dc_klayer_prog(struct collect_bpf *skel, int tp);
+/* Choose, before loading, the tp_btf programs (btf) or the classic
+ * ones for the tracepoints that have both; the others are not loaded. */
+void dc_klayers_aim(struct collect_bpf *skel, bool btf);
 /* Whether this kernel has the tracepoint ("category:event"). */
 bool dc_tracepoint_exists(const char *name);
 /* Mount tracefs if it is not, so tracepoints can be found; 0 or -1. */

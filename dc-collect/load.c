@@ -289,6 +289,7 @@ static void choose_programs(const struct collector *c, struct collect_bpf *skel)
 		bpf_program__set_autoload(skel->progs.dc_fallback_entry, false);
 		bpf_program__set_autoload(skel->progs.dc_fallback_exit, false);
 	}
+	dc_klayers_aim(skel, dc_features_klayers_btf(&c->feat));
 	for (int tp = 0; tp < DC_TP_COUNT; tp++)
 		if (!c->tp_needed[tp])
 			bpf_program__set_autoload(dc_klayer_prog(skel, tp), false);
@@ -473,6 +474,7 @@ int check_kernel(void)
 	bpf_program__set_autoload(f.tp_btf ? skel->progs.dc_sys_enter
 					   : skel->progs.dc_sys_enter_btf, false);
 	/* Decoded tracepoints this kernel lacks would fail CO-RE: skip. */
+	dc_klayers_aim(skel, dc_features_klayers_btf(&f));
 	dc_tracefs_ready();
 	for (int tp = 0; tp < DC_TP_COUNT; tp++)
 		if (!dc_tracepoint_exists(dc_klayer_by_tp(tp)->name))

@@ -37,7 +37,7 @@ CLEANFILES += dc-collect/collect.skel.h dc-collect/collect.bpf.o \
 EXTRA_DIST += dc-collect/collect.bpf.c dc-collect/common.bpf.h \
 	dc-collect/derive.bpf.h dc-collect/stack.bpf.h \
 	dc-collect/uprobe.bpf.h dc-collect/fallback.bpf.h \
-	dc-collect/tracepoints.bpf.h \
+	dc-collect/tracepoints.bpf.h dc-collect/block.bpf.h \
 	dc-collect/syscall.bpf.h dc-collect/kfunc.bpf.h dc-collect/README.md
 
 BPF_CFLAGS = -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
@@ -54,6 +54,7 @@ dc-collect/collect.bpf.o: $(srcdir)/dc-collect/collect.bpf.c \
 		$(srcdir)/dc-collect/stack.bpf.h $(srcdir)/dc-collect/uprobe.bpf.h \
 		$(srcdir)/dc-collect/fallback.bpf.h \
 		$(srcdir)/dc-collect/tracepoints.bpf.h \
+		$(srcdir)/dc-collect/block.bpf.h \
 		$(srcdir)/dc-collect/syscall.bpf.h \
 		$(srcdir)/lib/mpiabi.h \
 		$(srcdir)/dc-collect/kfunc.bpf.h $(srcdir)/dc-collect/kfunc.h \

@@ -25,6 +25,26 @@ for line in sys.stdin:
 print(total, n, big)"
 }
 
+# block_requests TRACE: the block requests of the processes traced on the
+# loop device, one "pid op sector size" line each, sorted (completions
+# never seen queued, pid 0, left out: they depend on timing).
+block_requests() {
+	_dev=$(cat "$SHARED/loopdev") &&
+	_devno=$(( 0x$(stat -c %t "$_dev") * 1048576 + 0x$(stat -c %T "$_dev") )) &&
+	pfw-query list "$1" --cat block --arg dev=$_devno | python3 -c "
+import json, sys
+pids = {}
+rows = []
+for line in sys.stdin:
+    e = json.loads(line)
+    if e[\"pid\"]:
+        p = pids.setdefault(e[\"pid\"], len(pids))
+        a = e[\"args\"]
+        rows.append((p, a[\"op\"], a[\"sector\"], a[\"size\"]))
+for r in sorted(rows):
+    print(*r)"
+}
+
 # Undo the device set-up whatever happens to the tests (the
 # test_when_finished of the whole script).
 cleanup_device() {
@@ -100,6 +120,76 @@ test_expect_success BPF,LOOP,PYTHON3 'a direct write of 16 MiB in 8 MiB blocks: 
 	set -- $(block_bytes t.pfw.gz "$pid" W) &&
 	echo "bytes $1 in $2 requests, largest $3" &&
 	test "$1" = 16777216 && test "$2" -ge 256 && test "$3" -le 65536
+'
+
+# Where the kernel has tp_btf the block programs read its bio and request
+# in place; the classic tracepoints' programs (DC_TEST_CLASSIC_TP, as on
+# a kernel without tp_btf) read the records the kernel fills: the same
+# requests, devices, sectors, sizes and operations either way (the file
+# written is overwritten in place, so its sectors stay the same).
+test_expect_success BPF,LOOP,PYTHON3 'tp_btf and classic tracepoint programs: the same requests, sectors, sizes and operations' '
+	printf "layers: [block]\n" >c.yaml &&
+	dd if=/dev/zero of="$MNT/S" bs=256k count=8 2>/dev/null && sync &&
+	cmd="dd if=$MNT/D of=/dev/null bs=1M iflag=direct &&
+	     dd if=/dev/zero of=$MNT/S bs=256k count=8 oflag=direct,dsync conv=notrunc" &&
+	trace c.yaml btf.pfw.gz probes.sig -- sh -c "$cmd" &&
+	test "$(cat collect.rc)" = 0 &&
+	grep -o "tracepoints: [a-z_]*" collect.err &&
+	(
+		DC_TEST_CLASSIC_TP=1 && export DC_TEST_CLASSIC_TP &&
+		trace c.yaml classic.pfw.gz probes.sig -- sh -c "$cmd"
+	) &&
+	test "$(cat collect.rc)" = 0 &&
+	grep "tracepoints: classic (DC_TEST_CLASSIC_TP)" collect.err &&
+	block_requests btf.pfw.gz >btf.req &&
+	block_requests classic.pfw.gz >classic.req &&
+	cut -d" " -f2 classic.req | sort | uniq -c &&
+	test $(grep -c " R[A-Z]* " classic.req) -ge 256 &&
+	test $(grep -c " W[A-Z]* " classic.req) -ge 32 &&
+	test_cmp classic.req btf.req
+'
+
+# The same for the page cache programs: folios added (a cold read of the
+# 16 MiB file), dirtied (an overwrite of 256 KiB) and removed (the file's
+# cache dropped, once written back: dirty pages stay): the same device and inode and the same pages in all
+# (how they come in folios depends on the moment), the same dirtied
+# indexes, either kind.
+test_expect_success BPF,LOOP,PYTHON3 'tp_btf and classic tracepoint programs: the same page cache events' '
+	printf "layers: [pagecache]\n" >c.yaml &&
+	cmd="dd if=$MNT/D iflag=nocache count=0 &&
+	     cat $MNT/D >/dev/null &&
+	     dd if=/dev/zero of=$MNT/D bs=64k count=4 conv=notrunc &&
+	     sync $MNT/D && dd if=$MNT/D iflag=nocache count=0" &&
+	for kind in btf classic; do
+		(
+			if test $kind = classic; then
+				DC_TEST_CLASSIC_TP=1 && export DC_TEST_CLASSIC_TP
+			fi &&
+			trace c.yaml $kind.pfw.gz probes.sig -- sh -c "$cmd"
+		) &&
+		test "$(cat collect.rc)" = 0 &&
+		pfw-query list $kind.pfw.gz --ph i --arg inode=$(stat -c %i "$MNT/D") |
+		python3 -c "
+import json, sys, collections
+pages = collections.Counter()
+dirty = []
+for line in sys.stdin:
+    e = json.loads(line)
+    a = e[\"args\"]
+    key = (e[\"name\"], a.get(\"dev\"), a[\"inode\"])
+    if \"dirty\" in e[\"name\"]:
+        dirty.append(a[\"index\"])
+    else:
+        pages[key] += a[\"pages\"]
+for k in sorted(pages):
+    print(*k, pages[k])
+print(\"dirtied\", *sorted(dirty))" >$kind.ev || return 1
+	done &&
+	cat classic.ev &&
+	grep "^filemap:mm_filemap_add_to_page_cache .* 4096\$" classic.ev &&
+	grep "^filemap:mm_filemap_delete_from_page_cache .* 4096\$" classic.ev &&
+	grep -x "dirtied $(seq -s " " 0 63)" classic.ev &&
+	test_cmp classic.ev btf.ev
 '
 
 # O_DSYNC rather than one fsync at the end: a sync(1) run elsewhere on the
