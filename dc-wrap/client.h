@@ -32,13 +32,16 @@
 /* 1 for a function this process records (set once, after the handshake). */
 extern DC_HIDDEN unsigned char dc_fast_on[DC_FAST_NFUNCS];
 
-/* Per thread.  `k` comes first: the collector's BPF program reads it at
- * the thread pointer + its offset, sent in the hello, unless the thread
- * keeps its state in the process's call-state map (kp).  Hidden and
- * initial-exec, so a wrapper reaches it with one %fs-relative access. */
+/* Per thread.  `k` comes first: the thread's call state, which the
+ * collector's BPF program reads at the thread pointer + its offset, sent
+ * in the hello, unless the thread has an entry in the process's
+ * call-state map (kp): k is then copied there at every change, and the
+ * wrappers still read only k, on the line they use anyway, never the
+ * entry.  Hidden and initial-exec, so a wrapper reaches it with one
+ * %fs-relative access. */
 struct dc_thread {
 	struct dc_client_tls k;
-	struct dc_client_tls *kp; /* where the state is kept: the thread's
+	struct dc_client_tls *kp; /* where the kernel reads k: the thread's
 	                            entry of the call-state map, or &k;
 	                            NULL until its first call */
 	unsigned char *data;     /* this thread's slot's data area */
@@ -95,7 +98,8 @@ extern DC_HIDDEN unsigned char dc_fast_file_arg[DC_FAST_NFUNCS];
 DC_HIDDEN struct dc_client_tls *dc_thread_state(void);
 
 /* Open a call: it becomes the innermost on this thread, which the kernel
- * reads at the system calls it makes (so k is stored before they run). */
+ * reads at the system calls it makes (so k, and its copy at kp, are
+ * stored before they run). */
 static inline __attribute__((always_inline)) void
 dc_call_begin(struct dc_call *c, int fn, const __u64 *args, int nargs)
 {
@@ -115,10 +119,11 @@ dc_call_begin(struct dc_call *c, int fn, const __u64 *args, int nargs)
 	*t->errp = 0;
 	if (__builtin_expect(k == NULL, 0))
 		k = dc_thread_state();
-	c->parent = k->cur;
+	c->parent = t->k.cur;
 	c->seq = ++t->seq | DC_SEQ_CLIENT;
-	k->cur = c->seq;
-	k->depth++;
+	t->k.cur = c->seq;
+	t->k.depth++;
+	*k = t->k;
 	__asm__ __volatile__("" ::: "memory");
 	c->ts = dc_now();
 }

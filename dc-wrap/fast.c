@@ -258,12 +258,12 @@ static void count_lost(void)
 
 /* ---- per-thread call state ---- */
 
-/* This thread's call state, at its first call: an entry of the process's
- * call-state map it claims (lib/event.h), where the kernel programs read
- * it with plain loads; else its TLS (no map, or no entry free: then
- * counted in the map's header, and the programs read the TLS of a thread
- * they find no entry for).  The entry goes on from the state the TLS
- * held. */
+/* Where the kernel reads this thread's call state, from its first call:
+ * an entry of the process's call-state map it claims (lib/event.h),
+ * which the kernel programs read with plain loads; else its TLS (no map,
+ * or no entry free: then counted in the map's header, and the programs
+ * read the TLS of a thread they find no entry for).  The entry starts as
+ * a copy of the TLS's state. */
 struct dc_client_tls *dc_thread_state(void)
 {
 	struct dc_client_state *e;
@@ -296,14 +296,13 @@ struct dc_client_tls *dc_thread_state(void)
 	return thr.kp = &thr.k;
 }
 
-/* A thread ends: its entry is free for the next one, its state back in
- * its TLS (a later call, from another key's destructor, claims again). */
+/* A thread ends: its entry is free for the next one (a later call, from
+ * another key's destructor, claims again). */
 static void release_state(void *arg)
 {
 	struct dc_client_state *e = arg;
 
 	if (e != NULL && thr.kp == &e->k) {
-		thr.k = e->k;
 		thr.kp = NULL;
 		__atomic_store_n(&e->owner, 0, __ATOMIC_RELEASE);
 	}
@@ -568,7 +567,7 @@ put_header(struct dc_event *ev, const struct dc_call *c,
 		.ts = c->ts,
 		.dur = end - c->ts,
 		.ret = ret,
-		.depth = (__u16)thr.kp->depth,
+		.depth = (__u16)thr.k.depth,
 		.nargs = fn->nslots,
 		/* The errno this call failed with: known here exactly. */
 		.error = fail ? err : 0,
@@ -643,8 +642,9 @@ void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
 
 	if (err == 0)
 		*thr.errp = c->errno0;
-	thr.kp->depth--;
-	thr.kp->cur = c->parent;
+	thr.k.depth--;
+	thr.k.cur = c->parent;
+	*thr.kp = thr.k;
 	if (__builtin_expect(thr.busy, 0)) {
 		count_lost();
 		return;
