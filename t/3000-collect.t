@@ -43,6 +43,26 @@ test_expect_success BPF,PYTHON3 'a failed library call carries the errno of the 
 	test "$(pfw-query count t.pfw.gz --cat sys --name openat --file "$PWD/missing" --arg ret=-2 --arg errno=2)" = 1
 '
 
+test_expect_success BPF,PYTHON3 'compact and full ring records alike: an error without a path, an offset past 32 bits' '
+	printf "layers: [syscalls]\n" >c.yaml &&
+	: >S &&
+	cat >calls.py <<-\EOP &&
+	import os
+	fd = os.open("S", os.O_RDONLY)
+	os.lseek(fd, 1 << 20, os.SEEK_SET)
+	os.lseek(fd, 1 << 40, os.SEEK_SET)
+	try:
+	    os.read(999, 1)
+	except OSError:
+	    pass
+	EOP
+	trace_ok c.yaml t.pfw.gz -v probes.sig -- python3 calls.py &&
+	grep "debug: [1-9][0-9]* compact ring-buffer records" collect.err &&
+	test "$(pfw-query count t.pfw.gz --cat sys --name lseek --arg ret=1048576)" = 1 &&
+	test "$(pfw-query count t.pfw.gz --cat sys --name lseek --arg ret=1099511627776)" = 1 &&
+	test "$(pfw-query count t.pfw.gz --cat sys --name read --arg ret=-9 --arg errno=9)" = 1
+'
+
 test_expect_success BPF,PYTHON3 'a file read twice after dropping caches: block reads only the first time' '
 	dd if=/dev/urandom of=R bs=1M count=8 2>/dev/null && sync &&
 	echo 3 >/proc/sys/vm/drop_caches &&
