@@ -203,15 +203,16 @@ fs += ["block:block_split", "block:block_bio_backmerge", "block:block_bio_frontm
 print(" ".join(fs))')
 	# The floor attaches the way dc-collect does: through tp_btf where
 	# it says so, for the tracepoints klayers.c has tp_btf programs for
-	# (block, page cache, dirtied folios), the rest as classic ones.
+	# (block, page cache, file faults, dirtied folios, readahead), the
+	# rest as classic ones.
 	KATTACH="classic tracepoints"
 	if dc-collect --check-kernel 2>/dev/null | grep -q "tracepoints: tp_btf"; then
-		KATTACH="tp_btf for block, page cache, dirty; classic for the rest"
+		KATTACH="tp_btf where dc-collect has it, classic for the rest"
 	fi
 	fopts=$(for t in $tps; do
 		case "$KATTACH $t" in
-		tp_btf*" block:"* | tp_btf*" filemap:mm_filemap_"*_page_cache | \
-		tp_btf*" writeback:writeback_dirty_folio")
+		tp_btf*" block:"* | tp_btf*" filemap:mm_filemap_"* | \
+		tp_btf*" writeback:writeback_dirty_folio" | tp_btf*" readahead:"*)
 			printf -- '-b %s ' "${t#*:}" ;;
 		*) printf -- '-t %s ' "$t" ;;
 		esac

@@ -112,6 +112,9 @@ static struct bpf_program *klayer_btf_prog(struct collect_bpf *skel, int tp)
 	case DC_TP_PC_ADD: return skel->progs.dc_pc_add_btf;
 	case DC_TP_PC_DELETE: return skel->progs.dc_pc_delete_btf;
 	case DC_TP_DIRTY: return skel->progs.dc_dirty_btf;
+	case DC_TP_FAULT: return skel->progs.dc_fault_btf;
+	case DC_TP_RA_SYNC: return skel->progs.dc_ra_sync_btf;
+	case DC_TP_RA_ASYNC: return skel->progs.dc_ra_async_btf;
 	}
 	return NULL;
 }

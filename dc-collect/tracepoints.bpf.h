@@ -7,8 +7,8 @@
  *
  * Classic tracepoints (their trace_event_raw_* records, read with CO-RE):
  * their fields have stayed stable across kernels where the raw argument
- * lists have not.  The block, page cache and dirtied-folio programs
- * also come as tp_btf programs,
+ * lists have not.  The block, page cache, fault, dirtied-folio and
+ * readahead programs also come as tp_btf programs,
  * loaded instead where the kernel has tp_btf (kfeatures.c decides): the
  * kernel fills no record for them first, which it does for a classic
  * tracepoint's program at every event on the host, traced or not.  Both
@@ -328,6 +328,23 @@ static __always_inline void folio_fields_of(struct folio *folio,
 	f->pages = 1ULL << (folio_order_of(folio) & 63);
 }
 
+/* A fault on a file's page (selected task): its device, inode, index. */
+SEC("?tp_btf/mm_filemap_fault")
+int BPF_PROG(dc_fault_btf, struct address_space *mapping, unsigned long index)
+{
+	struct task_struct *task;
+	__u64 pid_tgid;
+
+	if ((task = selected_task(&pid_tgid))) {
+		struct inode *host = mapping->host;
+		struct kevent k = { .nargs = 3,
+				    .a = { inode_dev(host), host->i_ino, index } };
+
+		emit_instant_sel(DC_TP_FAULT, pid_tgid, sel_stack(task), &k);
+	}
+	return 0;
+}
+
 SEC("?tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(dc_pc_add_btf, struct folio *folio)
 {
@@ -440,16 +457,16 @@ static __always_inline void ra_count(struct dc_stack *st, __u64 dev,
 	ra->pages += pages;
 }
 
-static __always_inline void
-ra_begin(__u32 tp, struct trace_event_raw_page_cache_ra_op *ctx)
+/* A readahead of file ino on dev from index begun by task, selected. */
+static __always_inline void ra_begin(__u32 tp, struct task_struct *task,
+				     __u64 pid_tgid, __u64 dev, __u64 ino,
+				     __u64 index)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 pid_tgid = task_pid_tgid(task);
 	struct dc_ra_pending *ra;
 	struct dc_stack *st;
 	__u32 probe_id;
 
-	if (!current_selected(pid_tgid) || tp_probe_id(tp, &probe_id))
+	if (tp_probe_id(tp, &probe_id))
 		return;
 	st = sel_stack(task);
 	if (!st) {
@@ -462,9 +479,9 @@ ra_begin(__u32 tp, struct trace_event_raw_page_cache_ra_op *ctx)
 	ra->probe_id = probe_id;
 	ra->ts = bpf_ktime_get_ns();
 	ra->pid_tgid = pid_tgid;
-	ra->dev = ctx->s_dev;
-	ra->ino = ctx->i_ino;
-	ra->index = ctx->index;
+	ra->dev = dev;
+	ra->ino = ino;
+	ra->index = index;
 	ra->pages = 0;
 	{
 		struct kevent k = {};
@@ -480,14 +497,49 @@ ra_begin(__u32 tp, struct trace_event_raw_page_cache_ra_op *ctx)
 SEC("tp/readahead/page_cache_sync_ra")
 int dc_ra_sync(struct trace_event_raw_page_cache_ra_op *ctx)
 {
-	ra_begin(DC_TP_RA_SYNC, ctx);
+	struct task_struct *task;
+	__u64 pid_tgid;
+
+	if ((task = selected_task(&pid_tgid)))
+		ra_begin(DC_TP_RA_SYNC, task, pid_tgid, ctx->s_dev,
+			 ctx->i_ino, ctx->index);
 	return 0;
 }
 
 SEC("tp/readahead/page_cache_async_ra")
 int dc_ra_async(struct trace_event_raw_page_cache_ra_op *ctx)
 {
-	ra_begin(DC_TP_RA_ASYNC, ctx);
+	struct task_struct *task;
+	__u64 pid_tgid;
+
+	if ((task = selected_task(&pid_tgid)))
+		ra_begin(DC_TP_RA_ASYNC, task, pid_tgid, ctx->s_dev,
+			 ctx->i_ino, ctx->index);
+	return 0;
+}
+
+/* The same through tp_btf (see block.bpf.h's). */
+SEC("?tp_btf/page_cache_sync_ra")
+int BPF_PROG(dc_ra_sync_btf, struct inode *inode, unsigned long index)
+{
+	struct task_struct *task;
+	__u64 pid_tgid;
+
+	if ((task = selected_task(&pid_tgid)))
+		ra_begin(DC_TP_RA_SYNC, task, pid_tgid, inode_dev(inode),
+			 inode->i_ino, index);
+	return 0;
+}
+
+SEC("?tp_btf/page_cache_async_ra")
+int BPF_PROG(dc_ra_async_btf, struct inode *inode, unsigned long index)
+{
+	struct task_struct *task;
+	__u64 pid_tgid;
+
+	if ((task = selected_task(&pid_tgid)))
+		ra_begin(DC_TP_RA_ASYNC, task, pid_tgid, inode_dev(inode),
+			 inode->i_ino, index);
 	return 0;
 }
 

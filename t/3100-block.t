@@ -150,14 +150,16 @@ test_expect_success BPF,LOOP,PYTHON3 'tp_btf and classic tracepoint programs: th
 '
 
 # The same for the page cache programs: folios added (a cold read of the
-# 16 MiB file), dirtied (an overwrite of 256 KiB) and removed (the file's
-# cache dropped, once written back: dirty pages stay): the same device and inode and the same pages in all
-# (how they come in folios depends on the moment), the same dirtied
-# indexes, either kind.
+# 16 MiB file, and its readaheads), faulted in (the file mapped and
+# read), dirtied (an overwrite of 256 KiB) and removed (the file's cache
+# dropped, once written back: dirty pages stay): the same device and
+# inode and the same pages in all (how they come in folios depends on
+# the moment), the same dirtied indexes, either kind.
 test_expect_success BPF,LOOP,PYTHON3 'tp_btf and classic tracepoint programs: the same page cache events' '
-	printf "layers: [pagecache]\n" >c.yaml &&
+	printf "layers: [pagecache, faults]\n" >c.yaml &&
 	cmd="dd if=$MNT/D iflag=nocache count=0 &&
 	     cat $MNT/D >/dev/null &&
+	     python3 -c \"import mmap; f = open(\\\"$MNT/D\\\", \\\"rb\\\"); m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ); sum(m[i] for i in range(0, len(m), 4096))\" &&
 	     dd if=/dev/zero of=$MNT/D bs=64k count=4 conv=notrunc &&
 	     sync $MNT/D && dd if=$MNT/D iflag=nocache count=0" &&
 	for kind in btf classic; do
@@ -173,22 +175,27 @@ test_expect_success BPF,LOOP,PYTHON3 'tp_btf and classic tracepoint programs: th
 import json, sys, collections
 pages = collections.Counter()
 dirty = []
+faults = []
 for line in sys.stdin:
     e = json.loads(line)
     a = e[\"args\"]
     key = (e[\"name\"], a.get(\"dev\"), a[\"inode\"])
     if \"dirty\" in e[\"name\"]:
         dirty.append(a[\"index\"])
+    elif \"fault\" in e[\"name\"]:
+        faults.append((a[\"dev\"], a[\"index\"]))
     else:
         pages[key] += a[\"pages\"]
 for k in sorted(pages):
     print(*k, pages[k])
-print(\"dirtied\", *sorted(dirty))" >$kind.ev || return 1
+print(\"dirtied\", *sorted(dirty))
+print(\"faults\", len(faults), \"on devices\", *sorted(set(d for d, i in faults)))" >$kind.ev || return 1
 	done &&
 	cat classic.ev &&
 	grep "^filemap:mm_filemap_add_to_page_cache .* 4096\$" classic.ev &&
 	grep "^filemap:mm_filemap_delete_from_page_cache .* 4096\$" classic.ev &&
 	grep -x "dirtied $(seq -s " " 0 63)" classic.ev &&
+	grep "^faults [1-9]" classic.ev &&
 	test_cmp classic.ev btf.ev
 '
 
