@@ -59,8 +59,10 @@
 #define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
 #define DC_FAST_VERSION 7u
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
-#define DC_FAST_FULL_WAIT_MS 100          /* a full slot waits this long
-                                             for the collector to read */
+#define DC_FAST_FULL_WAIT_MS 1000         /* a full slot waits this long
+                                             for the collector to read on:
+                                             on a busy host the collector
+                                             can go ~100 ms without a CPU */
 #define DC_FAST_FULL_WAIT_MAX_MS 60000    /* the longest a collector may ask */
 
 /* The functions the client wraps, in table order: X(name, layer).  The

@@ -110,15 +110,15 @@ two_functions() {
 	printf "  - syscalls\n"
 }
 
-test_expect_success BPF 'the wait for a full ring is told to the client: 100 ms, wait=MS, drop' '
+test_expect_success BPF 'the wait for a full ring is told to the client: 1 s, wait=MS, drop' '
 	two_functions >c.yaml &&
 	: the client library would take the socket first: not preloaded &&
 	collect c.yaml t.txt probes.sig -- env LD_PRELOAD= "$FC" config &&
-	grep "^full_wait_ms=100\$" collect.err &&
+	grep "^full_wait_ms=1000\$" collect.err &&
 	collect c.yaml t.txt --fast-full wait=2500 probes.sig -- env LD_PRELOAD= "$FC" config &&
 	grep "^full_wait_ms=2500\$" collect.err &&
 	collect c.yaml t.txt --fast-full wait probes.sig -- env LD_PRELOAD= "$FC" config &&
-	grep "^full_wait_ms=100\$" collect.err &&
+	grep "^full_wait_ms=1000\$" collect.err &&
 	collect c.yaml t.txt --fast-full drop probes.sig -- env LD_PRELOAD= "$FC" config &&
 	grep "^full_wait_ms=0\$" collect.err
 '
