@@ -341,8 +341,8 @@ static const struct exe *own_copies(struct dc_fallback *fb, pid_t pid)
 	return e;
 }
 
-/* pid, which has uprobes since before its exec, is gone from them: its
- * new program needs others. */
+/* Forget process t: it exited, or the program it exec'd needs other
+ * uprobes than those it has. */
 static void forget(struct dc_fallback *fb, struct traced *t)
 {
 	tdelete(t, &fb->procs, traced_cmp);
