@@ -197,21 +197,26 @@ test_expect_success BPF 'the uprobe events go with the process and, after the en
 # A pid that ran and is gone (reused within the test: unlikely).  The
 # leftovers are removed before the collector defines its own events, at
 # the first process without the client: made just before it, so that no
-# other collector on the host removes them first.
+# other collector on the host removes them first.  That process waits
+# (gate2) until the collector has named it: gone before its exec is read
+# (a slow, sanitized collector), it would need no events at all.
 test_expect_success BPF 'before defining its events, a collector removes the unused ones of collectors that no longer run, and only those' '
 	sh -c "exit 0" & dead=$! && wait $dead &&
 	ue=/sys/kernel/tracing/uprobe_events &&
 	test_when_finished "echo -:datacrumbs/p$$_0badcafe_0 >>$ue; echo -:datacrumbs/p${dead}_0badcafe_0 >>$ue; true" &&
-	mkdir gate &&
+	mkdir gate gate2 &&
 	{ dc-collect -k "$SHARED/key" -R ready -o s.dcs "$SIG" -- sh -c "
 		until test -e \"$PWD/gate/go\"; do sleep 0.01; done
-		env -u LD_PRELOAD \"$W\" writes 5" 2>collect.err & } &&
+		env -u LD_PRELOAD \"$FC\" gate \"$PWD/gate2\" 5" 2>collect.err & } &&
 	cpid=$! &&
-	test_when_finished "touch \"$PWD/gate/go\"; test_kill_pid $cpid dc-collect" &&
+	test_when_finished "touch \"$PWD/gate/go\" \"$PWD/gate2/go\"; test_kill_pid $cpid dc-collect" &&
 	wait_for_file ready &&
 	echo "p:datacrumbs/p${dead}_0badcafe_0 $W:0x0" >>$ue &&
 	echo "p:datacrumbs/p$$_0badcafe_0 $W:0x0" >>$ue &&
 	touch gate/go &&
+	wait_until 60 "fastclient got no uprobes" \
+		grep -q "(fastclient) will not load the client library" collect.err &&
+	touch gate2/go &&
 	wait $cpid &&
 	grep "removed [1-9][0-9]* unused uprobe events of collectors that no longer run (killed) from /sys/kernel/tracing/uprobe_events" collect.err &&
 	test "$(events $dead)" = 0 &&
