@@ -60,46 +60,6 @@ struct dc_probe_cfg {
  * ret = the client's open calls then); dc-collect/nest.c. */
 #define DC_EV_NEST_ENTER 0x80
 
-/* The ring's compact record, for a completed call or an instant of the
- * kernel's whose fields fit it (no string, times and numbers of 32 bits):
- * 40 bytes and its argument slots where struct dc_event takes 72.  Ring
- * only, never in the stream: dc-collect expands it into a struct dc_event
- * as it reads the ring (output.c), the one reader of this layout.  Its
- * type is at struct dc_event's offset of type, so one byte says which
- * layout a ring record has; the argument count is what the record's size
- * leaves after the header. */
-#define DC_KREC_MASK 0xf0
-#define DC_KREC 0x40
-#define DC_KREC_CALL (DC_KREC | DC_EV_CALL)       /* a call: error 0 */
-#define DC_KREC_SYSCALL (DC_KREC | 0x2)           /* a kernel call: a
-                                                     ret of -1..-4095 is
-                                                     its error */
-#define DC_KREC_INSTANT (DC_KREC | DC_EV_INSTANT)
-/* krec.bits */
-#define DC_KREC_CLIENT_PARENT 0x01 /* parent is a client's seq
-                                      (| DC_SEQ_CLIENT) */
-
-struct dc_krec {
-	__u16 probe_id;          /* < DC_MAX_PROBES */
-	__u8 type;               /* DC_KREC_*, at dc_event's offset */
-	__u8 flags;              /* DC_EVF_* */
-	__u16 depth;
-	__u8 bits;               /* DC_KREC_CLIENT_PARENT */
-	__u8 reserved;
-	__u32 tid;               /* tid, then tgid: a pid_tgid's halves */
-	__u32 pid;
-	__u64 ts;
-	__u32 dur;
-	__s32 ret;
-	__u32 seq;               /* dc_event's, in 32 bits */
-	__u32 parent;
-	/* __u64 args[]: (record's size - sizeof(struct dc_krec)) / 8 */
-};
-
-#define DC_KREC_SIZE 40
-_Static_assert(sizeof(struct dc_krec) == DC_KREC_SIZE, "the compact header");
-_Static_assert(DC_MAX_PROBES <= 65536, "a probe id in 16 bits");
-
 /* One pending call on a thread's stack. */
 struct dc_call_frame {
 	__u32 probe_id;

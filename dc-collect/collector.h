@@ -92,8 +92,6 @@ struct collector {
 	unsigned char *batch;
 	size_t batch_used;
 	unsigned long long events;
-	unsigned long long compact;     /* ring records in struct dc_krec */
-	unsigned long long bad_records; /* ring records not understood */
 	unsigned int internal_base;
 	pid_t child;
 	int child_status;

@@ -287,55 +287,15 @@ static __always_inline struct dc_event *reserve_event(__u32 probe_id,
 	return ev;
 }
 
-/* The n argument slots a record's header ends at (dst). */
-static __always_inline void put_args(void *dst, const __u64 *a, const int n)
+/* The n argument slots after a record's header. */
+static __always_inline void put_args(struct dc_event *ev, const __u64 *a,
+				     const int n)
 {
-	__u64 *args = dst;
+	__u64 *args = (__u64 *)((__u8 *)ev + DC_EVENT_HDR_SIZE);
 	int i;
 
 	for (i = 0; i < n; i++)
 		args[i] = a[i];
-}
-
-/* Does a record fit the compact layout (struct dc_krec, collect.h)?  A
- * record that does costs the ring 32 bytes less than its struct
- * dc_event: most of a kernel event's write misses and the reader's copy. */
-static __always_inline bool krec_fits(__u64 dur, __s64 ret, __u64 seq,
-				      __u64 parent)
-{
-	return (dur >> 32) == 0 && ret == (__s32)ret && (seq >> 32) == 0 &&
-	       ((parent & ~DC_SEQ_CLIENT) >> 32) == 0;
-}
-
-/* A compact record of n argument slots, reserved and filled but for its
- * arguments (after it: put_args(r + 1, ...)); NULL, with a drop counted,
- * when the ring is full.  The caller checked krec_fits(). */
-static __always_inline struct dc_krec *
-put_krec(__u8 type, __u8 flags, __u32 probe_id, __u64 pid_tgid, __u64 ts,
-	 __u64 dur, __s64 ret, __u16 depth, __u64 seq, __u64 parent,
-	 const int n)
-{
-	struct dc_krec *r;
-
-	r = bpf_ringbuf_reserve(&events, DC_KREC_SIZE + 8 * n, 0);
-	if (!r) {
-		count_drop(probe_id);
-		return NULL;
-	}
-	r->probe_id = (__u16)probe_id;
-	r->type = type;
-	r->flags = flags;
-	r->depth = depth;
-	r->bits = (parent & DC_SEQ_CLIENT) ? DC_KREC_CLIENT_PARENT : 0;
-	r->reserved = 0;
-	r->tid = (__u32)pid_tgid;
-	r->pid = pid_tgid >> 32;
-	r->ts = ts;
-	r->dur = (__u32)dur;
-	r->ret = (__s32)ret;
-	r->seq = (__u32)seq;
-	r->parent = (__u32)parent;
-	return r;
 }
 
 /* A record built in scratch space (its size known only once built),

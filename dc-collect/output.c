@@ -267,80 +267,14 @@ void fast_sink(void *ctx, struct dc_event *ev)
 
 static void process_record(struct collector *c, const struct dc_event *ev);
 
-/* A compact ring record (struct dc_krec, collect.h) as the struct
- * dc_event it stands for, into ev (room for DC_EVENT_FIXED_SIZE bytes):
- * NULL, or what is wrong with it.  The one reader of that layout. */
-static const char *krec_expand(const void *data, size_t size,
-			       struct dc_event *ev)
-{
-	struct dc_krec r;
-	size_t nargs;
-
-	if (size < DC_KREC_SIZE || (size - DC_KREC_SIZE) % 8 != 0)
-		return "size not its header and whole argument slots";
-	nargs = (size - DC_KREC_SIZE) / 8;
-	if (nargs > DC_MAX_ARGS)
-		return "more argument slots than a probe records";
-	memcpy(&r, data, sizeof(r));
-	if (r.type != DC_KREC_CALL && r.type != DC_KREC_SYSCALL &&
-	    r.type != DC_KREC_INSTANT)
-		return "unknown compact type";
-	if ((r.bits & ~DC_KREC_CLIENT_PARENT) != 0 || r.reserved != 0)
-		return "unknown bits set";
-	memset(ev, 0, DC_EVENT_HDR_SIZE);
-	ev->size = (uint16_t)(DC_EVENT_HDR_SIZE + 8 * nargs);
-	ev->type = r.type == DC_KREC_INSTANT ? DC_EV_INSTANT : DC_EV_CALL;
-	ev->flags = r.flags;
-	ev->probe_id = r.probe_id;
-	ev->pid = r.pid;
-	ev->tid = r.tid;
-	ev->ts = r.ts;
-	ev->dur = r.dur;
-	ev->ret = r.ret;
-	ev->depth = r.depth;
-	ev->nargs = (uint8_t)nargs;
-	ev->seq = r.seq;
-	ev->parent = r.parent;
-	if (r.bits & DC_KREC_CLIENT_PARENT)
-		ev->parent |= DC_SEQ_CLIENT;
-	/* A system call's -errno (the kernel's last 4095 values). */
-	if (r.type == DC_KREC_SYSCALL && r.ret < 0 && r.ret >= -4095)
-		ev->error = -r.ret;
-	memcpy(DC_EVENT_ARGS(ev), (const unsigned char *)data + DC_KREC_SIZE,
-	       8 * nargs);
-	return NULL;
-}
-
-/* A ring record that is not what the programs write: counted, the first
- * named (report_bad_records says how many at the end). */
-static void bad_record(struct collector *c, size_t size, const char *why)
-{
-	if (c->bad_records++ == 0)
-		warn("ignoring a malformed ring-buffer record (%zu bytes): %s",
-		     size, why);
-}
-
 int on_record(void *ctx, void *data, size_t size)
 {
 	struct collector *c = ctx;
 	const struct dc_event *ev = data;
-	union {
-		struct dc_event ev;
-		unsigned char rec[DC_EVENT_FIXED_SIZE];
-	} full;
-	const char *why;
 
-	if (size >= 3 && (((const unsigned char *)data)[2] & DC_KREC_MASK) == DC_KREC) {
-		why = krec_expand(data, size, &full.ev);
-		if (why != NULL) {
-			bad_record(c, size, why);
-			return 0;
-		}
-		ev = &full.ev;
-		c->compact++;
-	} else if (size < DC_EVENT_HDR_SIZE || ev->size < DC_EVENT_HDR_SIZE ||
-		   ev->size > size) {
-		bad_record(c, size, "its size field disagrees");
+	if (size < DC_EVENT_HDR_SIZE || ev->size < DC_EVENT_HDR_SIZE ||
+	    ev->size > size) {
+		warn("ignoring a malformed ring-buffer record (%zu bytes)", size);
 		return 0;
 	}
 	/* The start of a uprobe call on the fast path: for nest.c only. */
@@ -641,10 +575,6 @@ unsigned long long report_drops(struct collector *c)
 	report_kernel_drops(c, n.total + fast_total, per_cpu, ncpu, buf);
 	report_unattributed(c, n.total + fast_total, n.unknown);
 	warn_drops(&n);
-	if (c->bad_records > 0)
-		warn("%llu malformed ring-buffer records ignored",
-		     c->bad_records);
-	debug("%llu compact ring-buffer records", c->compact);
 	free(per_cpu);
 	free(buf);
 	return n.total + fast_total;

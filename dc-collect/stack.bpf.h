@@ -324,31 +324,17 @@ static __always_inline void put_call(const struct dc_call_frame *f,
 				     __u64 pid_tgid, __u64 now, __s64 ret,
 				     __u32 depth, __u8 flags, const int n)
 {
-	__u64 dur = now - f->ts;
-	struct dc_event *ev;
+	struct dc_event *ev = reserve_event(f->probe_id, n);
 
-	if (krec_fits(dur, ret, f->seq, f->parent)) {
-		struct dc_krec *r;
-
-		r = put_krec(f->is_syscall ? DC_KREC_SYSCALL : DC_KREC_CALL,
-			     flags, f->probe_id, pid_tgid, f->ts, dur, ret,
-			     (__u16)depth, f->seq, f->parent, n);
-		if (!r)
-			return;
-		put_args(r + 1, f->args, n);
-		bpf_ringbuf_submit(r, rb_flags());
-		return;
-	}
-	ev = reserve_event(f->probe_id, n);
 	if (!ev)
 		return;
-	fill_header(ev, DC_EV_CALL, f->probe_id, pid_tgid, f->ts, dur, ret,
-		    depth);
+	fill_header(ev, DC_EV_CALL, f->probe_id, pid_tgid, f->ts, now - f->ts,
+		    ret, depth);
 	ev->seq = f->seq;
 	ev->parent = f->parent;
 	ev->flags = flags;
 	ev->error = syscall_error(f, ret);
-	put_args(DC_EVENT_ARGS(ev), f->args, n);
+	put_args(ev, f->args, n);
 	bpf_ringbuf_submit(ev, rb_flags());
 }
 
@@ -396,7 +382,7 @@ static __always_inline void put_call_str(const struct dc_call_frame *f,
 	ev->seq = f->seq;
 	ev->parent = f->parent;
 	ev->nargs = DC_MAX_ARGS;
-	put_args(DC_EVENT_ARGS(ev), f->args, DC_MAX_ARGS);
+	put_args(ev, f->args, DC_MAX_ARGS);
 	/* The strings' addresses from the record's copy of the arguments:
 	 * any u8 index stays inside the scratch record, whatever the
 	 * verifier knows of it (6.1's lost str2's bound across a spill,

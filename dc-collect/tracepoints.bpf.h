@@ -80,33 +80,18 @@ static __always_inline int tp_probe_id(__u32 tp, __u32 *probe_id)
 	return 0;
 }
 
-/* A kernel-layer record of n argument slots (see reserve_event): the
- * compact one when it fits (a call or an instant; seq 0). */
+/* A kernel-layer record of n argument slots (see reserve_event). */
 static __always_inline void put_kernel(const struct kevent *k, const int n)
 {
-	struct dc_event *ev;
+	struct dc_event *ev = reserve_event(k->probe_id, n);
 
-	if ((k->type == DC_EV_CALL || k->type == DC_EV_INSTANT) &&
-	    krec_fits(k->dur, k->ret, 0, k->parent)) {
-		struct dc_krec *r;
-
-		r = put_krec(DC_KREC | k->type,
-			     k->flags, k->probe_id, k->pid_tgid, k->ts, k->dur,
-			     k->ret, (__u16)k->depth, 0, k->parent, n);
-		if (!r)
-			return;
-		put_args(r + 1, k->a, n);
-		bpf_ringbuf_submit(r, rb_flags());
-		return;
-	}
-	ev = reserve_event(k->probe_id, n);
 	if (!ev)
 		return;
 	fill_header(ev, k->type, k->probe_id, k->pid_tgid, k->ts, k->dur,
 		    k->ret, (__u16)k->depth);
 	ev->flags = k->flags;
 	ev->parent = k->parent;
-	put_args(DC_EVENT_ARGS(ev), k->a, n);
+	put_args(ev, k->a, n);
 	bpf_ringbuf_submit(ev, rb_flags());
 }
 
