@@ -350,13 +350,16 @@ bool dc_fast_active(const struct dc_fast *f)
 
 /* A map put into an array of maps (or taken out) makes bpf(2) wait for
  * an RCU grace period: 13-26 ms here, which no handshake should wait and
- * no drain should stall for.  So a thread of the collector's keeps a few
- * maps ready, each already in client_states at its index, and puts a
- * fresh map over each one a process has finished with (a map once given
- * is never given again: the process may still have it mapped).  A
- * handshake with none ready gets none: that process's threads are read
- * through their TLS. */
-#define STATE_READY 4
+ * no drain should stall for.  So a thread of the collector's keeps maps
+ * ready, each already in client_states at its index with its descriptor
+ * kept, and puts fresh maps over those processes have finished with (a
+ * map once given is never given again: the process may still have it
+ * mapped).  It places every map it lacks in one batch update, which waits
+ * for one grace period however many it holds: one at a time, processes
+ * starting faster than ~50 a second found none ready.  A handshake with
+ * none ready gets none: that process's threads are read through their
+ * TLS. */
+#define STATE_READY 16
 
 enum { IDX_FREE, IDX_TAKEN, IDX_DONE };
 
@@ -366,35 +369,64 @@ struct state_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool running, stop, off;
+	bool one_by_one;                 /* the kernel has no batch update
+	                                    for arrays of maps (before 5.6) */
 	int ready[STATE_READY];          /* indices with a fresh map */
+	int ready_fd[STATE_READY];       /* ... and its descriptor */
 	int nready;
 	uint8_t idx[DC_MAX_CLIENT_MAPS]; /* IDX_*: ready or given, or given
 	                                    back with its map still there */
 };
 
-/* A fresh call-state map in client_states at index i: true, or false
- * with the reason said (the kernel's refusal is the one test of whether
- * it can make them, said once: from then on there are none). */
-static bool state_map_place(struct state_pool *p, int i)
+/* n fresh call-state maps into fds[]: true, or false with the reason
+ * said (the kernel's refusal is the one test of whether it can make
+ * them, said once: from then on there are none). */
+static bool state_maps_make(int *fds, int n)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_MMAPABLE);
-	__u32 key = (__u32)i;
-	int fd, err;
+	int i, j;
 
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "dc_client_state",
-			    sizeof(__u32), sizeof(struct dc_client_state),
-			    DC_CLIENT_SLOTS + 1, &mo);
-	if (fd < 0) {
+	for (i = 0; i < n; i++) {
+		fds[i] = bpf_map_create(BPF_MAP_TYPE_ARRAY, "dc_client_state",
+					sizeof(__u32),
+					sizeof(struct dc_client_state),
+					DC_CLIENT_SLOTS + 1, &mo);
+		if (fds[i] >= 0)
+			continue;
 		notice("fast path: no memory-mapped call-state maps here (%s): "
 		       "system calls under the client's calls copy its state "
 		       "out of the thread, which costs more", strerror(errno));
+		for (j = 0; j < i; j++)
+			close(fds[j]);
 		return false;
 	}
-	err = bpf_map_update_elem(p->outer_fd, &key, &fd, BPF_ANY);
-	if (err != 0)
+	return true;
+}
+
+/* The maps fds[] into client_states at keys[]: how many were placed
+ * (the first ones), the failure said.  A batch the kernel refuses (no
+ * batch operations on arrays of maps, as before 5.6) is tried once:
+ * from then on one at a time, each refusal then a real one. */
+static int state_maps_place(struct state_pool *p, const __u32 *keys,
+			    const int *fds, int n)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bo);
+	__u32 count = (__u32)n;
+	int i;
+
+	if (!p->one_by_one) {
+		if (bpf_map_update_batch(p->outer_fd, keys, fds, &count,
+					 &bo) == 0)
+			return n;
+		p->one_by_one = true;
+	}
+	for (i = 0; i < n; i++)
+		if (bpf_map_update_elem(p->outer_fd, &keys[i], &fds[i],
+					BPF_ANY) != 0)
+			break;
+	if (i < n)
 		syswarn("fast path: cannot give the kernel programs a call-state map");
-	close(fd);
-	return err == 0;
+	return i;
 }
 
 /* An index to fill, marked taken (the lock held): a free one, or one
@@ -416,34 +448,53 @@ static int state_pool_slot(struct state_pool *p)
 	return i;
 }
 
+/* Every map the pool lacks, made and placed in one go (the lock held,
+ * dropped while bpf(2) waits): false if the kernel refused to make them,
+ * or there was nothing to do (no index free). */
+static bool state_pool_fill(struct state_pool *p)
+{
+	__u32 keys[STATE_READY];
+	int fds[STATE_READY], n = 0, placed, i;
+	bool made;
+
+	while (p->nready + n < STATE_READY &&
+	       (i = state_pool_slot(p)) >= 0)
+		keys[n++] = (__u32)i;
+	if (n == 0)
+		return false;
+	pthread_mutex_unlock(&p->lock);
+	made = state_maps_make(fds, n);
+	placed = made ? state_maps_place(p, keys, fds, n) : 0;
+	pthread_mutex_lock(&p->lock);
+	for (i = 0; i < n; i++) {
+		if (i < placed) {
+			p->ready[p->nready] = (int)keys[i];
+			p->ready_fd[p->nready++] = fds[i];
+			continue;
+		}
+		p->idx[keys[i]] = IDX_FREE;
+		if (made)
+			close(fds[i]);
+	}
+	if (!made || placed == 0)
+		p->off = true;
+	return made;
+}
+
 static void *state_pool_main(void *arg)
 {
 	struct state_pool *p = arg;
-	int i;
 
 	pthread_mutex_lock(&p->lock);
-	while (!p->stop && !p->off) {
-		i = p->nready < STATE_READY ? state_pool_slot(p) : -1;
-		if (i < 0) {
+	while (!p->stop && !p->off)
+		if (p->nready == STATE_READY || !state_pool_fill(p))
 			pthread_cond_wait(&p->wake, &p->lock);
-			continue;
-		}
-		pthread_mutex_unlock(&p->lock);
-		if (state_map_place(p, i)) {
-			pthread_mutex_lock(&p->lock);
-			p->ready[p->nready++] = i;
-		} else {
-			pthread_mutex_lock(&p->lock);
-			p->idx[i] = IDX_FREE;
-			p->off = true;
-		}
-	}
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
 
-/* The pool, one map ready before the command starts (its first process
- * is the one that matters most), the rest filled by its thread. */
+/* The pool, its maps ready before the command starts (its first
+ * processes are the ones that matter most), refilled by its thread. */
 static struct state_pool *state_pool_start(int outer_fd)
 {
 	struct state_pool *p;
@@ -454,11 +505,9 @@ static struct state_pool *state_pool_start(int outer_fd)
 	p->outer_fd = outer_fd;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->wake, NULL);
-	p->idx[0] = IDX_TAKEN;
-	if (state_map_place(p, 0))
-		p->ready[p->nready++] = 0;
-	else
-		p->off = true;
+	pthread_mutex_lock(&p->lock);
+	state_pool_fill(p);
+	pthread_mutex_unlock(&p->lock);
 	if (!p->off)
 		p->running = pthread_create(&p->thread, NULL, state_pool_main, p) == 0;
 	return p;
@@ -474,35 +523,29 @@ static void state_pool_stop(struct state_pool *p)
 	pthread_mutex_unlock(&p->lock);
 	if (p->running)
 		pthread_join(p->thread, NULL);
+	while (p->nready > 0)
+		close(p->ready_fd[--p->nready]);
 	pthread_cond_destroy(&p->wake);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 }
 
-/* A ready map for a process in its handshake: its descriptor (the index
- * in *idx), or -1: none ready. */
+/* A ready map for a process in its handshake: its descriptor, now the
+ * caller's (the index in *idx), or -1: none ready. */
 static int state_map_take(struct state_pool *p, int *idx)
 {
-	__u32 key, id;
-	int fd, i = -1;
+	int fd = -1;
 
 	if (p == NULL)
 		return -1;
 	pthread_mutex_lock(&p->lock);
 	if (p->nready > 0) {
-		i = p->ready[--p->nready];
+		p->nready--;
+		*idx = p->ready[p->nready];
+		fd = p->ready_fd[p->nready];
 		pthread_cond_signal(&p->wake);
 	}
 	pthread_mutex_unlock(&p->lock);
-	if (i < 0)
-		return -1;
-	key = (__u32)i;
-	if (bpf_map_lookup_elem(p->outer_fd, &key, &id) != 0 ||
-	    (fd = bpf_map_get_fd_by_id(id)) < 0) {
-		syswarn("fast path: cannot open a call-state map");
-		fd = -1;
-	}
-	*idx = i;
 	return fd;
 }
 
