@@ -16,6 +16,7 @@ dc_collect_dc_collect_SOURCES = \
 	dc-collect/profile.c dc-collect/profile.h \
 	dc-collect/umulti.c dc-collect/umulti.h \
 	dc-collect/pidprobe.c dc-collect/pidprobe.h \
+	dc-collect/statepool.c dc-collect/statepool.h \
 	dc-collect/fallback.c dc-collect/fallback.h \
 	dc-collect/nest.c dc-collect/nest.h
 nodist_dc_collect_dc_collect_SOURCES = dc-collect/collect.skel.h
