@@ -494,20 +494,22 @@ static inline __attribute__((always_inline)) void prefetch_next(void)
 }
 
 /* `size` contiguous bytes at the head of this thread's slot, or NULL (a
- * drop, counted).  The collector's tail is read only when the room
- * known from its last reading runs out: it is on a line the collector
- * writes. */
-static inline unsigned char *reserve(__u64 size)
+ * drop, counted), with `span` >= size bytes free from there before the
+ * area's end: the writer may store that far (the argument slots all
+ * copied at once) and publish only `size`.  The collector's tail is read
+ * only when the room known from its last reading runs out: it is on a
+ * line the collector writes. */
+static inline unsigned char *reserve(__u64 span)
 {
 	__u64 off;
 
 	if (__builtin_expect(thr.state != THR_SLOT, 0) && !claim_slot())
 		return NULL;
 	off = thr.head & (fast.slot_bytes - 1);
-	if (__builtin_expect(off + size <= fast.slot_bytes &&
-			     thr.head + size <= thr.room, 1))
+	if (__builtin_expect(off + span <= fast.slot_bytes &&
+			     thr.head + span <= thr.room, 1))
 		return thr.data + off;
-	return reserve_slow(size);
+	return reserve_slow(span);
 }
 
 /* A call's strings, as the spec asks for them. */
@@ -549,76 +551,66 @@ static __u64 strings(const struct dc_fast_func_cfg *cfg, const __u64 *args,
 		      (cfg->str_arg2 < DC_MAX_ARGS ? s->len2 + 1 : 0));
 }
 
-/* The record's header, every byte of it, in one assignment: the fields
- * not named (str_len, reserved, file_id) are zero. */
+/* The record's header and argument slots as 64-bit words, the header's
+ * fields packed as struct dc_event lays them out on a little-endian
+ * machine (the client's: x86-64, arm64).  Every byte of the header is
+ * stored once, the fields not named (pid, file_id, the reserved ones)
+ * as zero; nothing else in the record is written through another type
+ * but char. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "the record's header words are little-endian");
+_Static_assert(offsetof(struct dc_event, probe_id) == 4 &&
+	       offsetof(struct dc_event, tid) == 12 &&
+	       offsetof(struct dc_event, ts) == 16 &&
+	       offsetof(struct dc_event, ret) == 32 &&
+	       offsetof(struct dc_event, str_len) == 42 &&
+	       offsetof(struct dc_event, nargs) == 44 &&
+	       offsetof(struct dc_event, error) == 52 &&
+	       offsetof(struct dc_event, parent) == 64 &&
+	       DC_EVENT_HDR_SIZE == 72, "struct dc_event as put_record writes it");
+
+/* The bytes put_record stores: the header and every slot. */
+#define REC_SPAN (DC_EVENT_HDR_SIZE + 8 * DC_MAX_ARGS)
+
 static inline __attribute__((always_inline)) void
-put_header(struct dc_event *ev, const struct dc_call *c,
-	   const struct fast_fn *fn, __s64 ret, int fail, int err, __u64 end,
-	   __u64 size, int trunc)
+put_record(__u64 *w, const struct dc_call *c, const struct fast_fn *fn,
+	   __s64 ret, __u64 end, __u64 size, __u64 flags, __u32 error,
+	   __u64 str_len, const __u64 *args)
 {
-	*ev = (struct dc_event){
-		.size = (__u16)size,
-		.type = DC_EV_CALL,
-		.flags = (trunc ? DC_EVF_STR_TRUNC : 0) |
-			 (fail ? DC_EVF_FAILED : 0),
-		.probe_id = fn->probe_id,
-		.pid = 0, /* the collector knows the process */
-		.tid = thr.tid,
-		.ts = c->ts,
-		.dur = end - c->ts,
-		.ret = ret,
-		.depth = (__u16)thr.k.depth,
-		.nargs = fn->nslots,
-		/* The errno this call failed with: known here exactly. */
-		.error = fail ? err : 0,
-		.seq = c->seq,
-		.parent = c->parent,
-	};
+	w[0] = size | (__u64)DC_EV_CALL << 16 | flags << 24 |
+	       (__u64)fn->probe_id << 32;
+	w[1] = (__u64)thr.tid << 32; /* pid 0: the collector knows it */
+	w[2] = c->ts;
+	w[3] = end - c->ts;
+	w[4] = (__u64)ret;
+	w[5] = (__u64)(__u16)thr.k.depth | str_len << 16 |
+	       (__u64)fn->nslots << 32;
+	w[6] = (__u64)error << 32;
+	w[7] = c->seq;
+	w[8] = c->parent;
+	/* All slots: those past nslots are zero in args, and past the
+	 * record's size (within the span reserved) they are not published. */
+	memcpy(w + DC_EVENT_HDR_SIZE / 8, args, 8 * DC_MAX_ARGS);
 }
 
 /* The strings after the slots, then zeros to the record's end.  The
  * last word is cleared first and the strings copied over it: each byte
- * is written once or twice, never cleared in a pass of its own. */
-static void put_strings(struct dc_event *ev, const struct dc_fast_func_cfg *cfg,
-			const struct call_strs *s, __u64 size)
+ * is written once or twice, never cleared in a pass of its own.  The
+ * header's str_len, which counts the first NUL when there are two. */
+static __u64 put_strings(char *rec, const struct dc_fast_func_cfg *cfg,
+			 const struct call_strs *s, __u64 size)
 {
-	char *p = (char *)ev + DC_EVENT_HDR_SIZE + 8 * DC_MAX_ARGS;
+	char *p = rec + REC_SPAN;
 
-	*(__u64 *)((char *)ev + size - 8) = 0;
-	ev->str_len = (__u16)s->len;
+	memset(rec + size - 8, 0, 8);
 	if (s->len > 0)
 		memcpy(p, s->str, s->len);
 	p[s->len] = '\0';
-	if (cfg->str_arg2 < DC_MAX_ARGS) {
-		ev->str_len = (__u16)(s->len + 1 + s->len2);
-		if (s->len2 > 0)
-			memcpy(p + s->len + 1, s->str2, s->len2);
-	}
-}
-
-/* What goes beyond the header and the arguments: a FILE's descriptor,
- * the slot derived at return, the strings, an MPI or HDF5 call's
- * flags. */
-static inline __attribute__((always_inline)) void
-put_extra(struct dc_event *ev, const struct dc_call *c, const struct fast_fn *fn,
-	  const __u64 *args, int nargs, int fail, const struct call_strs *s)
-{
-	const struct dc_fast_func_cfg *cfg = &fast.funcs[c->fn];
-	__u64 *slots = DC_EVENT_ARGS(ev);
-
-	if (fn->extra & FN_FILE)
-		slots[DC_MAX_ARGS - 1] = (__u64)(__s64)c->file_fd;
-	if ((fn->extra & FN_DERIVE) && cfg->derive_arg < nargs)
-		slots[cfg->derive_arg] = derive(cfg, args, nargs, fail);
-	if (fn->extra & FN_STR)
-		put_strings(ev, cfg, s, ev->size);
-	if (fn->extra & FN_LIB) {
-		/* An MPI or HDF5 call: errno is not how it fails, and
-		 * dc-aggregate takes the error of a failed system call
-		 * under it, as on the uprobe path. */
-		ev->flags |= c->evflags;
-		ev->error = 0;
-	}
+	if (cfg->str_arg2 >= DC_MAX_ARGS)
+		return s->len;
+	if (s->len2 > 0)
+		memcpy(p + s->len + 1, s->str2, s->len2);
+	return s->len + 1 + s->len2;
 }
 
 /* Publish a record of `size` bytes written at the head. */
@@ -631,41 +623,66 @@ static inline __attribute__((always_inline)) void commit(__u64 size)
 		populate_ahead();
 }
 
-void dc_call_end(struct dc_call *c, __s64 ret, const __u64 *args, int nargs,
-		 int str_index, int efault)
+/* A record with more than the header and the arguments: a FILE's
+ * descriptor, a slot derived at return, strings, an MPI or HDF5 call's
+ * flags (errno is not how those fail, and dc-aggregate takes the error
+ * of a failed system call under it, as on the uprobe path).  Out of
+ * line: the plain record's path keeps its registers. */
+static __attribute__((noinline)) void
+record_extra(const struct dc_call *c, const struct fast_fn *fn, __s64 ret,
+	     const __u64 *args, int nargs, int str_index, int efault,
+	     __u64 end, int err)
+{
+	const struct dc_fast_func_cfg *cfg = &fast.funcs[c->fn];
+	struct call_strs s = { NULL, NULL, 0, 0, 0 };
+	int fail = dc_call_failed(fn->ret_kind, ret);
+	__u64 size = fn->size, flags, str_len = 0, *w;
+	__u32 error = fail ? (__u32)err : 0;
+
+	if (fn->extra & FN_STR)
+		size = strings(cfg, args, nargs, str_index, efault, &s);
+	w = (__u64 *)reserve(size > REC_SPAN ? size : REC_SPAN);
+	if (w == NULL)
+		return;
+	flags = (s.trunc ? DC_EVF_STR_TRUNC : 0) | (fail ? DC_EVF_FAILED : 0);
+	if (fn->extra & FN_LIB) {
+		flags |= c->evflags;
+		error = 0;
+	}
+	if (fn->extra & FN_STR)
+		str_len = put_strings((char *)w, cfg, &s, size);
+	put_record(w, c, fn, ret, end, size, flags, error, str_len, args);
+	if (fn->extra & FN_FILE)
+		w[REC_SPAN / 8 - 1] = (__u64)(__s64)c->file_fd;
+	if ((fn->extra & FN_DERIVE) && cfg->derive_arg < nargs)
+		w[DC_EVENT_HDR_SIZE / 8 + cfg->derive_arg] =
+			derive(cfg, args, nargs, fail);
+	commit(size);
+}
+
+void dc_call_end(struct dc_call *c, __s64 ret, const __u64 args[DC_MAX_ARGS],
+		 int nargs, int str_index, int efault)
 {
 	const struct fast_fn *fn = &fast.fns[c->fn];
-	__u64 end = dc_now(), size = fn->size, *slots;
-	struct call_strs s = { NULL, NULL, 0, 0, 0 };
-	int i, n, fail, err = *thr.errp;
-	struct dc_event *ev;
+	__u64 end = dc_now(), *w;
+	int fail, err = *thr.errp;
 
 	if (err == 0)
 		*thr.errp = c->errno0;
-	thr.k.depth--;
-	thr.k.cur = c->parent;
-	*thr.kp = thr.k;
+	dc_set_state(&thr, thr.kp, c->parent, thr.k.depth - 1);
 	if (__builtin_expect(thr.busy, 0)) {
 		count_lost();
 		return;
 	}
 	thr.busy = 1;
-	if (__builtin_expect(fn->extra & FN_STR, 0))
-		size = strings(&fast.funcs[c->fn], args, nargs, str_index,
-			       efault, &s);
-	ev = (struct dc_event *)reserve(size);
-	if (ev != NULL) {
+	if (__builtin_expect(fn->extra != 0, 0)) {
+		record_extra(c, fn, ret, args, nargs, str_index, efault, end, err);
+	} else if ((w = (__u64 *)reserve(REC_SPAN)) != NULL) {
 		fail = dc_call_failed(fn->ret_kind, ret);
-		put_header(ev, c, fn, ret, fail, err, end, size, s.trunc);
-		slots = DC_EVENT_ARGS(ev);
-		n = fn->nslots < nargs ? fn->nslots : nargs;
-		for (i = 0; i < n; i++)
-			slots[i] = args[i];
-		for (; i < fn->nslots; i++)
-			slots[i] = 0;
-		if (__builtin_expect(fn->extra != 0, 0))
-			put_extra(ev, c, fn, args, nargs, fail, &s);
-		commit(size);
+		put_record(w, c, fn, ret, end, fn->size,
+			   fail ? DC_EVF_FAILED : 0, fail ? (__u32)err : 0, 0,
+			   args);
+		commit(fn->size);
 	}
 	thr.busy = 0;
 }

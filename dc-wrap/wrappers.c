@@ -53,7 +53,7 @@
 		if (__builtin_expect(!dc_fast_on[DC_FN_##name], 1))         \
 			return REAL(name) args;                             \
 		{                                                           \
-			__u64 a[] = { STRIP slots };                        \
+			__u64 a[DC_MAX_ARGS] = { STRIP slots };             \
                                                                             \
 			dc_call_begin(&c, DC_FN_##name, a, n);              \
 			r = REAL(name) args;                                \
@@ -254,7 +254,7 @@ WRAP(ssize_t, pwritev2, r < 0, -1, 5,
 /* open's mode: read even without O_CREAT, as the uprobe path reads the
  * register that holds it (on x86-64 and arm64, va_arg of the third
  * argument reads its saved register, whatever the caller left there). */
-#define WRAP_OPEN(name, real_call, path_index, slots)                       \
+#define WRAP_OPEN(name, real_call, path_index, n, slots)                    \
 	static __typeof__(name) *real_##name;                               \
 	DC_EXPORT int name OPEN_PARAMS_##name                               \
 	{                                                                   \
@@ -269,14 +269,12 @@ WRAP(ssize_t, pwritev2, r < 0, -1, 5,
 		if (__builtin_expect(!dc_fast_on[DC_FN_##name], 1))         \
 			return REAL(name) real_call;                        \
 		{                                                           \
-			__u64 a[] = { STRIP slots };                        \
+			__u64 a[DC_MAX_ARGS] = { STRIP slots };             \
                                                                             \
-			dc_call_begin(&c, DC_FN_##name, a,                  \
-				      (int)(sizeof(a) / sizeof(a[0])));     \
+			dc_call_begin(&c, DC_FN_##name, a, n);              \
 			r = REAL(name) real_call;                           \
-			dc_call_end(&c, (__s64)r, a,                        \
-				    (int)(sizeof(a) / sizeof(a[0])),        \
-				    path_index, r < 0 && errno == EFAULT);  \
+			dc_call_end(&c, (__s64)r, a, n, path_index,         \
+				    r < 0 && errno == EFAULT);              \
 		}                                                           \
 		return r;                                                   \
 	}
@@ -285,11 +283,11 @@ WRAP(ssize_t, pwritev2, r < 0, -1, 5,
 #define OPEN_PARAMS_open64 (const char *path, int flags, ...)
 #define OPEN_PARAMS_openat (int dirfd, const char *path, int flags, ...)
 #define OPEN_PARAMS_openat64 (int dirfd, const char *path, int flags, ...)
-WRAP_OPEN(open, (path, flags, mode), 0, (P(path), I(flags), I(mode)))
-WRAP_OPEN(open64, (path, flags, mode), 0, (P(path), I(flags), I(mode)))
-WRAP_OPEN(openat, (dirfd, path, flags, mode), 1,
+WRAP_OPEN(open, (path, flags, mode), 0, 3, (P(path), I(flags), I(mode)))
+WRAP_OPEN(open64, (path, flags, mode), 0, 3, (P(path), I(flags), I(mode)))
+WRAP_OPEN(openat, (dirfd, path, flags, mode), 1, 4,
 	  (I(dirfd), P(path), I(flags), I(mode)))
-WRAP_OPEN(openat64, (dirfd, path, flags, mode), 1,
+WRAP_OPEN(openat64, (dirfd, path, flags, mode), 1, 4,
 	  (I(dirfd), P(path), I(flags), I(mode)))
 
 /* fcntl's third argument is an int or a pointer: passed on as a long,
@@ -309,7 +307,7 @@ DC_EXPORT int fcntl(int fd, int cmd, ...)
 	if (__builtin_expect(!dc_fast_on[DC_FN_fcntl], 1))
 		return REAL(fcntl)(fd, cmd, arg);
 	{
-		__u64 a[] = { I(fd), I(cmd), L(arg) };
+		__u64 a[DC_MAX_ARGS] = { I(fd), I(cmd), L(arg) };
 
 		dc_call_begin(&c, DC_FN_fcntl, a, 3);
 		r = REAL(fcntl)(fd, cmd, arg);
@@ -333,7 +331,7 @@ DC_EXPORT int fprintf(FILE *f, const char *fmt, ...)
 		return r;
 	}
 	{
-		__u64 a[] = { P(f), P(fmt) };
+		__u64 a[DC_MAX_ARGS] = { P(f), P(fmt) };
 
 		dc_call_begin(&c, DC_FN_fprintf, a, 2);
 		r = REAL(vfprintf)(f, fmt, ap);
@@ -364,7 +362,7 @@ DC_EXPORT int dc_fscanf(FILE *f, const char *fmt, ...)
 		return r;
 	}
 	{
-		__u64 a[] = { P(f), P(fmt) };
+		__u64 a[DC_MAX_ARGS] = { P(f), P(fmt) };
 
 		dc_call_begin(&c, DC_FN_fscanf, a, 2);
 		r = real_legacy_vfscanf(f, fmt, ap);
