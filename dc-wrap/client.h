@@ -6,9 +6,9 @@
  *
  *     if (__builtin_expect(!dc_fast_on[DC_FN_write], 1))
  *             return real_write(fd, buf, n);
- *     dc_call_begin(&call, DC_FN_write);
+ *     dc_call_begin(&call, DC_FN_write, args, nargs);
  *     r = real_write(fd, buf, n);
- *     dc_call_end(&call, r, args, nargs, str);
+ *     dc_call_end(&call, dc_now(), r, args, nargs, str, efault);
  *
  * With no collector, or for a function the spec does not name, the cost
  * is the one predictable branch on a byte that never changes.
@@ -54,6 +54,10 @@ struct dc_thread {
 	__u64 stalled;           /* the collector's tail + 1 when a wait for
 	                            it ran out: no waiting again until the
 	                            tail moves; 0: none */
+	__u64 limit;             /* head may grow to this for a record
+	                            without a look at room, the area's end
+	                            or the pages mapped (fast.c set_limit);
+	                            0 without a slot */
 	int *errp;               /* this thread's errno */
 	__u64 seq;
 	__u32 tid;
@@ -72,6 +76,7 @@ struct dc_call {
 	int fn;
 	int file_fd;
 	int errno0;              /* errno before the call */
+	int err;                 /* errno after it */
 	__u8 evflags;            /* flags the record gets (DC_EVF_DTSIZE):
 	                            set for the mpiio and hdf5 functions only */
 };
@@ -144,13 +149,14 @@ dc_call_begin(struct dc_call *c, int fn, const __u64 *args, int nargs)
 	c->ts = dc_now();
 }
 
-/* Finish and record a call: ret as the C function returned it (sign-
+/* Finish and record a call that ended at `end` (dc_now(), read right
+ * after it): ret as the C function returned it (sign-
  * extended), its `nargs` arguments as 64-bit values in an array of
  * DC_MAX_ARGS, zero after them (all are copied into the record),
  * `str_index` the argument that is a string (copied only when the spec
  * asks for that argument), efault when the call failed with EFAULT (the
  * string is then not read).  errno is left as the call set it. */
-DC_HIDDEN void dc_call_end(struct dc_call *c, __s64 ret,
+DC_HIDDEN void dc_call_end(struct dc_call *c, __u64 end, __s64 ret,
 			   const __u64 args[DC_MAX_ARGS], int nargs,
 			   int str_index, int efault);
 

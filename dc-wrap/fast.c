@@ -203,6 +203,7 @@ static void release_slot(void *arg)
 	if (s != NULL && s == thr.slot) {
 		thr.slot = NULL;
 		thr.state = THR_NONE;
+		thr.limit = 0;
 		__atomic_store_n(&s->owner, 0, __ATOMIC_RELEASE);
 	}
 }
@@ -453,15 +454,39 @@ static __attribute__((noinline, cold)) int wait_room(__u64 need)
 	return 1;
 }
 
-/* reserve() without room known: read the collector's tail, wait for it
- * if the policy says so, and pad to the end of the area first if the
- * record does not fit before it.  NULL: a drop, counted. */
-static __attribute__((noinline)) unsigned char *reserve_slow(__u64 size)
+/* How far the head may go for a record written at once, without
+ * coming here: the room known, the end of the area (a record is never
+ * split) and, in the first lap, the pages mapped in a chunk ahead. */
+static void set_limit(void)
 {
-	__u64 cap = fast.slot_bytes, off = thr.head & (cap - 1);
-	__u64 need = off + size <= cap ? size : cap - off + size;
+	__u64 cap = fast.slot_bytes;
+	__u64 lim = (thr.head & ~(cap - 1)) + cap;
+
+	if (thr.room < lim)
+		lim = thr.room;
+	if (thr.populated != ~0ULL)
+		lim = thr.populated < lim + POPULATE_CHUNK ?
+		      (thr.populated > POPULATE_CHUNK ?
+		       thr.populated - POPULATE_CHUNK : 0) : lim;
+	thr.limit = lim;
+}
+
+/* reserve() past the limit: claim a slot, map the pages ahead, read the
+ * collector's tail, wait for it if the policy says so, and pad to the
+ * end of the area first if the record does not fit before it.  NULL: a
+ * drop, counted. */
+static __attribute__((noinline)) unsigned char *reserve_slow(__u64 span)
+{
+	__u64 cap, off, need;
 	struct dc_event *pad;
 
+	if (thr.state != THR_SLOT && !claim_slot())
+		return NULL;
+	if (thr.head + span + POPULATE_CHUNK > thr.populated)
+		populate_ahead();
+	cap = fast.slot_bytes;
+	off = thr.head & (cap - 1);
+	need = off + span <= cap ? span : cap - off + span;
 	if (thr.head + need > thr.room) {
 		thr.room = __atomic_load_n(&thr.slot->tail, __ATOMIC_ACQUIRE) + cap;
 		if (thr.head + need > thr.room && !wait_room(need)) {
@@ -470,13 +495,14 @@ static __attribute__((noinline)) unsigned char *reserve_slow(__u64 size)
 			return NULL;
 		}
 	}
-	if (off + size <= cap)
-		return thr.data + off;
-	pad = (struct dc_event *)(thr.data + off);
-	pad->size = (__u16)(cap - off);
-	pad->type = 0;
-	thr.head += cap - off;
-	return thr.data;
+	if (off + span > cap) {
+		pad = (struct dc_event *)(thr.data + off);
+		pad->size = (__u16)(cap - off);
+		pad->type = 0;
+		thr.head += cap - off;
+	}
+	set_limit();
+	return thr.data + (thr.head & (cap - 1));
 }
 
 /* The next record's lines, asked for now: they were last touched by
@@ -501,14 +527,8 @@ static inline __attribute__((always_inline)) void prefetch_next(void)
  * line the collector writes. */
 static inline unsigned char *reserve(__u64 span)
 {
-	__u64 off;
-
-	if (__builtin_expect(thr.state != THR_SLOT, 0) && !claim_slot())
-		return NULL;
-	off = thr.head & (fast.slot_bytes - 1);
-	if (__builtin_expect(off + span <= fast.slot_bytes &&
-			     thr.head + span <= thr.room, 1))
-		return thr.data + off;
+	if (__builtin_expect(thr.head + span <= thr.limit, 1))
+		return thr.data + (thr.head & (fast.slot_bytes - 1));
 	return reserve_slow(span);
 }
 
@@ -619,38 +639,115 @@ static inline __attribute__((always_inline)) void commit(__u64 size)
 	thr.head += size;
 	__atomic_store_n(&thr.slot->head, thr.head, __ATOMIC_RELEASE);
 	prefetch_next();
-	if (__builtin_expect(thr.head + POPULATE_CHUNK > thr.populated, 0))
-		populate_ahead();
 }
 
-/* A record with more than the header and the arguments: a FILE's
- * descriptor, a slot derived at return, strings, an MPI or HDF5 call's
- * flags (errno is not how those fail, and dc-aggregate takes the error
- * of a failed system call under it, as on the uprobe path).  Out of
- * line: the plain record's path keeps its registers. */
-static __attribute__((noinline)) void
-record_extra(const struct dc_call *c, const struct fast_fn *fn, __s64 ret,
-	     const __u64 *args, int nargs, int str_index, int efault,
-	     __u64 end, int err)
+/* A word's zero bytes: (v - ONES) & ~v & HIGHS has the top bit of its
+ * first zero byte set (and maybe of bytes after it). */
+#define WORD_ONES 0x0101010101010101ULL
+#define WORD_HIGHS 0x8080808080808080ULL
+
+/* The string at src copied to dst (8-aligned, DC_MAX_STR bytes of room)
+ * as str_part() and put_strings() would: at most DC_MAX_STR - 1
+ * characters, *trunc set if it goes on, then its NUL and zeros to the
+ * next multiple of 8.  One pass, in words of 8 bytes: a word is read
+ * whole when it stays in one page, else byte by byte up to the NUL (the
+ * call has just read the string to its NUL; the page after it may not
+ * be mapped).  Its length. */
+static size_t copy_str(char *dst, const char *src, int *trunc)
 {
+	size_t n, k;
+	__u64 v, z;
+
+	for (n = 0;; n += 8) {
+		if (((uintptr_t)(src + n) & 4095) <= 4096 - 8) {
+			memcpy(&v, src + n, 8);
+		} else {
+			for (v = 0, k = 0; k < 8; k++) {
+				v |= (__u64)(unsigned char)src[n + k] << (8 * k);
+				if (src[n + k] == '\0')
+					break;
+			}
+		}
+		z = (v - WORD_ONES) & ~v & WORD_HIGHS;
+		if (n == DC_MAX_STR - 8 && (z == 0 || __builtin_ctzll(z) == 63)) {
+			/* DC_MAX_STR - 1 characters: our NUL ends them. */
+			*trunc = z == 0;
+			v &= ~(0xffULL << 56);
+			memcpy(dst + n, &v, 8);
+			return n + 7;
+		}
+		if (z != 0) {
+			k = (size_t)__builtin_ctzll(z) / 8;
+			if (k < 7)
+				v &= (1ULL << (8 * (k + 1))) - 1;
+			memcpy(dst + n, &v, 8);
+			return n + k;
+		}
+		memcpy(dst + n, &v, 8);
+	}
+}
+
+/* A record's one string copied in one pass where the record goes, when
+ * the head has room for the longest before its limit: the record, its
+ * size in *size and the string's length in *len.  NULL: another case
+ * (none, two strings, no room known), measured first (strings()). */
+static __u64 *one_string(const struct dc_fast_func_cfg *cfg, const __u64 *args,
+			 int nargs, int str_index, int efault, __u64 *size,
+			 __u64 *len, int *trunc)
+{
+	char *rec;
+
+	if (cfg->str_arg2 < DC_MAX_ARGS || cfg->str_arg != str_index ||
+	    str_index >= nargs || efault || args[str_index] == 0 ||
+	    thr.head + REC_SPAN + DC_MAX_STR > thr.limit)
+		return NULL;
+	rec = (char *)thr.data + (thr.head & (fast.slot_bytes - 1));
+	*len = copy_str(rec + REC_SPAN, (const char *)(uintptr_t)args[str_index],
+			trunc);
+	*size = round8(REC_SPAN + *len + 1);
+	return (__u64 *)rec;
+}
+
+/* A record the plain path does not write: more than the header and the
+ * arguments (a FILE's descriptor, a slot derived at return, strings, an
+ * MPI or HDF5 call's flags: errno is not how those fail, and
+ * dc-aggregate takes the error of a failed system call under it, as on
+ * the uprobe path), a head past the limit, or a call made while the
+ * thread was writing a record (a signal handler's: counted lost).  Out
+ * of line: the plain record's path needs no registers saved. */
+static __attribute__((noinline)) void
+record_slow(const struct dc_call *c, __u64 end, __s64 ret, const __u64 *args,
+	    int nargs, int str_index, int efault)
+{
+	const struct fast_fn *fn = &fast.fns[c->fn];
 	const struct dc_fast_func_cfg *cfg = &fast.funcs[c->fn];
 	struct call_strs s = { NULL, NULL, 0, 0, 0 };
 	int fail = dc_call_failed(fn->ret_kind, ret);
 	__u64 size = fn->size, flags, str_len = 0, *w;
-	__u32 error = fail ? (__u32)err : 0;
+	__u32 error = fail ? (__u32)c->err : 0;
 
-	if (fn->extra & FN_STR)
-		size = strings(cfg, args, nargs, str_index, efault, &s);
-	w = (__u64 *)reserve(size > REC_SPAN ? size : REC_SPAN);
-	if (w == NULL)
+	if (thr.busy) {
+		count_lost();
 		return;
+	}
+	thr.busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	w = fn->extra & FN_STR ? one_string(cfg, args, nargs, str_index, efault,
+					    &size, &str_len, &s.trunc) : NULL;
+	if (w == NULL) {
+		if (fn->extra & FN_STR)
+			size = strings(cfg, args, nargs, str_index, efault, &s);
+		w = (__u64 *)reserve(size > REC_SPAN ? size : REC_SPAN);
+		if (w == NULL)
+			goto out;
+		if (fn->extra & FN_STR)
+			str_len = put_strings((char *)w, cfg, &s, size);
+	}
 	flags = (s.trunc ? DC_EVF_STR_TRUNC : 0) | (fail ? DC_EVF_FAILED : 0);
 	if (fn->extra & FN_LIB) {
 		flags |= c->evflags;
 		error = 0;
 	}
-	if (fn->extra & FN_STR)
-		str_len = put_strings((char *)w, cfg, &s, size);
 	put_record(w, c, fn, ret, end, size, flags, error, str_len, args);
 	if (fn->extra & FN_FILE)
 		w[REC_SPAN / 8 - 1] = (__u64)(__s64)c->file_fd;
@@ -658,32 +755,38 @@ record_extra(const struct dc_call *c, const struct fast_fn *fn, __s64 ret,
 		w[DC_EVENT_HDR_SIZE / 8 + cfg->derive_arg] =
 			derive(cfg, args, nargs, fail);
 	commit(size);
+out:
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	thr.busy = 0;
 }
 
-void dc_call_end(struct dc_call *c, __s64 ret, const __u64 args[DC_MAX_ARGS],
-		 int nargs, int str_index, int efault)
+void dc_call_end(struct dc_call *c, __u64 end, __s64 ret,
+		 const __u64 args[DC_MAX_ARGS], int nargs, int str_index,
+		 int efault)
 {
 	const struct fast_fn *fn = &fast.fns[c->fn];
-	__u64 end = dc_now(), *w;
 	int fail, err = *thr.errp;
+	__u64 *w;
 
 	if (err == 0)
 		*thr.errp = c->errno0;
 	dc_set_state(&thr, thr.kp, c->parent, thr.k.depth - 1);
-	if (__builtin_expect(thr.busy, 0)) {
-		count_lost();
+	c->err = err;
+	if (__builtin_expect((fn->extra | thr.busy) != 0 ||
+			     thr.head + REC_SPAN > thr.limit, 0)) {
+		record_slow(c, end, ret, args, nargs, str_index, efault);
 		return;
 	}
+	/* A signal handler's call between here and the commit finds busy
+	 * set, and is counted lost instead of writing over this record. */
 	thr.busy = 1;
-	if (__builtin_expect(fn->extra != 0, 0)) {
-		record_extra(c, fn, ret, args, nargs, str_index, efault, end, err);
-	} else if ((w = (__u64 *)reserve(REC_SPAN)) != NULL) {
-		fail = dc_call_failed(fn->ret_kind, ret);
-		put_record(w, c, fn, ret, end, fn->size,
-			   fail ? DC_EVF_FAILED : 0, fail ? (__u32)err : 0, 0,
-			   args);
-		commit(fn->size);
-	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	w = (__u64 *)(thr.data + (thr.head & (fast.slot_bytes - 1)));
+	fail = dc_call_failed(fn->ret_kind, ret);
+	put_record(w, c, fn, ret, end, fn->size, fail ? DC_EVF_FAILED : 0,
+		   fail ? (__u32)err : 0, 0, args);
+	commit(fn->size);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	thr.busy = 0;
 }
 
@@ -912,6 +1015,7 @@ static void after_fork_child(void)
 	thr.state = THR_NONE;
 	thr.head = 0;
 	thr.room = 0;
+	thr.limit = 0;
 	thr.populated = 0;
 	thr.stalled = 0;
 	thr.seq = 0;

@@ -57,7 +57,8 @@
                                                                             \
 			dc_call_begin(&c, DC_FN_##name, a, n);              \
 			r = REAL(name) args;                                \
-			dc_call_end(&c, (__s64)(intptr_t)r, a, n, stri,     \
+			dc_call_end(&c, dc_now(), (__s64)(intptr_t)r, a, n, \
+				    stri,                                   \
 				    (fail) && errno == EFAULT);             \
 		}                                                           \
 		return r;                                                   \
@@ -273,7 +274,8 @@ WRAP(ssize_t, pwritev2, r < 0, -1, 5,
                                                                             \
 			dc_call_begin(&c, DC_FN_##name, a, n);              \
 			r = REAL(name) real_call;                           \
-			dc_call_end(&c, (__s64)r, a, n, path_index,         \
+			dc_call_end(&c, dc_now(), (__s64)r, a, n,           \
+				    path_index,                             \
 				    r < 0 && errno == EFAULT);              \
 		}                                                           \
 		return r;                                                   \
@@ -311,7 +313,7 @@ DC_EXPORT int fcntl(int fd, int cmd, ...)
 
 		dc_call_begin(&c, DC_FN_fcntl, a, 3);
 		r = REAL(fcntl)(fd, cmd, arg);
-		dc_call_end(&c, (__s64)r, a, 3, -1, 0);
+		dc_call_end(&c, dc_now(), (__s64)r, a, 3, -1, 0);
 	}
 	return r;
 }
@@ -336,7 +338,7 @@ DC_EXPORT int fprintf(FILE *f, const char *fmt, ...)
 		dc_call_begin(&c, DC_FN_fprintf, a, 2);
 		r = REAL(vfprintf)(f, fmt, ap);
 		va_end(ap);
-		dc_call_end(&c, (__s64)r, a, 2, 1, 0);
+		dc_call_end(&c, dc_now(), (__s64)r, a, 2, 1, 0);
 	}
 	return r;
 }
@@ -367,7 +369,7 @@ DC_EXPORT int dc_fscanf(FILE *f, const char *fmt, ...)
 		dc_call_begin(&c, DC_FN_fscanf, a, 2);
 		r = real_legacy_vfscanf(f, fmt, ap);
 		va_end(ap);
-		dc_call_end(&c, (__s64)r, a, 2, 1, 0);
+		dc_call_end(&c, dc_now(), (__s64)r, a, 2, 1, 0);
 	}
 	return r;
 }

@@ -3,7 +3,9 @@
  *
  *   fastclient mix DIR        POSIX and STDIO calls on DIR/f between two
  *                             marker stat() calls on DIR/begin, DIR/end
- *                             (files that do not exist)
+ *                             (files that do not exist); opens of paths
+ *                             at and over the longest a record holds,
+ *                             and of paths that end at a page's end
  *   fastclient kill N         N x write(/dev/null, 1 byte), then SIGKILL
  *   fastclient threads T N    T threads, each N x write(/dev/null)
  *   fastclient crowd T N      T threads alive at once, each N x
@@ -117,6 +119,45 @@ static int strings(const char *path, char *buf)
 	return 0;
 }
 
+/* Paths at and over the longest a record holds (DC_MAX_STR - 1
+ * characters), and short ones that end at the end of a page with no page
+ * mapped after it (the client reads a string in words, never past its
+ * NUL into another page): each open fails (ENOENT, ENAMETOOLONG), and
+ * its path is in the trace as far as a record holds it. */
+static int long_paths(void)
+{
+	static const size_t lens[] = { DC_MAX_STR - 9, DC_MAX_STR - 2,
+				       DC_MAX_STR - 1, DC_MAX_STR,
+				       DC_MAX_STR + 1, DC_MAX_STR + 900 };
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), i, n;
+	char *p = malloc(DC_MAX_STR + 1000), *m;
+
+	m = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == NULL || m == MAP_FAILED || mprotect(m + page, page, PROT_NONE) != 0)
+		fail("long paths");
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		/* /nonexistent/ then components of 99 characters */
+		strcpy(p, "/nonexistent/");
+		for (n = strlen(p); n < lens[i]; n++)
+			p[n] = n % 100 == 0 ? '/' : (char)('a' + n % 26);
+		p[lens[i]] = '\0';
+		if (open(p, O_RDONLY) >= 0)
+			return 1;
+	}
+	for (n = 2; n <= 17; n++) {
+		char *q = m + page - n - 1;
+
+		memcpy(q, "/nonexistent-page-end", n);
+		q[n] = '\0';
+		if (open(q, O_RDONLY) >= 0)
+			return 1;
+	}
+	munmap(m, 2 * page);
+	free(p);
+	return 0;
+}
+
 static int mix(const char *dir)
 {
 	char path[4096], mark[4096], buf[4096];
@@ -159,6 +200,8 @@ static int mix(const char *dir)
 		fail("rename");
 	stat(mark, &st);
 	unlink(mark);
+	if (long_paths() != 0)
+		return 1;
 	snprintf(mark, sizeof(mark), "%s/end", dir);
 	stat(mark, &st);
 	return 0;
