@@ -51,6 +51,9 @@ const volatile __u64 cgroup_id = 0;      /* --cgroup: its id, 0 if unused */
 const volatile __u32 cgroup_level = 0;   /* ... and its depth below the root */
 const volatile bool follow_ra = false;   /* readahead traced: stacks hold it */
 const volatile bool fast_path = false;   /* clients record user-level calls */
+/* Threads' stacks in 2^stack_slot_bits slots of stack_slots (fewer only
+ * in tests: DC_TEST_STACK_SLOTS), the others in task storage. */
+const volatile __u32 stack_slot_bits = DC_STACK_SLOT_BITS;
 
 #include "common.bpf.h"
 #include "derive.bpf.h"
@@ -165,7 +168,7 @@ int BPF_PROG(dc_exit, struct task_struct *p)
 			ra_flush(st);
 		client_state_release(st);
 	}
-	bpf_task_storage_delete(&stacks, bpf_get_current_task_btf());
+	task_stack_free(bpf_get_current_task_btf());
 	if (!is_selected(tgid))
 		return 0;
 	sel_gen_bump(); /* its tid may be reused */

@@ -13,6 +13,8 @@
 #define DC_MAX_DEPTH 32         /* stored frames per thread; deeper calls
                                    are counted as dropped */
 #define DC_MAX_SELECTED 65536   /* selected processes */
+#define DC_STACK_SLOT_BITS 10   /* 2^N threads' stacks in the slot array
+                                   (by tid); the others in task storage */
 #define DC_MAX_CLIENT_DEPTH 1024 /* a client's claimed depth is cut here */
 #define DC_MAX_CLIENT_MAPS 4096 /* fast-path processes with a call-state
                                    map at once; more use their TLS */
@@ -99,6 +101,8 @@ struct dc_stack {
 	__u64 client_tls;        /* fast path: address of the thread's
 	                            struct dc_client_tls once found, 0 until
 	                            then (cleared at exec) */
+	__u64 owner;             /* a slot (stack_slots): tid + 1 of the
+	                            thread whose stack it is, 0: free */
 	struct dc_ra_pending ra; /* its readahead, while ra.open (beside
 	                            depth: a page-cache add reads both) */
 	struct dc_call_frame frames[DC_MAX_DEPTH];

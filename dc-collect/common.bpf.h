@@ -61,9 +61,18 @@ struct {
 	__type(value, __u32); /* probe id + 1; 0: not traced */
 } syscall_probe SEC(".maps");
 
-/* Each thread's call stack, in the thread itself (task-local storage):
- * found without hashing, made when a selected thread first calls, freed
- * with the thread. */
+/* Each thread's call stack, made when a selected thread first calls:
+ * the slot of its tid here if no other thread holds it (found with a few
+ * instructions), else in the thread itself (task-local storage, a helper
+ * call at each system call's entry and again at its exit).
+ * Slots are freed when their thread exits (stack.bpf.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 << DC_STACK_SLOT_BITS);
+	__type(key, __u32);
+	__type(value, struct dc_stack);
+} stack_slots SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);

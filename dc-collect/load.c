@@ -301,22 +301,23 @@ static void choose_programs(const struct collector *c, struct collect_bpf *skel)
 			uprobes && (!c->feat.umulti || c->opt.process_uprobes));
 }
 
-/* DC_TEST_BLOCK_SET_BITS=N: the in-flight bio table in 2^N sets, not
- * its usual 2^11, so that a test fills a set at will and sees its
- * evicted bios' completions counted (tracepoints.bpf.h). */
-static void test_block_sets(struct collect_bpf *skel)
+/* Tables a test makes smaller, not options (so no usage error: the
+ * collector's own exit 1), each 2^N entries or sets:
+ * DC_TEST_BLOCK_SET_BITS=N the in-flight bio table's sets, not 2^11, so
+ * that a test fills a set at will and sees its evicted bios' completions
+ * counted (tracepoints.bpf.h); DC_TEST_STACK_SLOTS=N the threads' stack
+ * slots, not 2^10, so that threads whose slot another holds keep their
+ * stacks in task storage (stack.bpf.h).  *bits: the most, then N. */
+static void test_bits(const char *name, __u32 *bits)
 {
-	const char *v = getenv("DC_TEST_BLOCK_SET_BITS");
-	__u32 most = skel->rodata->block_set_bits;
+	const char *v = getenv(name);
 	long long n;
 
 	if (v == NULL)
 		return;
-	/* Not an option: no usage error, the collector's own exit 1. */
-	if (!dc_parse_int(v, 0, most, &n))
-		die("DC_TEST_BLOCK_SET_BITS=%s: not a number from 0 to %u",
-		    v, most);
-	skel->rodata->block_set_bits = (__u32)n;
+	if (!dc_parse_int(v, 0, *bits, &n))
+		die("%s=%s: not a number from 0 to %u", name, v, *bits);
+	*bits = (__u32)n;
 }
 
 void open_and_load(struct collector *c)
@@ -334,7 +335,8 @@ void open_and_load(struct collector *c)
 	skel->rodata->follow_ra = c->tp_needed[DC_TP_RA_SYNC] ||
 				  c->tp_needed[DC_TP_RA_ASYNC];
 	skel->rodata->fast_path = c->want_fast;
-	test_block_sets(skel);
+	test_bits("DC_TEST_BLOCK_SET_BITS", &skel->rodata->block_set_bits);
+	test_bits("DC_TEST_STACK_SLOTS", &skel->rodata->stack_slot_bits);
 	skel->rodata->wakeup_bytes = c->opt.wakeup ? c->opt.wakeup
 						   : c->opt.ring_size / 16;
 	if (c->opt.mode == SEL_CGROUP) {

@@ -160,13 +160,68 @@ static __always_inline void client_state_release(struct dc_stack *st)
 		*(volatile __u32 *)&e->owner = 0;
 }
 
+/* task's slot in stack_slots (never NULL: the index is masked; the
+ * verifier wants the check). */
+static __always_inline struct dc_stack *stack_slot(struct task_struct *task)
+{
+	__u32 k = task->pid & ((1u << stack_slot_bits) - 1);
+
+	return bpf_map_lookup_elem(&stack_slots, &k);
+}
+
+/* The stack of task, the current one, not in its slot: in its task
+ * storage, where a thread whose slot another held when it first called
+ * keeps it for good (so it looks there before taking a slot freed
+ * since).  With create, a new one if it has none: its slot if free (not
+ * once the thread exits, when dc_exit frees its slot: a slot taken after
+ * would stay taken), else task storage. */
+static __always_inline struct dc_stack *
+task_stack_other(struct task_struct *task, struct dc_stack *slot, bool create)
+{
+	struct dc_stack *st = bpf_task_storage_get(&stacks, task, NULL, 0);
+
+	if (st || !create)
+		return st;
+	if (slot && !(task->flags & 0x4 /* PF_EXITING */) &&
+	    __sync_val_compare_and_swap(&slot->owner, 0,
+					(__u64)(__u32)task->pid + 1) == 0) {
+		/* As a new task storage is: zero where it is read
+		 * before it is written. */
+		slot->depth = 0;
+		slot->tls_none = 0;
+		slot->last_seq = 0;
+		slot->client_tls = 0;
+		__builtin_memset(&slot->ra, 0, sizeof(slot->ra));
+		slot->state = 0;
+		slot->state_slot = 0;
+		slot->tid = 0;
+		return slot;
+	}
+	return bpf_task_storage_get(&stacks, task, NULL,
+				    BPF_LOCAL_STORAGE_GET_F_CREATE);
+}
+
 /* The stack of task, the current one; with create, a zeroed one if it
- * has none. */
+ * has none.  The slot of its tid first: most threads' stack is there. */
 static __always_inline struct dc_stack *task_stack(struct task_struct *task,
 						   bool create)
 {
-	return bpf_task_storage_get(&stacks, task, NULL,
-				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	struct dc_stack *slot = stack_slot(task);
+
+	if (slot && slot->owner == (__u64)(__u32)task->pid + 1)
+		return slot;
+	return task_stack_other(task, slot, create);
+}
+
+/* The current thread task exits: its stack goes, and its slot is free
+ * for the next thread of its tid's slot. */
+static __always_inline void task_stack_free(struct task_struct *task)
+{
+	struct dc_stack *slot = stack_slot(task);
+
+	if (slot && slot->owner == (__u64)(__u32)task->pid + 1)
+		*(volatile __u64 *)&slot->owner = 0;
+	bpf_task_storage_delete(&stacks, task);
 }
 
 /* The current thread's stack (tid is the current thread's). */

@@ -206,6 +206,23 @@ test_expect_success BPF,PYTHON3 'the recursion the kernel stores nests exactly, 
 	done
 '
 
+# One stack slot (DC_TEST_STACK_SLOTS=0): of threads running at once, one
+# holds it and the others keep their stacks in task storage, a thread
+# that began there staying there when the slot is freed.
+test_expect_success BPF,PYTHON3 'threads whose stack slot another holds trace completely and nest' '
+	printf "layers: [posix, syscalls]\n" >c.yaml &&
+	(DC_TEST_STACK_SLOTS=0 && export DC_TEST_STACK_SLOTS &&
+	 trace_ok c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" tree "$PWD" 50) &&
+	for f in t0 t1 t2 t3 c0 c1; do
+		test "$(pfw-query count t.pfw.gz --cat POSIX --name write --file "$PWD/$f" --size 4096)" = 50 &&
+		test "$(pfw-query count t.pfw.gz --cat sys --name write --file "$PWD/$f" --arg ret=4096)" = 50 ||
+		return 1
+	done &&
+	write_tree_check &&
+	python3 tree.py t.pfw.gz >n &&
+	test "$(cat n)" -ge 300
+'
+
 # The call spans an idle flush of dc-write's (--flush-interval 1: the
 # default, 5 s, would need a call of 6 s): its children still find it.
 test_expect_success BPF,PYTHON3 'a syscall under a user function that sleeps past dc-write'"'"'s idle flush has that call as parent' '
