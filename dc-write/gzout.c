@@ -11,7 +11,6 @@
  */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -21,6 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "deflatelib.h"
 #include "gzout.h"
 #include "messages.h"
 
@@ -70,46 +70,12 @@ struct gzout {
 
 /* ---- compression ---- */
 
-/*
- * libdeflate compresses this kind of text about three times as fast as
- * zlib at the same level, and smaller.  It is loaded at run time, so the
- * build needs neither its headers nor a configure check, and dc-write
- * still works (with zlib) where it is not installed.  Its gzip API has
- * been stable since 1.0.
- */
-static struct {
-	void *handle;
-	void *(*alloc)(int level);
-	size_t (*compress)(void *c, const void *in, size_t in_len, void *out,
-			   size_t out_len);
-	size_t (*bound)(void *c, size_t in_len);
-	void (*release)(void *c);
-} libdeflate;
-
+/* libdeflate compresses this kind of text about three times as fast as
+ * zlib at the same level, and smaller; it is optional (lib/deflatelib.h),
+ * and dc-write still works (with zlib) where it is not installed. */
 int gz_libdeflate_available(void)
 {
-	static const char *const names[] = { "libdeflate.so.0", "libdeflate.so" };
-	size_t i;
-
-	if (libdeflate.handle != NULL)
-		return 1;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-
-		if (h == NULL)
-			continue;
-		*(void **)&libdeflate.alloc = dlsym(h, "libdeflate_alloc_compressor");
-		*(void **)&libdeflate.compress = dlsym(h, "libdeflate_gzip_compress");
-		*(void **)&libdeflate.bound = dlsym(h, "libdeflate_gzip_compress_bound");
-		*(void **)&libdeflate.release = dlsym(h, "libdeflate_free_compressor");
-		if (libdeflate.alloc && libdeflate.compress && libdeflate.bound &&
-		    libdeflate.release) {
-			libdeflate.handle = h;
-			return 1;
-		}
-		dlclose(h);
-	}
-	return 0;
+	return dc_libdeflate() != NULL;
 }
 
 /* One per thread that compresses. */
@@ -124,7 +90,7 @@ static struct deflater *deflater_new(enum gz_compressor which, int level)
 	struct deflater *d = xcalloc(1, sizeof(*d));
 
 	if (which == GZ_LIBDEFLATE) {
-		d->ld = libdeflate.alloc(level);
+		d->ld = dc_libdeflate()->alloc_compressor(level);
 		if (d->ld == NULL)
 			die("cannot start libdeflate at level %d", level);
 		return d;
@@ -144,7 +110,7 @@ static void deflater_free(struct deflater *d)
 	if (d == NULL)
 		return;
 	if (d->ld != NULL)
-		libdeflate.release(d->ld);
+		dc_libdeflate()->free_compressor(d->ld);
 	if (d->zs_ready)
 		deflateEnd(&d->zs);
 	free(d);
@@ -158,13 +124,13 @@ static void compress_job(struct job *j, struct deflater *d)
 	if (!j->o->compress)
 		return;
 	if (d->ld != NULL) {
-		bound = libdeflate.bound(d->ld, j->in_len);
+		bound = dc_libdeflate()->gzip_compress_bound(d->ld, j->in_len);
 		if (bound > j->out_cap) {
 			j->out = xrealloc(j->out, bound);
 			j->out_cap = bound;
 		}
-		j->out_len = libdeflate.compress(d->ld, j->in, j->in_len,
-						 j->out, j->out_cap);
+		j->out_len = dc_libdeflate()->gzip_compress(d->ld, j->in, j->in_len,
+							   j->out, j->out_cap);
 		if (j->out_len == 0)
 			die("libdeflate failed to compress a chunk");
 		return;

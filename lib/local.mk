@@ -5,6 +5,7 @@
 # dc-collect).
 noinst_LTLIBRARIES += lib/libdc.la
 lib_libdc_la_SOURCES = \
+	lib/deflatelib.c lib/deflatelib.h \
 	lib/event.h \
 	lib/jobinfo.c lib/jobinfo.h \
 	lib/bytes.h \
@@ -34,7 +35,7 @@ lib_libdc_la_LIBADD += $(LIBELF_LIBS)
 # t/0010-lib.t.
 check_PROGRAMS += t/helpers/lib-test
 t_helpers_lib_test_SOURCES = t/helpers/lib-test.c t/helpers/tap.h
-t_helpers_lib_test_LDADD = lib/libdc.la
+t_helpers_lib_test_LDADD = lib/libdc.la $(ZLIB_LIBS)
 
 # Every SYS_ name of <sys/syscall.h> for this build's architecture, as
 # DC_SYSCALL(name) lines sorted by name (lib/syscalls.c).

@@ -17,8 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
-
+#include "deflatelib.h"
 #include "messages.h"
 #include "stream.h"
 
@@ -144,7 +143,7 @@ int dc_writer_framev(struct dc_writer *w, uint16_t type,
 		     const void *const *parts, const uint32_t *lens, int n)
 {
 	unsigned char fh[DC_FRAME_HDR_SIZE];
-	uint32_t len = 0, crc = (uint32_t)crc32(0L, Z_NULL, 0);
+	uint32_t len = 0, crc = 0;
 	uint16_t flags = 0;
 	int i;
 
@@ -154,7 +153,7 @@ int dc_writer_framev(struct dc_writer *w, uint16_t type,
 			return -1;
 		}
 		len += lens[i];
-		crc = (uint32_t)crc32(crc, parts[i], lens[i]);
+		crc = dc_crc32(crc, parts[i], lens[i]);
 	}
 	memset(fh, 0, sizeof(fh));
 	memcpy(fh, &type, 2);
@@ -396,7 +395,7 @@ int dc_reader_next(struct dc_reader *r, struct dc_frame *frame)
 #ifndef DC_FUZZING
 	/* (A fuzzing build takes any checksum, so that mutated frames
 	 * reach the decoders behind this check: configure.ac.) */
-	if ((uint32_t)crc32(0L, r->buf + r->start + DC_FRAME_HDR_SIZE, len) != crc)
+	if (dc_crc32(0, r->buf + r->start + DC_FRAME_HDR_SIZE, len) != crc)
 		return fail(r, DC_READ_CORRUPT,
 			    "corrupt frame at byte %llu: checksum mismatch",
 			    (unsigned long long)r->offset);

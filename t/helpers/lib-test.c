@@ -1,6 +1,7 @@
 /*
- * lib-test - unit tests of lib/'s hash table (u64map.c), FNV-1a (hash.h)
- * and size parser (numbers.c), as TAP.  Run by t/0010-lib.t.
+ * lib-test - unit tests of lib/'s hash table (u64map.c), FNV-1a (hash.h),
+ * size parser (numbers.c) and CRC-32 (deflatelib.c), as TAP.  Run by
+ * t/0010-lib.t.
  *
  * The table is checked against a plain array of what it should hold
  * after every operation of a long pseudo-random sequence, with keys
@@ -14,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
+#include "deflatelib.h"
 #include "hash.h"
 #include "numbers.h"
 #include "u64map.h"
@@ -219,6 +222,40 @@ static void test_fnv(void)
 	   "FNV-1a continued over a second part is the hash of the whole");
 }
 
+/* ---- CRC-32 ---- */
+
+/* The stream's CRC is zlib's crc32(): dc_crc32 (libdeflate's when it is
+ * installed) must give the same at every length and alignment, and
+ * continued over a second part. */
+static void test_crc(void)
+{
+	static unsigned char buf[4096 + 64];
+	unsigned bad = 0, badsplit = 0;
+	size_t len, at;
+
+	printf("# CRC-32 through %s\n", dc_libdeflate() ? "libdeflate" : "zlib");
+	ok(dc_crc32(0, "123456789", 9) == 0xcbf43926u,
+	   "CRC-32 of \"123456789\" is the check value cbf43926");
+	ok(dc_crc32(0, "", 0) == 0 && dc_crc32(0x1234u, buf, 0) == 0x1234u,
+	   "CRC-32 of nothing is the value it continues");
+	for (len = 0; len < sizeof(buf); len++)
+		buf[len] = (unsigned char)(rnd() >> 32);
+	for (len = 0; len <= 4096; len += len < 300 ? 1 : 97)
+		for (at = 0; at < 64; at += 7) {
+			uint32_t want = (uint32_t)crc32(0L, buf + at, (uInt)len);
+			size_t cut = len / 3;
+
+			if (dc_crc32(0, buf + at, len) != want)
+				bad++;
+			if (dc_crc32(dc_crc32(0, buf + at, cut), buf + at + cut,
+				     len - cut) != want)
+				badsplit++;
+		}
+	ok(bad == 0, "CRC-32 equals zlib's crc32 at every length and alignment (%u differ)", bad);
+	ok(badsplit == 0, "CRC-32 continued over a second part equals zlib's of the whole (%u differ)",
+	   badsplit);
+}
+
 /* ---- sizes ---- */
 
 static void size_is(const char *s, uint64_t lo, uint64_t hi,
@@ -285,6 +322,7 @@ int main(void)
 	test_many();
 	test_hashed();
 	test_fnv();
+	test_crc();
 	test_sizes();
 	return tap_done();
 }
