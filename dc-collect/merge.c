@@ -48,19 +48,46 @@ void dc_merge_client(struct dc_merge *m, const struct dc_event *ev)
 	push(&m->fq, &m->flen, &m->fcap, ev);
 }
 
-/* By end time; equal ends keep their ring order (offsets ascend). */
-static int by_end(const void *a, const void *b)
+/* The end of the run of idx entries in end order that begins at from. */
+static size_t run_end(const struct dc_merge_ref *a, size_t from, size_t n)
 {
-	const struct dc_merge_ref *ra = a, *rb = b;
-
-	if (ra->end != rb->end)
-		return ra->end < rb->end ? -1 : 1;
-	return ra->off < rb->off ? -1 : ra->off > rb->off;
+	while (++from < n && a[from - 1].end <= a[from].end)
+		;
+	return from;
 }
 
-/* Index the client records by end time; returns how many there are. */
+/* One pass of a natural merge sort: each two adjacent runs of src merged
+ * into one in dst, the left run's entry first at equal ends; returns the
+ * runs dst has. */
+static size_t merge_pass(const struct dc_merge_ref *src,
+			 struct dc_merge_ref *dst, size_t n)
+{
+	size_t runs = 0, lo = 0;
+
+	while (lo < n) {
+		size_t mid = run_end(src, lo, n);
+		size_t hi = mid < n ? run_end(src, mid, n) : n;
+		size_t i = lo, j = mid, k = lo;
+
+		while (i < mid && j < hi)
+			dst[k++] = src[j].end < src[i].end ? src[j++] : src[i++];
+		memcpy(dst + k, src + i, (mid - i) * sizeof(*src));
+		k += mid - i;
+		memcpy(dst + k, src + j, (hi - j) * sizeof(*src));
+		lo = hi;
+		runs++;
+	}
+	return runs;
+}
+
+/* Index the client records by end time, equal ends in their queue order
+ * (offsets ascend); returns how many there are.  Each ring's records of
+ * one drain come in end order, and so do those kept from the last run:
+ * the queue is a few runs (one when a single thread writes), merged in
+ * place of a full sort, and not at all when it is one. */
 static size_t sort_clients(struct dc_merge *m)
 {
+	struct dc_merge_ref *a, *b;
 	size_t n = 0;
 
 	for (size_t off = 0; off < m->flen;
@@ -68,12 +95,25 @@ static size_t sort_clients(struct dc_merge *m)
 		if (n == m->icap) {
 			m->icap = m->icap ? 2 * m->icap : 1024;
 			m->idx = xrealloc(m->idx, m->icap * sizeof(*m->idx));
+			m->tmp = xrealloc(m->tmp, m->icap * sizeof(*m->tmp));
 		}
 		m->idx[n].end = end_of((const struct dc_event *)(m->fq + off));
 		m->idx[n++].off = off;
 	}
-	if (n > 1) /* qsort(NULL, 0) is undefined (UBSan) */
-		qsort(m->idx, n, sizeof(*m->idx), by_end);
+	if (run_end(m->idx, 0, n) >= n)
+		return n;
+	a = m->idx;
+	b = m->tmp;
+	for (;;) {
+		size_t runs = merge_pass(a, b, n);
+
+		a = b;
+		b = a == m->idx ? m->tmp : m->idx;
+		if (runs == 1)
+			break;
+	}
+	m->tmp = b;
+	m->idx = a;
 	return n;
 }
 
@@ -133,5 +173,6 @@ void dc_merge_free(struct dc_merge *m)
 	free(m->fq);
 	free(m->keep);
 	free(m->idx);
+	free(m->tmp);
 	memset(m, 0, sizeof(*m));
 }

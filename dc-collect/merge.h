@@ -27,7 +27,8 @@ struct dc_merge {
 	unsigned char *keep;     /* client records that wait (swapped with fq) */
 	size_t keepcap;
 	struct dc_merge_ref *idx; /* client records sorted by end time */
-	size_t icap;
+	struct dc_merge_ref *tmp; /* the other buffer of its merge sort */
+	size_t icap;             /* entries in each */
 	bool running;            /* inside dc_merge_run */
 };
 

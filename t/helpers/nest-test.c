@@ -144,6 +144,104 @@ static void merge_order(void)
 	dc_merge_free(&m);
 }
 
+/* Many threads' client records, drain by drain, among the kernel's: the
+ * whole output is in end order, a client record before a kernel record
+ * of the same end, equal ends of client records in the order the rings
+ * gave them (each thread's already in end order, ties within a thread
+ * too), every record once.  Checked against a plain sort of all of them. */
+#define R_THREADS 4
+#define R_PER 600
+#define R_KERNEL 400
+#define R_ALL (R_THREADS * R_PER + R_KERNEL)
+
+struct ref {
+	uint64_t end, seq;
+	int client, order;
+};
+
+struct seen {
+	uint64_t seq[R_ALL + 1];
+	size_t n;
+};
+
+static void seen_out(void *ctx, const struct dc_event *ev, bool kernel)
+{
+	struct seen *o = ctx;
+
+	(void)kernel;
+	if (o->n <= R_ALL)
+		o->seq[o->n] = ev->seq;
+	o->n++;
+}
+
+static int by_ref(const void *a, const void *b)
+{
+	const struct ref *x = a, *y = b;
+
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	if (x->client != y->client)
+		return x->client ? -1 : 1;
+	return x->order - y->order;
+}
+
+static uint64_t lcg = 12345;
+
+static unsigned small_rand(unsigned max)
+{
+	lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned)(lcg >> 33) % (max + 1);
+}
+
+static void merge_threads(void)
+{
+	static struct ref want[R_ALL];
+	static uint64_t tend[R_THREADS][R_PER], kend[R_KERNEL];
+	static struct seen o;
+	struct dc_merge m = { 0 };
+	size_t next[R_THREADS] = { 0 }, knext = 0, nref = 0, i;
+	int order = 0, bad = 0;
+	uint64_t upto, last = 0;
+
+	for (int t = 0; t < R_THREADS; t++)
+		for (i = 0, last = 100; i < R_PER; i++)
+			tend[t][i] = last += small_rand(i % 7 ? 12 : 0);
+	for (i = 0, last = 100; i < R_KERNEL; i++)
+		kend[i] = last += small_rand(30);
+	for (upto = 0; upto <= 12000; upto += 700) {
+		uint64_t heads = upto + 40; /* what the rings hold by now */
+
+		for (; knext < R_KERNEL && kend[knext] <= heads; knext++) {
+			struct dc_event k = rec(DC_EV_CALL, knext + 1, 0,
+						kend[knext] - 5, 5, 0);
+
+			dc_merge_kernel(&m, &k);
+			want[nref++] = (struct ref){ kend[knext], knext + 1, 0, 0 };
+		}
+		for (int t = 0; t < R_THREADS; t++)
+			for (; next[t] < R_PER && tend[t][next[t]] <= heads; next[t]++) {
+				uint64_t e = tend[t][next[t]];
+				struct dc_event c = client((uint64_t)order + 1, 0, e - 3, 3, 0);
+
+				c.tid = TID + (uint32_t)t;
+				dc_merge_client(&m, &c);
+				want[nref++] = (struct ref){ e, ((uint64_t)order + 1) | DC_SEQ_CLIENT,
+							     1, order };
+				order++;
+			}
+		dc_merge_run(&m, upto, false, seen_out, &o);
+	}
+	dc_merge_run(&m, upto, true, seen_out, &o);
+	qsort(want, nref, sizeof(*want), by_ref);
+	for (i = 0; i < nref && i < o.n; i++)
+		bad += o.seq[i] != want[i].seq;
+	ok(nref == R_ALL && o.n == nref && bad == 0,
+	   "merge: %d threads' records among the kernel's, drain by drain, "
+	   "in the order of a full sort (%zu of %zu out, %d misplaced)",
+	   R_THREADS, o.n, nref, bad);
+	dc_merge_free(&m);
+}
+
 /* A client call inside a uprobe call nests under it, one level deeper;
  * one after it returned does not. */
 static void nest_inside_and_after(void)
@@ -226,6 +324,7 @@ int main(void)
 {
 	merge_waits_for_child();
 	merge_order();
+	merge_threads();
 	nest_inside_and_after();
 	nest_one_more_drain();
 	nest_abandoned();
