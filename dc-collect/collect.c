@@ -397,6 +397,7 @@ static void start_fast_path(struct collector *c)
 	o.fast_map_fd = bpf_map__fd(c->skel->maps.fast_procs);
 	o.state_maps_fd = bpf_map__fd(c->skel->maps.client_states);
 	o.fast_gen = &c->skel->bss->fast_gen;
+	o.room = fast_room;
 	o.sink = fast_sink;
 	o.ctx = c;
 	c->fast = dc_fast_open(&o, c->spec, c->skip);
@@ -419,8 +420,8 @@ static void start_fast_path(struct collector *c)
 	start_fallback(c);
 }
 
-/* Verify the spec, plan, load and fill the tables; the ring buffer and
- * the batch, the profiler in profile mode. */
+/* Verify the spec, plan, load and fill the tables; the ring buffer, the
+ * profiler in profile mode. */
 static void load(struct collector *c, uid_t *owner)
 {
 	const char *missing;
@@ -456,7 +457,6 @@ static void load(struct collector *c, uid_t *owner)
 				 c, NULL);
 	if (c->rb == NULL)
 		sysdie("cannot open the ring buffer");
-	c->batch = xmalloc(BATCH_BYTES);
 	if (c->spec->mode == DC_MODE_PROFILE) {
 		c->profiler = dc_profiler_new(bpf_map__fd(c->skel->maps.profile));
 		notice("profile mode: counters every %u ms instead of events",
@@ -542,7 +542,6 @@ static void free_collector(struct collector *c)
 	dc_profiler_free(c->profiler);
 	dc_descs_free(&c->descs);
 	free(c->skip);
-	free(c->batch);
 }
 
 /* The stream cannot be written (its reader went away, a full disk). */

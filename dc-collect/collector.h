@@ -89,7 +89,8 @@ struct collector {
 	struct ring_buffer *rb;
 	struct dc_writer *out;
 	struct dc_stream_info info;
-	unsigned char *batch;
+	unsigned char *batch;  /* the EVENTS payload being filled, in c->out's
+	                          buffer (output.c), or NULL */
 	size_t batch_used;
 	unsigned long long events;
 	unsigned int internal_base;
@@ -159,6 +160,7 @@ void emit_probes(struct collector *c);
 void emit_sysinfo(struct collector *c);
 void snapshot_paths(struct collector *c);
 void snapshot_processes(struct collector *c);
+struct dc_event *fast_room(void *ctx, size_t size);
 void fast_sink(void *ctx, struct dc_event *ev);
 int on_record(void *ctx, void *data, size_t size);
 void drain_ordered(struct collector *c, bool final);

@@ -103,8 +103,6 @@ struct dc_fast {
 	struct lost *lost;
 	size_t nlost, lost_cap;
 	struct dc_states *states;        /* call-state maps ready, or NULL */
-	/* A record copied out of a ring: read as a struct dc_event. */
-	unsigned char rec[MAX_RECORD] __attribute__((aligned(8)));
 };
 
 static const char *const fast_names[DC_FAST_NFUNCS] = {
@@ -585,7 +583,9 @@ void dc_fast_snapshot(struct dc_fast *f)
 						     __ATOMIC_ACQUIRE);
 }
 
-/* Check a record copied out of the mapping and make it the process's. */
+/* Check a record copied out of the mapping (into the collector's own
+ * memory: the process may change it in the mapping meanwhile) and make it
+ * the process's. */
 static bool valid_record(struct dc_fast *f, struct ring *r, struct dc_event *ev,
 			 uint64_t size)
 {
@@ -642,17 +642,18 @@ static void drain_slot(struct dc_fast *f, struct ring *r, uint32_t i,
 	}
 	while (tail < head) {
 		uint64_t off = tail & (cap - 1), size;
-		struct dc_event *ev = (struct dc_event *)f->rec;
+		struct dc_event hdr, *ev;
 
-		memcpy(f->rec, data + off, 8);
-		size = ev->size;
+		/* size and type: the first 8 bytes, as struct dc_event has them */
+		memcpy(&hdr, data + off, 8);
+		size = hdr.size;
 		if (size < 8 || (size & 7) != 0 || size > cap - off ||
-		    size > head - tail || size > sizeof(f->rec)) {
+		    size > head - tail || size > MAX_RECORD) {
 			abandon(r, i, "a record's size makes no sense");
 			break;
 		}
-		if (ev->type != 0) {
-			memcpy(f->rec, data + off, size);
+		if (hdr.type != 0 && (ev = f->o.room(f->o.ctx, size)) != NULL) {
+			memcpy(ev, data + off, size);
 			if (valid_record(f, r, ev, size))
 				f->o.sink(f->o.ctx, ev);
 			else

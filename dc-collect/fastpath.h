@@ -19,7 +19,12 @@
 
 struct dc_fast;
 
-/* Where validated records go (the collector's EVENTS batch). */
+/* Where records go (the collector's merge, or its EVENTS frame): room
+ * gives the place for a record of size bytes, 8-aligned and the
+ * collector's own, or NULL to skip it; the record is copied there from
+ * the ring and checked there, and sink takes it.  A refused record is
+ * not given to sink, and its room is given again. */
+typedef struct dc_event *(*dc_fast_room)(void *ctx, size_t size);
 typedef void (*dc_fast_sink)(void *ctx, struct dc_event *ev);
 /* Is this process one the collector traces (or, in clients mode, may it
  * join)?  Called for every connecting process; true admits it. */
@@ -35,6 +40,7 @@ struct dc_fast_opts {
 	int state_maps_fd;         /* BPF array of the call-state maps,
 	                              -1: none (the TLS only) */
 	uint32_t *fast_gen;        /* moved after each entry added to it */
+	dc_fast_room room;
 	dc_fast_sink sink;
 	dc_fast_admit admit;
 	void *ctx;

@@ -27,14 +27,21 @@ static uint64_t end_of(const struct dc_event *ev)
 	return ev->type == DC_EV_CALL ? ev->ts + ev->dur : ev->ts;
 }
 
+/* Where size more bytes go at the end of buf. */
+static unsigned char *room(unsigned char **buf, size_t len, size_t *cap,
+			   size_t size)
+{
+	if (len + size > *cap) {
+		*cap = (len + size) * 2 + 65536;
+		*buf = xrealloc(*buf, *cap);
+	}
+	return *buf + len;
+}
+
 static void push(unsigned char **buf, size_t *len, size_t *cap,
 		 const struct dc_event *ev)
 {
-	if (*len + ev->size > *cap) {
-		*cap = (*len + ev->size) * 2 + 65536;
-		*buf = xrealloc(*buf, *cap);
-	}
-	memcpy(*buf + *len, ev, ev->size);
+	memcpy(room(buf, *len, cap, ev->size), ev, ev->size);
 	*len += ev->size;
 }
 
@@ -46,6 +53,16 @@ void dc_merge_kernel(struct dc_merge *m, const struct dc_event *ev)
 void dc_merge_client(struct dc_merge *m, const struct dc_event *ev)
 {
 	push(&m->fq, &m->flen, &m->fcap, ev);
+}
+
+struct dc_event *dc_merge_client_room(struct dc_merge *m, size_t size)
+{
+	return (struct dc_event *)room(&m->fq, m->flen, &m->fcap, size);
+}
+
+void dc_merge_client_add(struct dc_merge *m)
+{
+	m->flen += ((const struct dc_event *)(m->fq + m->flen))->size;
 }
 
 /* The end of the run of idx entries in end order that begins at from. */

@@ -37,6 +37,10 @@ typedef void (*dc_merge_emit)(void *ctx, const struct dc_event *ev,
 
 void dc_merge_kernel(struct dc_merge *m, const struct dc_event *ev);
 void dc_merge_client(struct dc_merge *m, const struct dc_event *ev);
+/* The same without a copy: a client record written into the room for
+ * size bytes at the end of the queue, then added (not while it runs). */
+struct dc_event *dc_merge_client_room(struct dc_merge *m, size_t size);
+void dc_merge_client_add(struct dc_merge *m);
 /* Emit everything that ended by `upto` (all of it if final) in end-time
  * order; records that ended later wait for the next run. */
 void dc_merge_run(struct dc_merge *m, uint64_t upto, bool final,

@@ -29,9 +29,12 @@ bool out_ok(struct collector *c)
 	return c->out_errno == 0;
 }
 
+/* The EVENTS frame being filled is built in the writer's buffer (no copy
+ * into it): it ends before any other frame. */
 void out_frame(struct collector *c, uint16_t type, const void *data,
 	       uint32_t len)
 {
+	flush_batch(c);
 	if (!out_ok(c))
 		return;
 	if (dc_writer_frame(c->out, type, data, len) != 0)
@@ -40,10 +43,26 @@ void out_frame(struct collector *c, uint16_t type, const void *data,
 
 void flush_batch(struct collector *c)
 {
-	if (c->batch_used == 0)
+	if (c->batch == NULL)
 		return;
-	out_frame(c, DC_FRAME_EVENTS, c->batch, (uint32_t)c->batch_used);
+	dc_writer_end(c->out, DC_FRAME_EVENTS, (uint32_t)c->batch_used);
+	c->batch = NULL;
 	c->batch_used = 0;
+}
+
+/* Room for size more bytes in the EVENTS frame (a new one if it would
+ * pass BATCH_BYTES), or NULL when the stream cannot be written. */
+static unsigned char *batch_room(struct collector *c, size_t size)
+{
+	if (c->batch != NULL && c->batch_used + size <= BATCH_BYTES)
+		return c->batch + c->batch_used;
+	flush_batch(c);
+	if (!out_ok(c))
+		return NULL;
+	c->batch = dc_writer_begin(c->out, BATCH_BYTES);
+	if (c->batch == NULL)
+		c->out_errno = errno;
+	return c->batch;
 }
 
 void flush_out(struct collector *c)
@@ -244,25 +263,39 @@ void emit_probes(struct collector *c)
 
 static void append_record(struct collector *c, const struct dc_event *ev)
 {
-	if (c->batch_used + ev->size > BATCH_BYTES)
-		flush_batch(c);
-	memcpy(c->batch + c->batch_used, ev, ev->size);
-	c->batch_used += ev->size;
+	unsigned char *to = batch_room(c, ev->size);
+
+	if (to != NULL) {
+		memcpy(to, ev, ev->size);
+		c->batch_used += ev->size;
+	}
 	c->events++;
 }
 
-/* A validated client record (fastpath.c): merged with the kernel's,
- * or straight out when a process's last records are taken while the
- * merge runs (its exit or exec). */
+/* A client record (fastpath.c) is copied and checked where it goes: in
+ * the merge's queue, or straight in the EVENTS frame when a process's
+ * last records are taken while the merge runs (its exit or exec). */
+struct dc_event *fast_room(void *ctx, size_t size)
+{
+	struct collector *c = ctx;
+
+	if (c->merge.running)
+		return (struct dc_event *)batch_room(c, size);
+	return dc_merge_client_room(&c->merge, size);
+}
+
+/* The record checked, in its room: merged with the kernel's, or out. */
 void fast_sink(void *ctx, struct dc_event *ev)
 {
 	struct collector *c = ctx;
 
 	dc_nest_client(&c->nest, ev);
-	if (c->merge.running)
-		append_record(c, ev);
-	else
-		dc_merge_client(&c->merge, ev);
+	if (c->merge.running) {
+		c->batch_used += ev->size;
+		c->events++;
+	} else {
+		dc_merge_client_add(&c->merge);
+	}
 }
 
 static void process_record(struct collector *c, const struct dc_event *ev);

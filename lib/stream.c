@@ -181,6 +181,33 @@ int dc_writer_frame(struct dc_writer *w, uint16_t type, const void *data,
 	return dc_writer_framev(w, type, &data, &len, 1);
 }
 
+void *dc_writer_begin(struct dc_writer *w, uint32_t max)
+{
+	if (max > WRITE_BUF - DC_FRAME_HDR_SIZE - 8) {
+		errno = EMSGSIZE;
+		return NULL;
+	}
+	if (w->used + DC_FRAME_HDR_SIZE + PAD8(max) > WRITE_BUF &&
+	    dc_writer_flush(w) != 0)
+		return NULL;
+	return w->buf + w->used + DC_FRAME_HDR_SIZE;
+}
+
+void dc_writer_end(struct dc_writer *w, uint16_t type, uint32_t len)
+{
+	unsigned char *fh = w->buf + w->used;
+	uint32_t crc = dc_crc32(0, fh + DC_FRAME_HDR_SIZE, len);
+	uint16_t flags = 0;
+
+	memset(fh, 0, DC_FRAME_HDR_SIZE);
+	memcpy(fh, &type, 2);
+	memcpy(fh + 2, &flags, 2);
+	memcpy(fh + 4, &len, 4);
+	memcpy(fh + 8, &crc, 4);
+	memset(fh + DC_FRAME_HDR_SIZE + len, 0, PAD8(len) - len);
+	w->used += DC_FRAME_HDR_SIZE + PAD8(len);
+}
+
 int dc_writer_close(struct dc_writer *w)
 {
 	int ret = dc_writer_flush(w);

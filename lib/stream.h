@@ -222,6 +222,14 @@ int dc_writer_frame(struct dc_writer *w, uint16_t type, const void *data,
 /* Append a frame from pieces, to avoid a copy. */
 int dc_writer_framev(struct dc_writer *w, uint16_t type,
 		     const void *const *parts, const uint32_t *lens, int n);
+/* A frame built in place, with no copy: dc_writer_begin makes room for
+ * a payload of up to max bytes (at most 1 MiB less 24; it may write what
+ * is buffered) and returns where it goes, or NULL with errno set;
+ * dc_writer_end closes the frame with the first len bytes there (len <=
+ * max).  Nothing else may be written to w in between; a frame begun and
+ * not ended is not written. */
+void *dc_writer_begin(struct dc_writer *w, uint32_t max);
+void dc_writer_end(struct dc_writer *w, uint16_t type, uint32_t len);
 int dc_writer_flush(struct dc_writer *w);
 /* Flush and free; does not close fd.  0, or -1 with errno set. */
 int dc_writer_close(struct dc_writer *w);
