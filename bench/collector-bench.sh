@@ -24,10 +24,14 @@
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
-[ $# -ge 1 ] || { echo "usage: bench/collector-bench.sh BUILD_DIR [BUILD_DIR_B]" >&2; exit 2; }
-A=$(cd "$1" && pwd)
-B=
-[ $# -lt 2 ] || B=$(cd "$2" && pwd)
+[ $# -ge 1 ] || { echo "usage: bench/collector-bench.sh BUILD_DIR [BUILD_DIR_B]..." >&2; exit 2; }
+# the builds by letter: A=dir, B=dir...
+labels=
+for d in "$@"; do
+	x=$(echo A B C D E F G H | cut -d" " -f$(($(echo $labels | wc -w) + 1)))
+	eval "$x=\$(cd \"\$d\" && pwd)"
+	labels="$labels $x"
+done
 N=${COLL_N:-1000000}
 SMALL=${COLL_SMALL:-1000}
 ROUNDS=${COLL_ROUNDS:-5}
@@ -103,8 +107,9 @@ echo "load before: $(uptime)"
 t=$work/raw.txt
 : >"$t"
 for r in $(seq "$ROUNDS"); do
-	order="A${B:+ B}"
-	[ -z "$B" ] || [ $((r % 2)) = 1 ] || order="B A"
+	# this round's order: the builds rotated by the round
+	order=$(echo $labels | awk -v r="$r" '{ for (i = 0; i < NF; i++)
+		printf "%s ", $((i + r) % NF + 1) }')
 	for m in $MODES; do
 		for x in $order; do
 			eval "bd=\$$x"
@@ -126,7 +131,7 @@ done
 echo
 echo "| build | output | collector ns/record | dc-aggregate ns/record | dc-write ns/record | workload CPU ns/call | rounds |"
 echo "|---|---|---|---|---|---|---|"
-for x in A${B:+ B}; do
+for x in $labels; do
 	eval "bd=\$$x"
 	for m in $MODES; do
 		awk -v x="$x" -v m="$m" -v name="$x ($(git -C "$bd/.." rev-parse --short HEAD 2>/dev/null || echo "$bd"))" '
