@@ -74,7 +74,6 @@ struct dc_call {
 	__u64 seq;
 	__u64 parent;
 	int fn;
-	int file_fd;
 	int errno0;              /* errno before the call */
 	int err;                 /* errno after it */
 	__u8 evflags;            /* flags the record gets (DC_EVF_DTSIZE):
@@ -124,14 +123,16 @@ dc_set_state(struct dc_thread *t, struct dc_client_tls *kp, __u64 cur,
  * reads at the system calls it makes (so k, and its copy at kp, are
  * stored before they run). */
 static inline __attribute__((always_inline)) void
-dc_call_begin(struct dc_call *c, int fn, const __u64 *args, int nargs)
+dc_call_begin(struct dc_call *c, int fn, __u64 args[DC_MAX_ARGS], int nargs)
 {
 	struct dc_thread *t = &dc_thr;
 	struct dc_client_tls *k = t->kp;
 
 	c->fn = fn;
-	c->file_fd = __builtin_expect(dc_fast_file_arg[fn] == 0xff, 1) ?
-		     -1 : dc_file_fd(fn, args, nargs);
+	/* A FILE's descriptor goes in the last slot (DC_ARG_FILE), read
+	 * before the call can close the FILE. */
+	if (__builtin_expect(dc_fast_file_arg[fn] != 0xff, 0))
+		args[DC_MAX_ARGS - 1] = (__u64)(__s64)dc_file_fd(fn, args, nargs);
 	/* errno is cleared for the call and put back if the call does not
 	 * set it: a call that fails without setting errno (fgets at the
 	 * end of a file) has no errno in the trace, as on the uprobe path,

@@ -59,7 +59,6 @@ struct fast_fn {
 
 enum {
 	FN_STR = 1,              /* strings after the slots */
-	FN_FILE = 2,             /* a FILE's descriptor in the last slot */
 	FN_DERIVE = 4,           /* a slot derived at return */
 	FN_LIB = 8,              /* an MPI or HDF5 function */
 };
@@ -709,7 +708,7 @@ static __u64 *one_string(const struct dc_fast_func_cfg *cfg, const __u64 *args,
 }
 
 /* A record the plain path does not write: more than the header and the
- * arguments (a FILE's descriptor, a slot derived at return, strings, an
+ * arguments (a slot derived at return, strings, an
  * MPI or HDF5 call's flags: errno is not how those fail, and
  * dc-aggregate takes the error of a failed system call under it, as on
  * the uprobe path), a head past the limit, or a call made while the
@@ -749,8 +748,6 @@ record_slow(const struct dc_call *c, __u64 end, __s64 ret, const __u64 *args,
 		error = 0;
 	}
 	put_record(w, c, fn, ret, end, size, flags, error, str_len, args);
-	if (fn->extra & FN_FILE)
-		w[REC_SPAN / 8 - 1] = (__u64)(__s64)c->file_fd;
 	if ((fn->extra & FN_DERIVE) && cfg->derive_arg < nargs)
 		w[DC_EVENT_HDR_SIZE / 8 + cfg->derive_arg] =
 			derive(cfg, args, nargs, fail);
@@ -792,17 +789,16 @@ void dc_call_end(struct dc_call *c, __u64 end, __s64 ret,
 
 /* A function's fast_fn from its config.  As the kernel's records: all
  * slots when a string follows or a FILE's descriptor takes the last
- * one. */
+ * one (dc_call_begin puts it in the arguments: a plain record). */
 static void plan_record(struct fast_fn *fn, const struct dc_fast_func_cfg *cfg,
 			int index)
 {
 	int n = cfg->nargs > DC_MAX_ARGS ? DC_MAX_ARGS : cfg->nargs;
 
 	fn->extra = (cfg->str_arg < DC_MAX_ARGS ? FN_STR : 0) |
-		    (cfg->file_arg < DC_MAX_ARGS ? FN_FILE : 0) |
 		    (cfg->derive_arg < DC_MAX_ARGS ? FN_DERIVE : 0) |
 		    (index >= DC_FN_FIRST_LIB ? FN_LIB : 0);
-	if (fn->extra & (FN_STR | FN_FILE))
+	if ((fn->extra & FN_STR) || cfg->file_arg < DC_MAX_ARGS)
 		n = DC_MAX_ARGS;
 	fn->probe_id = cfg->probe_id;
 	fn->nslots = (__u8)n;
