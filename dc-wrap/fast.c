@@ -731,17 +731,13 @@ record_slow(const struct dc_call *c, __u64 end, __s64 ret, const __u64 *args,
 	}
 	thr.busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	w = fn->extra & FN_STR ? one_string(cfg, args, nargs, str_index, efault,
-					    &size, &str_len, &s.trunc) : NULL;
-	if (w == NULL) {
-		if (fn->extra & FN_STR)
-			size = strings(cfg, args, nargs, str_index, efault, &s);
-		w = (__u64 *)reserve(size > REC_SPAN ? size : REC_SPAN);
-		if (w == NULL)
-			goto out;
-		if (fn->extra & FN_STR)
-			str_len = put_strings((char *)w, cfg, &s, size);
-	}
+	if (fn->extra & FN_STR)
+		size = strings(cfg, args, nargs, str_index, efault, &s);
+	w = (__u64 *)reserve(size > REC_SPAN ? size : REC_SPAN);
+	if (w == NULL)
+		goto out;
+	if (fn->extra & FN_STR)
+		str_len = put_strings((char *)w, cfg, &s, size);
 	flags = (s.trunc ? DC_EVF_STR_TRUNC : 0) | (fail ? DC_EVF_FAILED : 0);
 	if (fn->extra & FN_LIB) {
 		flags |= c->evflags;
@@ -755,6 +751,36 @@ record_slow(const struct dc_call *c, __u64 end, __s64 ret, const __u64 *args,
 out:
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	thr.busy = 0;
+}
+
+/* A record whose only extra is one string (open's path): copied in one
+ * pass where the head has room for the longest, else record_slow.  A
+ * path of its own: open(2) leaves few of the library's lines cached, and
+ * this one is short. */
+static __attribute__((noinline)) void
+record_str(const struct dc_call *c, __u64 end, __s64 ret, const __u64 *args,
+	   int nargs, int str_index, int efault)
+{
+	const struct fast_fn *fn = &fast.fns[c->fn];
+	__u64 size, len, *w;
+	int fail, trunc = 0;
+
+	thr.busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	w = one_string(&fast.funcs[c->fn], args, nargs, str_index, efault,
+		       &size, &len, &trunc);
+	if (w != NULL) {
+		fail = dc_call_failed(fn->ret_kind, ret);
+		put_record(w, c, fn, ret, end, size,
+			   (trunc ? DC_EVF_STR_TRUNC : 0) |
+			   (fail ? DC_EVF_FAILED : 0),
+			   fail ? (__u32)c->err : 0, len, args);
+		commit(size);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	thr.busy = 0;
+	if (w == NULL)
+		record_slow(c, end, ret, args, nargs, str_index, efault);
 }
 
 void dc_call_end(struct dc_call *c, __u64 end, __s64 ret,
@@ -771,7 +797,10 @@ void dc_call_end(struct dc_call *c, __u64 end, __s64 ret,
 	c->err = err;
 	if (__builtin_expect((fn->extra | thr.busy) != 0 ||
 			     thr.head + REC_SPAN > thr.limit, 0)) {
-		record_slow(c, end, ret, args, nargs, str_index, efault);
+		if (fn->extra == FN_STR && !thr.busy)
+			record_str(c, end, ret, args, nargs, str_index, efault);
+		else
+			record_slow(c, end, ret, args, nargs, str_index, efault);
 		return;
 	}
 	/* A signal handler's call between here and the commit finds busy
