@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include "deflatelib.h"
@@ -22,6 +23,7 @@
 #include "stream.h"
 
 #define WRITE_BUF (1u << 20)
+#define DIRECT_MIN (64u << 10) /* frames this large skip the buffer */
 #define HDR_FIXED 48 /* header bytes before the host name */
 #define PAD8(n) (((n) + 7u) & ~7u)
 
@@ -139,6 +141,58 @@ struct dc_writer *dc_writer_open(int fd, const struct dc_stream_info *info)
 	return w;
 }
 
+/* Write iov[0..cnt) whole, through short writes and signals. */
+static int writev_all(int fd, struct iovec *iov, int cnt)
+{
+	while (cnt > 0) {
+		ssize_t done = writev(fd, iov, cnt);
+
+		if (done < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		for (; cnt > 0 && (size_t)done >= iov->iov_len; iov++, cnt--)
+			done -= (ssize_t)iov->iov_len;
+		if (cnt > 0) {
+			iov->iov_base = (char *)iov->iov_base + done;
+			iov->iov_len -= (size_t)done;
+		}
+	}
+	return 0;
+}
+
+/* A large frame goes out in one writev from where its parts are, after
+ * what is buffered: copied into the buffer, it would be read and written
+ * once more in memory (dc-aggregate's 1 MiB EVENTS frames: 16% of its
+ * time), and its header written alone. */
+static int frame_direct(struct dc_writer *w, const unsigned char *fh,
+			const void *const *parts, const uint32_t *lens, int n,
+			uint32_t len)
+{
+	static const unsigned char zero[8];
+	struct iovec iov[DC_WRITER_PARTS_MAX + 2];
+	int cnt = 0, i;
+
+	if (dc_writer_flush(w) != 0)
+		return -1;
+	iov[cnt].iov_base = (void *)fh;
+	iov[cnt++].iov_len = DC_FRAME_HDR_SIZE;
+	for (i = 0; i < n; i++)
+		if (lens[i] > 0) {
+			iov[cnt].iov_base = (void *)parts[i];
+			iov[cnt++].iov_len = lens[i];
+		}
+	if (PAD8(len) != len) {
+		iov[cnt].iov_base = (void *)zero;
+		iov[cnt++].iov_len = PAD8(len) - len;
+	}
+	if (writev_all(w->fd, iov, cnt) != 0)
+		return -1;
+	w->bytes += DC_FRAME_HDR_SIZE + PAD8(len);
+	return 0;
+}
+
 int dc_writer_framev(struct dc_writer *w, uint16_t type,
 		     const void *const *parts, const uint32_t *lens, int n)
 {
@@ -160,6 +214,8 @@ int dc_writer_framev(struct dc_writer *w, uint16_t type,
 	memcpy(fh + 2, &flags, 2);
 	memcpy(fh + 4, &len, 4);
 	memcpy(fh + 8, &crc, 4);
+	if (len >= DIRECT_MIN && n <= DC_WRITER_PARTS_MAX)
+		return frame_direct(w, fh, parts, lens, n, len);
 	if (writer_append(w, fh, sizeof(fh)) != 0)
 		return -1;
 	for (i = 0; i < n; i++)

@@ -219,7 +219,9 @@ struct dc_writer *dc_writer_open(int fd, const struct dc_stream_info *info);
 /* Append one frame (buffered).  0, or -1 with errno set. */
 int dc_writer_frame(struct dc_writer *w, uint16_t type, const void *data,
 		    uint32_t len);
-/* Append a frame from pieces, to avoid a copy. */
+/* Append a frame from pieces, to avoid a copy (one of 64 KiB or more in
+ * at most DC_WRITER_PARTS_MAX pieces is written from them, not copied). */
+#define DC_WRITER_PARTS_MAX 8
 int dc_writer_framev(struct dc_writer *w, uint16_t type,
 		     const void *const *parts, const uint32_t *lens, int n);
 /* A frame built in place, with no copy: dc_writer_begin makes room for

@@ -172,14 +172,19 @@ static void written_free(struct written *s)
 	free(s->bytes.data);
 }
 
-static void put(struct written *s, uint16_t type, const void *data,
-		uint32_t len)
+/* A frame written in `parts` pieces (the middle one empty when 3). */
+static void put_parts(struct written *s, uint16_t type, const void *data,
+		      uint32_t len, int parts)
 {
+	const unsigned char *d = data;
+	const void *p[3] = { d, d + len / 3, d + len / 3 };
+	uint32_t l[3] = { len / 3, 0, len - len / 3 };
 	struct expect *e = &s->frames[s->n];
 
 	if (s->n == MAX_FRAMES)
 		bail("too many frames");
-	if (dc_writer_frame(s->w, type, data, len) != 0)
+	if (parts == 1 ? dc_writer_frame(s->w, type, data, len) != 0 :
+	    dc_writer_framev(s->w, type, p, l, 3) != 0)
 		bail("dc_writer_frame");
 	e->type = type;
 	e->len = len;
@@ -187,6 +192,12 @@ static void put(struct written *s, uint16_t type, const void *data,
 	memcpy(e->data, data, len);
 	e->end = dc_writer_bytes(s->w);
 	s->n++;
+}
+
+static void put(struct written *s, uint16_t type, const void *data,
+		uint32_t len)
+{
+	put_parts(s, type, data, len, 1);
 }
 
 static const char *const paths[] = {
@@ -529,6 +540,39 @@ static void test_big_frames(void)
 	free(big);
 }
 
+static void test_direct_frames(void)
+{
+	/* Frames from 64 KiB on go out from their pieces, not through the
+	 * writer's buffer: between buffered ones, whole and in pieces, at
+	 * and around that size, padded or not, the bytes and order hold. */
+	static const uint32_t lens[] = { 65535, 65536, 65541, 200003 };
+	size_t big = 200003, i;
+	unsigned char *data = malloc(big);
+	struct dc_end_rec er;
+	struct written s;
+	struct result res;
+	int fd = file_of(NULL, 0);
+
+	for (i = 0; i < big; i++)
+		data[i] = (unsigned char)(i * 31 + 1);
+	written_open(&s, fd);
+	for (i = 0; i < 8; i++) {
+		put_sysinfo(&s);
+		put_parts(&s, DC_FRAME_SYSINFO, data + i, lens[i % 4],
+			  i < 4 ? 1 : 3);
+	}
+	memset(&er, 0, sizeof(er));
+	put(&s, DC_FRAME_END, &er, sizeof(er));
+	written_close(&s, fd);
+	res = read_bytes(&s, s.bytes.data, s.bytes.len);
+	ok(!res.mismatch && res.frames_ok == 17 && res.status == DC_READ_EOF &&
+	   s.bytes.len == s.frames[s.n - 1].end,
+	   "frames of 64 KiB and more, whole and in pieces, between small "
+	   "ones round-trip (%d frames, status %d)", res.frames_ok, res.status);
+	written_free(&s);
+	free(data);
+}
+
 static void test_truncation(void)
 {
 	struct written s;
@@ -778,6 +822,7 @@ int main(void)
 {
 	test_round_trip();
 	test_big_frames();
+	test_direct_frames();
 	test_truncation();
 	test_damage();
 	test_strings();
