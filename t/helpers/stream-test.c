@@ -513,26 +513,44 @@ static void test_round_trip(void)
 	written_free(&s);
 }
 
+/* Pattern bytes for large frames. */
+static unsigned char *pattern(size_t len, unsigned mul, unsigned add)
+{
+	unsigned char *d = malloc(len);
+	size_t i;
+
+	if (d == NULL)
+		bail("malloc");
+	for (i = 0; i < len; i++)
+		d[i] = (unsigned char)(i * mul + add);
+	return d;
+}
+
+/* End s with an END frame, close it and read its bytes back. */
+static struct result end_and_read(struct written *s, int fd)
+{
+	struct dc_end_rec er;
+
+	memset(&er, 0, sizeof(er));
+	put(s, DC_FRAME_END, &er, sizeof(er));
+	written_close(s, fd);
+	return read_bytes(s, s->bytes.data, s->bytes.len);
+}
+
 static void test_big_frames(void)
 {
 	/* Frames larger than the reader's initial buffer and the writer's
 	 * buffer still round-trip. */
-	size_t len = 3u << 20, i;
-	unsigned char *big = malloc(len);
-	struct dc_end_rec er;
+	size_t len = 3u << 20;
+	unsigned char *big = pattern(len, 131, 7);
 	struct written s;
 	struct result res;
 	int fd = file_of(NULL, 0);
 
-	for (i = 0; i < len; i++)
-		big[i] = (unsigned char)(i * 131 + 7);
 	written_open(&s, fd);
 	put(&s, DC_FRAME_SYSINFO, big, (uint32_t)len);
 	put(&s, DC_FRAME_SYSINFO, big + 1, (uint32_t)(len - 1));
-	memset(&er, 0, sizeof(er));
-	put(&s, DC_FRAME_END, &er, sizeof(er));
-	written_close(&s, fd);
-	res = read_bytes(&s, s.bytes.data, s.bytes.len);
+	res = end_and_read(&s, fd);
 	ok(!res.mismatch && res.frames_ok == 3 && res.status == DC_READ_EOF,
 	   "3 MiB frames round-trip (%d frames, status %d)", res.frames_ok,
 	   res.status);
@@ -546,25 +564,19 @@ static void test_direct_frames(void)
 	 * writer's buffer: between buffered ones, whole and in pieces, at
 	 * and around that size, padded or not, the bytes and order hold. */
 	static const uint32_t lens[] = { 65535, 65536, 65541, 200003 };
-	size_t big = 200003, i;
-	unsigned char *data = malloc(big);
-	struct dc_end_rec er;
+	unsigned char *data = pattern(200003, 31, 1);
 	struct written s;
 	struct result res;
 	int fd = file_of(NULL, 0);
+	size_t i;
 
-	for (i = 0; i < big; i++)
-		data[i] = (unsigned char)(i * 31 + 1);
 	written_open(&s, fd);
 	for (i = 0; i < 8; i++) {
 		put_sysinfo(&s);
 		put_parts(&s, DC_FRAME_SYSINFO, data + i, lens[i % 4],
 			  i < 4 ? 1 : 3);
 	}
-	memset(&er, 0, sizeof(er));
-	put(&s, DC_FRAME_END, &er, sizeof(er));
-	written_close(&s, fd);
-	res = read_bytes(&s, s.bytes.data, s.bytes.len);
+	res = end_and_read(&s, fd);
 	ok(!res.mismatch && res.frames_ok == 17 && res.status == DC_READ_EOF &&
 	   s.bytes.len == s.frames[s.n - 1].end,
 	   "frames of 64 KiB and more, whole and in pieces, between small "
