@@ -179,7 +179,8 @@ void dc_merge_run(struct dc_merge *m, uint64_t upto, bool final,
 		m->flen = 0;
 	else
 		keep_clients(m, i, n);
-	memmove(m->kq, m->kq + koff, m->klen - koff);
+	if (koff > 0) /* (kq is NULL until a kernel record came) */
+		memmove(m->kq, m->kq + koff, m->klen - koff);
 	m->klen -= koff;
 	m->running = false;
 }

@@ -564,7 +564,8 @@ static void test_direct_frames(void)
 	 * writer's buffer: between buffered ones, whole and in pieces, at
 	 * and around that size, padded or not, the bytes and order hold. */
 	static const uint32_t lens[] = { 65535, 65536, 65541, 200003 };
-	unsigned char *data = pattern(200003, 31, 1);
+	/* Frame i starts at data + i (i < 8): room for the last one. */
+	unsigned char *data = pattern(200003 + 8, 31, 1);
 	struct written s;
 	struct result res;
 	int fd = file_of(NULL, 0);
