@@ -128,7 +128,7 @@ static bool state_pool_fill(struct dc_states *p)
 	int fds[STATE_READY], n = 0, placed, i;
 	bool made;
 
-	while (p->nready + n < STATE_READY &&
+	while (p->nready + n < STATE_READY && (n == 0 || !p->one_by_one) &&
 	       (i = state_pool_slot(p)) >= 0)
 		keys[n++] = (__u32)i;
 	if (n == 0)
@@ -176,6 +176,12 @@ struct dc_states *dc_states_start(int outer_fd)
 	p->outer_fd = outer_fd;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->wake, NULL);
+	/* Batch updates of the array of maps are off for now: with them,
+	 * Linux 6.1 in the test VM hung once and crashed once in
+	 * dc-collect's read(2) (a file's ops overwritten: memory
+	 * corrupted); suspected, not proven.  One map at a time, each
+	 * after a grace period, as before. */
+	p->one_by_one = true;
 	pthread_mutex_lock(&p->lock);
 	state_pool_fill(p);
 	pthread_mutex_unlock(&p->lock);
