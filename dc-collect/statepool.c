@@ -25,9 +25,9 @@
  * ready, each already in client_states at its index with its descriptor
  * kept, and puts fresh maps over those processes have finished with (a
  * map once given is never given again: the process may still have it
- * mapped).  It places every map it lacks in one batch update, which waits
- * for one grace period however many it holds: one at a time, processes
- * starting faster than ~50 a second found none ready.  A handshake with
+ * mapped).  A batch update would place every map it lacks for one grace
+ * period (one at a time, processes starting faster than ~50 a second
+ * find none ready), but it is off for now (dc_states_start says why).  A handshake with
  * none ready gets none: that process's threads are read through their
  * TLS. */
 #define STATE_READY 16
