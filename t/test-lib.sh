@@ -18,7 +18,8 @@
 # PYTHON3", as ./setup.sh test sets it): then the test fails, so a
 # machine that should run everything cannot pass by skipping.
 # DC_TEST_VERBOSE=1 shows each body's output; DC_TEST_TIMES=1 follows
-# each test with the seconds it took, as a comment.  DC_SKIP_TESTS names
+# each test with the seconds it took, as a comment; DC_TEST_KMSG=1 marks
+# each test's start and end in the kernel's log.  DC_SKIP_TESTS names
 # tests to skip, one a line, each as the script's number, a colon and a
 # pattern of the description ("3000:profile mode*"): the test VM
 # (t/9000) leaves out what the host suite proves there.
@@ -108,6 +109,7 @@ test_expect_success() {
 	mkdir -p "$_dir"
 	_log="$_dir.log"
 	_start=$(date +%s)
+	_kmsg "$TEST_NAME: test $test_count begins"
 	# The body, then whatever it registered with test_when_finished,
 	# whether the body passed or not; a failed cleanup fails the test.
 	(cd "$_dir" && {
@@ -122,6 +124,7 @@ test_expect_success() {
 		exit $_body_rc
 	}) >"$_log" 2>&1
 	_rc=$?
+	_kmsg "$TEST_NAME: test $test_count ends, exit $_rc"
 	if [ -n "${DC_TEST_VERBOSE:-}" ]; then
 		sed 's/^/# /' "$_log"
 	fi
@@ -137,6 +140,15 @@ test_expect_success() {
 	fi
 	if [ -n "${DC_TEST_TIMES:-}" ]; then
 		echo "# test $test_count took $(($(date +%s) - _start))s"
+	fi
+}
+
+# _kmsg TEXT: with DC_TEST_KMSG (the test VM), TEXT into the kernel's log
+# at a level its console shows, so a kernel complaint there can be laid
+# beside the test that ran.
+_kmsg() {
+	if [ -n "${DC_TEST_KMSG:-}" ]; then
+		echo "<3>dc-test: $*" >/dev/kmsg 2>/dev/null || :
 	fi
 }
 
