@@ -172,7 +172,7 @@ events() {
 # uprobe is one); its other descriptors come and go (the call-state maps
 # its pool keeps ready are made in the background).
 perf_fds() {
-	find /proc/$1/fd -lname "anon_inode:\[perf_event\]" 2>/dev/null | wc -l
+	ls -l /proc/$1/fd 2>/dev/null | grep -c "anon_inode:\[perf_event\]"
 }
 
 test_expect_success BPF 'the uprobe events go with the process and, after the end, in a child that does not hold up the job' '
