@@ -125,12 +125,13 @@ test_expect_success BPF,PYTHON3 '4 threads and 2 forked children traced complete
 	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" tree "$PWD" 50 &&
 	wait &&
 	for f in t0 t1 t2 t3 c0 c1; do
-		test "$(pfw-query count t.pfw.gz --cat POSIX --name write --file "$PWD/$f" --size 4096)" = 50 ||
-		return 1
+		n=$(pfw-query count t.pfw.gz --cat POSIX --name write --file "$PWD/$f" --size 4096) &&
+		test "$n" = 50 || { echo "$f: $n writes of 4096 bytes, not 50"; return 1; }
 	done &&
 	pfw-query pids t.pfw.gz --cat POSIX --name write >pids &&
 	test_line_count pids 3 &&
-	test "$(pfw-query count t.pfw.gz --file "$PWD/bystander")" = 0 &&
+	n=$(pfw-query count t.pfw.gz --file "$PWD/bystander") &&
+	{ test "$n" = 0 || { echo "the bystander: $n events"; false; }; } &&
 	test -s bystander
 '
 
