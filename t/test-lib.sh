@@ -336,6 +336,14 @@ test_lazy_prereq FULLSPEED '
 	test -z "${DC_IN_VM:-}" || { echo "an emulated CPU (the test VM): too slow for this many events"; false; }
 '
 
+# UNSANITIZED: the collector is not built with the sanitizers, which
+# slow its reading of the ring two to three times: what must keep up
+# with a workload at full speed is tested without them.
+test_lazy_prereq UNSANITIZED '
+	! nm "$DC_BUILD_DIR/dc-collect/dc-collect" 2>/dev/null | grep -q " __asan_init$" ||
+	{ echo "a sanitizer build: its collector reads the ring too slowly for this"; false; }
+'
+
 # Fixtures shared by the tests of one script live in its trash root.
 SHARED="$TRASH_DIRECTORY"
 
