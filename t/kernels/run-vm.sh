@@ -90,7 +90,7 @@ fi
 # the kernel patching its own text (ftrace, jump labels: collectors
 # attach and detach all the time) under another vCPU that runs it, which
 # multi-threaded TCG gets wrong; never seen on the 6.18 host.
-# None in 3 runs with one thread (310, 289, 310 s; 211-275 before).
+# None in 9 runs with one thread (256-334 s; 211-275 before).
 if [ -z "$accel" ]; then
 	boot tcg,thread=single max
 	accel=tcg
