@@ -336,11 +336,23 @@ test_lazy_prereq FULLSPEED '
 	test -z "${DC_IN_VM:-}" || { echo "an emulated CPU (the test VM): too slow for this many events"; false; }
 '
 
-# UNSANITIZED: the collector is not built with the sanitizers, which
-# slow its reading of the ring two to three times: what must keep up
-# with a workload at full speed is tested without them.
+# sanitized_build: the tools are built with the sanitizers (configure
+# --enable-sanitizers links lib/sanreport.c's UBSan hook into each).
+sanitized_build() {
+	nm "$DC_BUILD_DIR/dc-collect/dc-collect" 2>/dev/null |
+		grep -q " T __ubsan_on_report$"
+}
+
+test_lazy_prereq SANITIZED '
+	sanitized_build ||
+	{ echo "not a sanitizer build (configure --enable-sanitizers)"; false; }
+'
+
+# UNSANITIZED: the sanitizers slow the collector's reading of the ring
+# two to three times: what must keep up with a workload at full speed is
+# tested without them.
 test_lazy_prereq UNSANITIZED '
-	! nm "$DC_BUILD_DIR/dc-collect/dc-collect" 2>/dev/null | grep -q " __asan_init$" ||
+	! sanitized_build ||
 	{ echo "a sanitizer build: its collector reads the ring too slowly for this"; false; }
 '
 
