@@ -25,11 +25,13 @@
  * ready, each already in client_states at its index with its descriptor
  * kept, and puts fresh maps over those processes have finished with (a
  * map once given is never given again: the process may still have it
- * mapped).  A batch update would place every map it lacks for one grace
- * period (one at a time, processes starting faster than ~50 a second
- * find none ready), but it is off for now (dc_states_start says why).  A handshake with
- * none ready gets none: that process's threads are read through their
- * TLS. */
+ * mapped).  A batch update places every map it lacks for one grace
+ * period: one at a time (kernels before 5.6, state_maps_place),
+ * processes starting faster than ~50 a second find none ready.  (The
+ * batch was off for a while, suspected of the test VM's crashes; those
+ * came from qemu's multi-threaded TCG, not from it: t/kernels/run-vm.sh.)
+ * A handshake with none ready gets none: that process's threads are
+ * read through their TLS. */
 #define STATE_READY 16
 
 enum { IDX_FREE, IDX_TAKEN, IDX_DONE };
@@ -176,12 +178,6 @@ struct dc_states *dc_states_start(int outer_fd)
 	p->outer_fd = outer_fd;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->wake, NULL);
-	/* Batch updates of the array of maps are off for now: with them,
-	 * Linux 6.1 in the test VM hung once and crashed once in
-	 * dc-collect's read(2) (a file's ops overwritten: memory
-	 * corrupted); suspected, not proven.  One map at a time, each
-	 * after a grace period, as before. */
-	p->one_by_one = true;
 	pthread_mutex_lock(&p->lock);
 	state_pool_fill(p);
 	pthread_mutex_unlock(&p->lock);

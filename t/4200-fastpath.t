@@ -270,6 +270,25 @@ test_expect_success BPF 'a crowd of 300 threads: more than the map holds, each n
 	! grep -q "drops kind=process total=[1-9]" t.txt
 '
 
+# Processes starting faster than one a grace period (13-26 ms, what
+# placing one call-state map waits): sh and its 6 children each get a
+# map of their own, every write(2) still under its POSIX write.  13
+# joins (each child joins as a copy of sh, then after its exec) within
+# the maps kept ready, so however fast they come.
+test_expect_success BPF 'a burst of 6 processes: each gets a call-state map' '
+	layers posix stdio syscalls >c.yaml &&
+	collect c.yaml t.txt -v probes.sig -- sh -c "for i in 1 2 3 4 5 6; do \"$DC_BUILD_DIR/t/helpers/workload\" writes 200 & done; wait" &&
+	test "$(cat collect.rc)" = 0 &&
+	sed -n "s/.*process \([0-9]*\) joined, its call state in.*/\1/p" collect.err |
+		sort -u | wc -l >joined &&
+	echo 7 >expect &&
+	test_cmp expect joined &&
+	! grep "joined, its call state in its threads" collect.err &&
+	echo "1200 1200" >expect &&
+	nested_writes t.txt >actual &&
+	test_cmp expect actual
+'
+
 # The preload is there but its client finds no collector: it cannot be
 # told at the exec (t/4220 has the processes that can).
 test_expect_success BPF 'a process whose client never connects is named, not silently missing' '
