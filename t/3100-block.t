@@ -154,17 +154,21 @@ test_expect_success BPF,LOOP,PYTHON3 'tp_btf and classic tracepoint programs: th
 	test_cmp classic.req btf.req
 '
 
-# The same for the page cache programs: folios added (a cold read of the
-# 16 MiB file, and its readaheads), faulted in (the file mapped and
-# read), dirtied (an overwrite of 256 KiB) and removed (the file's cache
-# dropped, once written back: dirty pages stay): the same device and
-# inode and the same pages in all (how they come in folios depends on
-# the moment), the same dirtied indexes, either kind.
+# The same for the page cache programs: folios added and faulted in (the
+# cold 16 MiB file mapped and read: faults, and their readaheads; the
+# file then read, all of it cached), dirtied (an overwrite of 256 KiB)
+# and removed (the file's cache dropped, once written back: dirty pages
+# stay): the same device and inode and the same pages in all (how they
+# come in folios depends on the moment), the same dirtied indexes,
+# either kind, and faults on the device (how many depends on when the
+# readaheads end) where the kernel has their tracepoint (6.1 has not:
+# none).  Mapped first: a page already cached is mapped by the
+# fault-around without a fault of its own.
 test_expect_success BPF,LOOP,PYTHON3 'tp_btf and classic tracepoint programs: the same page cache events' '
 	printf "layers: [pagecache, faults]\n" >c.yaml &&
 	cmd="dd if=$MNT/D iflag=nocache count=0 &&
-	     cat $MNT/D >/dev/null &&
 	     python3 -c \"import mmap; f = open(\\\"$MNT/D\\\", \\\"rb\\\"); m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ); sum(m[i] for i in range(0, len(m), 4096))\" &&
+	     cat $MNT/D >/dev/null &&
 	     dd if=/dev/zero of=$MNT/D bs=64k count=4 conv=notrunc &&
 	     sync $MNT/D && dd if=$MNT/D iflag=nocache count=0" &&
 	for kind in btf classic; do
@@ -194,13 +198,18 @@ for line in sys.stdin:
 for k in sorted(pages):
     print(*k, pages[k])
 print(\"dirtied\", *sorted(dirty))
-print(\"faults\", len(faults), \"on devices\", *sorted(set(d for d, i in faults)))" >$kind.ev || return 1
+print(\"faults\", \"some\" if faults else \"none\", \"on devices\", *sorted(set(d for d, i in faults)))" >$kind.ev || return 1
 	done &&
 	cat classic.ev &&
 	grep "^filemap:mm_filemap_add_to_page_cache .* 4096\$" classic.ev &&
 	grep "^filemap:mm_filemap_delete_from_page_cache .* 4096\$" classic.ev &&
 	grep -x "dirtied $(seq -s " " 0 63)" classic.ev &&
-	grep "^faults [1-9]" classic.ev &&
+	if test -d /sys/kernel/tracing/events/filemap/mm_filemap_fault ||
+	   test -d /sys/kernel/debug/tracing/events/filemap/mm_filemap_fault; then
+		grep -x "faults some on devices $(loop_devno)" classic.ev
+	else
+		grep -x "faults none on devices" classic.ev
+	fi &&
 	test_cmp classic.ev btf.ev
 '
 

@@ -16,7 +16,9 @@ VM_DIR="$TRASH_DIRECTORY/vm"
 # attached one by one where the client library is not preloaded.
 # t/3240: that 6.1's verifier takes the exit programs' global function.
 # t/4220: the fallback's tracefs uprobes on 6.1 (35 s alone there).
-VM_TESTS=${DC_VM_TESTS:-"3000-collect.t 9010-kfunc.t 9020-vfs.t 6000-pipeline.t 4200-fastpath.t 3240-verifier.t 4220-fastpath-fallback.t"}
+# t/3100: the block programs read 6.1's struct request and bio (CO-RE),
+# exact bytes through splits and merges, on a loop device.
+VM_TESTS=${DC_VM_TESTS:-"3000-collect.t 9010-kfunc.t 9020-vfs.t 6000-pipeline.t 4200-fastpath.t 3100-block.t 3240-verifier.t 4220-fastpath-fallback.t"}
 # The tests the VM leaves out (DC_SKIP_TESTS, t/test-lib.sh): under an
 # emulated CPU each collector takes 7 to 20 s to start.  Out: what is
 # about user space alone (options, -vv's output, output files, signals,

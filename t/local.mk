@@ -1,7 +1,7 @@
 # t/: TAP test scripts, run with prove by `make check`.
 EXTRA_DIST += t/test-lib.sh t/lsan.supp $(wildcard $(srcdir)/t/*.t) \
 	t/kernels/fetch-kernel.sh t/kernels/mkinitramfs.sh t/kernels/run-vm.sh \
-	t/kernels/vm-init t/kernels/kfunc-bench.sh
+	t/kernels/vm-init t/kernels/kfunc-bench.sh t/kernels/vm-crash.t
 
 # In a sanitizer build (configure --enable-sanitizers) every finding,
 # leaks included, is written to t/sanitizer/ as well as failing its tool
@@ -18,11 +18,12 @@ SAN_ENV = ASAN_OPTIONS=detect_leaks=1:exitcode=86:verify_asan_link_order=0:log_p
 	LSAN_OPTIONS=suppressions=$(abs_top_srcdir)/t/lsan.supp
 endif
 
-# The scripts `make check` runs: all but the VM one, unless told
+# The scripts `make check` runs: all but the VM ones, unless told
 # (make check PROVE_TESTS='...').  A sanitizer build leaves out dc-report's
 # scripts (t/7000, t/7010): their time is Python and Dask, and the C tools
 # they drive run the same way in the scripts that test those tools.
-PROVE_TESTS = $(filter-out %/9000-vm-debian-6.1.t $(SAN_SKIP_TESTS),\
+VM_CHECKS = 9000-vm-debian-6.1.t 9001-vm-harness.t
+PROVE_TESTS = $(filter-out $(addprefix %/,$(VM_CHECKS)) $(SAN_SKIP_TESTS),\
 	$(wildcard $(abs_top_srcdir)/t/*.t))
 if SANITIZERS
 SAN_SKIP_TESTS = %/7000-report.t %/7010-report-input.t
@@ -56,14 +57,15 @@ check-local: all $(check_PROGRAMS)
 	fi; exit $$rc
 
 # The kernel-dependent tests again in a VM running Debian 12's stock 6.1
-# kernel (t/9000-vm-debian-6.1.t); the kernel is fetched once, into the
-# build tree, never installed on the host.
+# kernel (t/9000-vm-debian-6.1.t), and the VM harness's report of a
+# guest that crashes (t/9001-vm-harness.t); the kernel is fetched once,
+# into the build tree, never installed on the host.
 KERNEL_DIR = $(abs_top_builddir)/kernels/debian-6.1
 check-kernels: all $(check_PROGRAMS)
 	$(abs_top_srcdir)/t/kernels/fetch-kernel.sh $(KERNEL_DIR)
 	cd $(top_builddir) && DC_SRC_DIR=$(abs_top_srcdir) \
 	DC_BUILD_DIR=$(abs_top_builddir) DC_KERNEL_DIR=$(KERNEL_DIR) \
-	prove $(PROVE_FLAGS) $(abs_top_srcdir)/t/9000-vm-debian-6.1.t
+	prove $(PROVE_FLAGS) $(addprefix $(abs_top_srcdir)/t/,$(VM_CHECKS))
 .PHONY: check-kernels
 
 clean-local: clean-local-trash

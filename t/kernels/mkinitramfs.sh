@@ -3,7 +3,8 @@
 #
 # An uncompressed cpio archive holding busybox (init, mount, insmod), the
 # host programs the test scripts call where busybox differs (dash as
-# /bin/sh, coreutils date, procps pkill/pgrep, python3 with the part of
+# /bin/sh, coreutils date, procps pkill/pgrep, losetup, mkfs.ext4,
+# python3 with the part of
 # its library the helpers import), the built tools and test helpers, each
 # with the shared libraries ldd finds, the kernel modules KERNELDIR lists,
 # the test library, the named test scripts and the VM's init (vm-init).
@@ -43,16 +44,21 @@ cp "$busybox" "$root/bin/busybox"
 copy "$(command -v dash)" /bin/sh
 # Static busybox programs make no libc calls the POSIX layer could see:
 # the workloads the tests trace are the host's dynamic ones.
-for p in date pkill pgrep dd cat head tail cp true sleep; do
+for p in date pkill pgrep dd cat head tail cp true sleep sync stat truncate; do
 	copy "/usr/bin/$p"
 done
+# A loop device with ext4 on it (t/3100): busybox's losetup has no
+# --show and busybox has no mkfs.ext4.
+copy "$(command -v losetup)" /usr/sbin/losetup
+copy "$(command -v mkfs.ext4)" /usr/sbin/mkfs.ext4
+copy /etc/mke2fs.conf
 
 # Python for pfw-query and the trace checks in test bodies: the
 # interpreter and exactly the modules they import.
 py=/usr/bin/python3
 copy "$(readlink -f $py)" /usr/bin/python3
 $py -c '
-import argparse, collections, gzip, json, os, re, struct, subprocess, sys, zlib
+import argparse, collections, gzip, json, mmap, os, re, struct, subprocess, sys, zlib
 for m in list(sys.modules.values()):
     f = getattr(m, "__file__", None)
     if f:
