@@ -54,7 +54,7 @@ static void select_pid(struct collector *c, pid_t pid)
 		sysdie("cannot select process %d", (int)pid);
 	/* Answers the programs gave before (this process: not selected)
 	 * no longer hold (collect.bpf.c, current_selected). */
-	__atomic_fetch_add(&c->skel->bss->sel_gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&c->skel->bss->gens.sel, 1, __ATOMIC_SEQ_CST);
 }
 
 /* In the command's process, before exec: the client library first in
@@ -396,7 +396,7 @@ static void start_fast_path(struct collector *c)
 	o.full_wait_ms = c->opt.fast_full_wait_ms;
 	o.fast_map_fd = bpf_map__fd(c->skel->maps.fast_procs);
 	o.state_maps_fd = bpf_map__fd(c->skel->maps.client_states);
-	o.fast_gen = &c->skel->bss->fast_gen;
+	o.fast_gen = &c->skel->bss->gens.fast;
 	o.room = fast_room;
 	o.sink = fast_sink;
 	o.ctx = c;

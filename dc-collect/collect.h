@@ -19,6 +19,13 @@
 #define DC_MAX_CLIENT_MAPS 4096 /* fast-path processes with a call-state
                                    map at once; more use their TLS */
 
+/* The generations that void the programs' cached answers (the global
+ * `gens`, common.bpf.h): user space moves them too. */
+struct dc_gens {
+	__u32 sel;               /* processes selected or deselected */
+	__u32 fast;              /* processes joined the fast path */
+};
+
 /* A process on the fast path (the fast_procs map, by tgid). */
 struct dc_fast_proc {
 	__s64 tls_off;           /* struct dc_client_tls at the thread
@@ -94,7 +101,7 @@ struct dc_ra_pending {
 
 struct dc_stack {
 	__u32 depth;             /* calls pending, may exceed DC_MAX_DEPTH */
-	__u32 tls_none;          /* fast path: fast_gen << 1 | 1 when the
+	__u32 tls_none;          /* fast path: gens.fast << 1 | 1 when the
 	                            thread's process was last found off it,
 	                            0: never */
 	__u64 last_seq;          /* entries numbered so far on the thread */

@@ -133,43 +133,60 @@ static __always_inline void count_drop(__u32 probe_id)
 	count(DC_CNT_DROPPED);
 }
 
-/* The answers to "is this thread selected?" last given on each CPU, so a
- * thread making system calls in a row (selected or not: the syscall
- * tracepoints fire for every thread on the host) asks the hash map once:
- * tid << 32 | generation << 1 | selected, one 64-bit word so a program
- * preempted on the same CPU never reads half an answer.  The generation
- * moves whenever a process is selected or deselected (sel_gen_bump, and
- * user space when it selects a process), which voids the answers given
- * before.  Read by every system call on the host, written rarely: a cache
- * line of its own, apart from the ring-poll counters, which each event
- * writes (sharing CPU 0's line made a bystander's every call miss while
- * a traced thread ran on CPU 0). */
-__u32 sel_gen __attribute__((aligned(64)));
+/* The generations that void cached answers, in one cache line of their
+ * own, read by every system call on the host and written rarely (apart
+ * from the lines each event writes: sharing CPU 0's line made a
+ * bystander's every call miss while a traced thread ran on CPU 0):
+ *  - sel moves whenever a process is selected or deselected
+ *    (sel_gen_bump, and user space when it selects a process): the
+ *    answers to "is this thread selected?" given before are void;
+ *  - fast is moved by user space each time a process joins the fast
+ *    path (fast_procs), before the process is told it may record: the
+ *    threads' cached "not on the fast path" are void (stack.bpf.h,
+ *    client_tls).
+ * One line for both: a kernel-layer event of a selected thread reads
+ * both, and a program that runs rarely (block I/O's) meets each line it
+ * touches cold (perf: a fifth of dc_bio_queue's samples on such loads). */
+struct dc_gens gens __attribute__((aligned(64)));
 
-/* A few answers per CPU, by tid: a traced thread and a bystander taking
- * turns on one CPU keep their answers. */
+/* What each CPU keeps, in a cache line written by that CPU alone (CPUs
+ * emitting at once do not pass one line back and forth; past 256 CPUs
+ * two share one, which costs time, not correctness):
+ *  - the answers to "is this thread selected?" it last gave, so a
+ *    thread making system calls in a row (selected or not: the syscall
+ *    tracepoints fire for every thread on the host) asks the hash map
+ *    once: tid << 32 | generation << 1 | selected, one 64-bit word, so
+ *    a program preempted on the same CPU never reads half an answer (an
+ *    answer holds whichever CPU gave it); a few, by tid: a traced thread
+ *    and a bystander taking turns on one CPU keep theirs;
+ *  - its looks at the ring (rb_flags: racy updates only make a look or
+ *    a wakeup come a little early or late).
+ * One line for both: an event of a selected thread touches one line
+ * fewer. */
 #define DC_SEL_WAYS 4
 
-struct sel_answers {
-	__u64 tag[DC_SEL_WAYS];
+struct cpu_line {
+	__u64 tag[DC_SEL_WAYS];  /* the selection answers */
+	__u32 since;             /* records since the last look */
+	__u32 reserved;
+	__u64 seen;              /* the reader's position then */
+	__u64 woken;             /* its position at this CPU's last
+	                            wakeup, + 1; 0: none */
+	__u64 pad;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sel_answers);
-} sel_cache SEC(".maps");
+_Static_assert(sizeof(struct cpu_line) == 64, "a CPU's line is a cache line");
 
-/* Moved by user space each time a process joins the fast path
- * (fast_procs), before the process is told it may record: voids the
- * threads' cached "not on the fast path" (stack.bpf.h, client_tls).
- * Read at system calls of selected threads only. */
-__u32 fast_gen __attribute__((aligned(64)));
+static struct cpu_line cpu_lines[256] __attribute__((aligned(64)));
+
+static __always_inline struct cpu_line *this_cpu_line(void)
+{
+	return &cpu_lines[bpf_get_smp_processor_id() & 255];
+}
 
 static __always_inline void sel_gen_bump(void)
 {
-	__sync_fetch_and_add(&sel_gen, 1);
+	__sync_fetch_and_add(&gens.sel, 1);
 }
 
 static __always_inline bool is_selected(__u32 tgid)
@@ -185,43 +202,24 @@ static __always_inline bool is_selected(__u32 tgid)
 	return bpf_map_lookup_elem(&selected, &tgid) != NULL;
 }
 
-/* is_selected() for the current thread, through the per-CPU answer. */
+/* is_selected() for the current thread, through its CPU's answer. */
 static __always_inline bool current_selected(__u64 pid_tgid)
 {
-	__u32 zero = 0, tid = (__u32)pid_tgid;
-	struct sel_answers *a;
-	__u64 *c = NULL, tag;
+	__u32 tid = (__u32)pid_tgid;
+	__u64 *c, tag;
 	bool sel;
 
 	/* Cgroup membership can change under a thread: always asked. */
 	if (trace_all || cgroup_id != 0)
 		return is_selected(pid_tgid >> 32);
-	tag = ((__u64)tid << 32) | ((__u64)(sel_gen & 0x7fffffff) << 1);
-	a = bpf_map_lookup_elem(&sel_cache, &zero);
-	if (a) {
-		c = &a->tag[tid & (DC_SEL_WAYS - 1)];
-		if ((*c & ~1ULL) == tag)
-			return *c & 1;
-	}
+	tag = ((__u64)tid << 32) | ((__u64)(gens.sel & 0x7fffffff) << 1);
+	c = &this_cpu_line()->tag[tid & (DC_SEL_WAYS - 1)];
+	if ((*c & ~1ULL) == tag)
+		return *c & 1;
 	sel = is_selected(pid_tgid >> 32);
-	if (c)
-		*c = tag | sel;
+	*c = tag | sel;
 	return sel;
 }
-
-/* Each CPU's looks at the ring (racy updates only make a look or a
- * wakeup come a little early or late), in a cache line of its own: CPUs
- * emitting at once do not pass one line back and forth. */
-struct rb_cpu {
-	__u32 since;             /* records since the last look */
-	__u32 reserved;
-	__u64 seen;              /* the reader's position then */
-	__u64 woken;             /* its position at this CPU's last
-	                            wakeup, + 1; 0: none */
-	__u64 pad[5];
-};
-
-static struct rb_cpu rb_cpus[256] __attribute__((aligned(64)));
 
 /* Wake the reader only when enough data waits; otherwise it polls on a
  * short timer.  One wakeup per event would cost more than the event, and
@@ -233,7 +231,7 @@ static struct rb_cpu rb_cpus[256] __attribute__((aligned(64)));
  * 7% of dc_sys_exit there when every look past the mark woke it). */
 static __always_inline __u64 rb_flags(void)
 {
-	struct rb_cpu *r = &rb_cpus[bpf_get_smp_processor_id() & 255];
+	struct cpu_line *r = this_cpu_line();
 	__u64 cons;
 
 	if (++r->since < 32)

@@ -92,7 +92,7 @@ static __always_inline int client_state(struct dc_stack *st,
  * *tls: its address, or 0 off the fast path.  With the thread's stack
  * (st), the answer is looked up once and kept there: a thread's thread
  * pointer and its process's offset never move (exec, which could, clears
- * it), and a process off the fast path stays off it until fast_gen moves
+ * it), and a process off the fast path stays off it until gens.fast moves
  * (a process joined), so a thread off it (a command that records no
  * user-level call, a child without the client) does not look for its
  * process at every call.  A process with a call-state map keeps the
@@ -111,7 +111,7 @@ static __always_inline __u64 client_tls(struct dc_stack *st,
 		/* The generation before the look: a process that joins
 		 * after it moves it after the look.  Odd: never the 0 of
 		 * a new stack. */
-		gen = (*(volatile __u32 *)&fast_gen << 1) | 1;
+		gen = (*(volatile __u32 *)&gens.fast << 1) | 1;
 		if (st && st->tls_none == gen)
 			return 0;
 		addr = client_tls_addr(&state, &tid);
