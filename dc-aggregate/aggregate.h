@@ -97,6 +97,12 @@ struct proc {
 	 * must not replace it (dc-aggregate(1)). */
 	int cwd_from_stream;
 	struct u64map fds;        /* fd -> output string id, FD_* (fdtable.h) */
+	/* Each fd's file before the call that last set it, and when that
+	 * call returned: a call on the fd begun before then (another
+	 * thread's close, which freed the fd for it, or a read or write in
+	 * flight across the reuse) is on the file before (files.c). */
+	struct u64map fd_prev;    /* fd -> output string id, 0: none */
+	struct u64map fd_since;   /* fd -> that call's end, ts + dur */
 	struct u64map handles;    /* handle -> output string id */
 	/* The fd the last close removed, its file, and the id of the call
 	 * that close was made in: a library close() or fclose() arrives

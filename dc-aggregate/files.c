@@ -136,6 +136,8 @@ static void free_proc(void *proc)
 	free(p->desc);
 	free(p->held);
 	u64map_free(&p->fds);
+	u64map_free(&p->fd_prev);
+	u64map_free(&p->fd_since);
 	u64map_free(&p->handles);
 	free(p);
 }
@@ -470,8 +472,28 @@ static uint32_t handle_file(struct proc *p, uint64_t h)
 	return slot ? (uint32_t)*slot : 0;
 }
 
-static void set_fd(struct proc *p, int64_t fd, uint32_t file)
+/* Did fd get its file after call ev began?  Then ev, on the fd, was on
+ * the file before: records come as calls return, so another thread's
+ * open that reused an fd an earlier close of ev's freed comes first. */
+static int fd_set_since(struct proc *p, int64_t fd, const struct dc_event *ev)
 {
+	uint64_t *since = p ? u64map_get(&p->fd_since, (uint64_t)fd) : NULL;
+
+	return since != NULL && *since > ev->ts;
+}
+
+/* fd set by call ev to file.  The file before, and when: unless ev set
+ * it already, through a call made inside it (the open system call
+ * under open(), whose record came first). */
+static void set_fd(struct proc *p, int64_t fd, uint32_t file,
+		   const struct dc_event *ev)
+{
+	uint64_t *since = u64map_get(&p->fd_since, (uint64_t)fd);
+
+	if (since == NULL || *since < ev->ts || *since > ev->ts + ev->dur) {
+		u64map_put(&p->fd_prev, (uint64_t)fd, fdt_file(&p->fds, fd));
+		u64map_put(&p->fd_since, (uint64_t)fd, ev->ts + ev->dur);
+	}
 	fdt_set(&p->fds, fd, file);
 }
 
@@ -577,7 +599,11 @@ static void absolute_path2(struct aggregator *ag,
  * closed it since, and ends before ev does. */
 static uint32_t fd_file_in(struct proc *p, int32_t fd, const struct dc_event *ev)
 {
-	uint32_t file = fd_file(p, fd);
+	uint32_t file;
+
+	if (fd_set_since(p, fd, ev))
+		return (uint32_t)*u64map_get(&p->fd_prev, (uint64_t)fd);
+	file = fd_file(p, fd);
 
 	if (file == 0 && p != NULL && p->closed_file != 0 &&
 	    p->closed_fd == fd && p->closed_in != 0 && p->closed_in == ev->seq)
@@ -652,7 +678,10 @@ static void close_fd(struct proc *p, const struct probe *pr,
 		p->closed_file = ev->file_id;
 		p->closed_in = ev->parent;
 	}
-	fdt_close(&p->fds, fd);
+	/* Reopened by another thread since: the close was of the file
+	 * before (fd_set_since). */
+	if (!fd_set_since(p, fd, ev))
+		fdt_close(&p->fds, fd);
 }
 
 /* A chdir or fchdir that succeeded.  Somewhere the events cannot name
@@ -682,7 +711,7 @@ static void apply_op(struct aggregator *ag, struct proc *p,
 	switch (pr->op) {
 	case OP_OPEN:
 		if (!failed)
-			set_fd(p, ev->ret, ev->file_id);
+			set_fd(p, ev->ret, ev->file_id, ev);
 		break;
 	case OP_OPEN_HANDLE:
 		h = opened_handle(pr, ev);
@@ -696,7 +725,7 @@ static void apply_op(struct aggregator *ag, struct proc *p,
 		break;
 	case OP_NEW_FD:
 		if (!failed)
-			set_fd(p, ev->ret, 0);
+			set_fd(p, ev->ret, 0, ev);
 		break;
 	case OP_FCNTL:
 		if (!fcntl_dups(pr, ev))
@@ -704,7 +733,7 @@ static void apply_op(struct aggregator *ag, struct proc *p,
 		/* fall through */
 	case OP_DUP:
 		if (!failed && pr->fd_arg < ev->nargs)
-			set_fd(p, ev->ret, fd_file(p, (int32_t)args[pr->fd_arg]));
+			set_fd(p, ev->ret, fd_file(p, (int32_t)args[pr->fd_arg]), ev);
 		break;
 	case OP_FDOPEN:
 		if (!failed && ev->ret != 0 && ev->file_id != 0)

@@ -82,6 +82,40 @@ test_expect_success 'open names its fd; relative paths use the cwd; close forget
 	test_cmp expect got
 '
 
+# Threads of one process share its fds: one thread's close frees fd 3
+# while another's open, begun before the close ended, gets it.  Records
+# come as calls return, so the open (returned at 1490) comes before the
+# close (at 1600): the close is of the file fd 3 named when it began, and
+# so is a write in flight across the reuse; calls begun after the open
+# returned are on the new file.
+test_expect_success 'an fd closed by one thread while another opens it again: each call names its own file' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	call probe=0 pid=100 tid=100 ts=1000 dur=100 ret=3 args=0,65,420 str=/a
+	call probe=1 pid=100 tid=100 ts=1200 dur=10 ret=4 args=3,0,4
+	call probe=0 pid=100 tid=101 ts=1290 dur=200 ret=3 args=0,65,420 str=/b
+	call probe=1 pid=100 tid=102 ts=1250 dur=300 ret=4 args=3,0,4
+	call probe=2 pid=100 tid=100 ts=1300 dur=300 ret=0 args=3
+	call probe=1 pid=100 tid=101 ts=1700 dur=10 ret=4 args=3,0,4
+	call probe=2 pid=100 tid=101 ts=1800 dur=10 ret=0 args=3
+	call probe=1 pid=100 tid=101 ts=1900 dur=10 ret=4 args=3,0,4
+	end
+	EOF
+	agg s &&
+	events | sed "s/ pid=100 tid=\([0-9]*\) .* file=/ \1 file=/" >got &&
+	cat >expect <<-\EOF &&
+	call probe=0 100 file=/a args=0,65,420 str=/a
+	call probe=1 100 file=/a args=3,0,4
+	call probe=0 101 file=/b args=0,65,420 str=/b
+	call probe=1 102 file=/a args=3,0,4
+	call probe=2 100 file=/a args=3
+	call probe=1 101 file=/b args=3,0,4
+	call probe=2 101 file=/b args=3
+	call probe=1 101 file=- args=3,0,4
+	EOF
+	test_cmp expect got
+'
+
 test_expect_success 'STRING frames come before the events that use them' '
 	write_probes >s &&
 	cat >>s <<-\EOF &&
