@@ -135,6 +135,29 @@ test_expect_success BPF,PYTHON3 '4 threads and 2 forked children traced complete
 	test -s bystander
 '
 
+# Four threads each open a file of their own, write 4 KiB and close it,
+# 2,000 times: one thread's fd is freed by its close while another's
+# open is getting it, and records come as calls return.  Through the
+# client library and through uprobes.  (Before a2400ce dc-aggregate
+# named no file for 1 to 2 writes of the 8,000 in each of 3 runs here,
+# both ways.)
+test_expect_success BPF,PYTHON3 'threads opening, writing and closing in turn: every write names its file' '
+	printf "layers: [posix]\n" >c.yaml &&
+	for how in fast uprobes; do
+		rm -f r0 r1 r2 r3 &&
+		if test $how = fast; then
+			trace_ok c.yaml $how.pfw.gz probes.sig -- "$WORKLOAD" reopen "$PWD" 2000
+		else
+			trace_ok c.yaml $how.pfw.gz --no-preload probes.sig -- "$WORKLOAD" reopen "$PWD" 2000
+		fi &&
+		for f in r0 r1 r2 r3; do
+			test "$(stat -c %s $f)" = 8192000 &&
+			n=$(pfw-query count $how.pfw.gz --cat POSIX --name write --file "$PWD/$f" --size 4096) &&
+			test "$n" = 2000 || { echo "$how: $f: $n writes of 4096 bytes, not 2000"; return 1; }
+		done || return 1
+	done
+'
+
 test_expect_success BPF,PYTHON3 'a recursive function pairs at every depth' '
 	{ recurse_layer &&
 	  printf "    args:\n      dc_test_recurse: {args: [int], ret: int}\n"; } >c.yaml &&

@@ -16,6 +16,10 @@
  *   workload tree DIR N            4 threads and 2 forked children; each
  *                                  of the 6 writes N x 4 KiB to its own
  *                                  file DIR/t0..t3, DIR/c0..c1
+ *   workload reopen DIR N          4 threads, each N x (open its own file
+ *                                  DIR/r0..r3 to append, write 4 KiB,
+ *                                  close): the fds come and go, one
+ *                                  thread's reused by another's open
  *   workload recurse DEPTH         dc_test_recurse(DEPTH) recursing to 0
  *   workload tcp N                 loopback TCP: listen, connect, accept,
  *                                  N x send/recv 1000 bytes, close
@@ -198,6 +202,42 @@ static void *writer_thread(void *arg)
 
 	write_file(w->path, w->n);
 	return NULL;
+}
+
+/* N times: open path to append, write 4 KiB, close. */
+static void *reopen_thread(void *arg)
+{
+	static __thread char buf[4096];
+	struct writer *w = arg;
+	long i;
+
+	for (i = 0; i < w->n; i++) {
+		int fd = open(w->path, O_CREAT | O_APPEND | O_WRONLY, 0644);
+
+		if (fd < 0)
+			fail(w->path);
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			fail("write");
+		close(fd);
+	}
+	return NULL;
+}
+
+static int do_reopen(const char *dir, long n)
+{
+	struct writer w[4];
+	pthread_t th[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		snprintf(w[i].path, sizeof(w[i].path), "%s/r%d", dir, i);
+		w[i].n = n;
+		if (pthread_create(&th[i], NULL, reopen_thread, &w[i]) != 0)
+			fail("pthread_create");
+	}
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	return 0;
 }
 
 static int do_tree(const char *dir, long n)
@@ -404,6 +444,8 @@ int main(int argc, char **argv)
 		return do_stdout(atol(argv[2]));
 	if (strcmp(mode, "tree") == 0 && argc == 4)
 		return do_tree(argv[2], atol(argv[3]));
+	if (strcmp(mode, "reopen") == 0 && argc == 4)
+		return do_reopen(argv[2], atol(argv[3]));
 	if (strcmp(mode, "recurse") == 0 && argc == 3)
 		return dc_test_recurse(atoi(argv[2])) == atoi(argv[2]) ? 0 : 1;
 	if (strcmp(mode, "tcp") == 0 && argc == 3)
