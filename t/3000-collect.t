@@ -145,11 +145,9 @@ test_expect_success BPF,PYTHON3 'threads opening, writing and closing in turn: e
 	printf "layers: [posix]\n" >c.yaml &&
 	for how in fast uprobes; do
 		rm -f r0 r1 r2 r3 &&
-		if test $how = fast; then
-			trace_ok c.yaml $how.pfw.gz probes.sig -- "$WORKLOAD" reopen "$PWD" 2000
-		else
-			trace_ok c.yaml $how.pfw.gz --no-preload probes.sig -- "$WORKLOAD" reopen "$PWD" 2000
-		fi &&
+		opt= &&
+		if test $how = uprobes; then opt=--no-preload; fi &&
+		trace_ok c.yaml $how.pfw.gz $opt probes.sig -- "$WORKLOAD" reopen "$PWD" 2000 &&
 		for f in r0 r1 r2 r3; do
 			test "$(stat -c %s $f)" = 8192000 &&
 			n=$(pfw-query count $how.pfw.gz --cat POSIX --name write --file "$PWD/$f" --size 4096) &&

@@ -182,10 +182,12 @@ struct writer {
 	long n;
 };
 
-static void write_file(const char *path, long n)
+/* Open path for writing with flags (O_TRUNC or O_APPEND), write 4 KiB n
+ * times, close. */
+static void write_file(const char *path, int flags, long n)
 {
 	static __thread char buf[4096];
-	int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	int fd = open(path, O_CREAT | O_WRONLY | flags, 0644);
 	long i;
 
 	if (fd < 0)
@@ -200,50 +202,41 @@ static void *writer_thread(void *arg)
 {
 	struct writer *w = arg;
 
-	write_file(w->path, w->n);
+	write_file(w->path, O_TRUNC, w->n);
 	return NULL;
 }
 
-/* N times: open path to append, write 4 KiB, close. */
+/* n times: open path to append, write 4 KiB, close. */
 static void *reopen_thread(void *arg)
 {
-	static __thread char buf[4096];
 	struct writer *w = arg;
 	long i;
 
-	for (i = 0; i < w->n; i++) {
-		int fd = open(w->path, O_CREAT | O_APPEND | O_WRONLY, 0644);
-
-		if (fd < 0)
-			fail(w->path);
-		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
-			fail("write");
-		close(fd);
-	}
+	for (i = 0; i < w->n; i++)
+		write_file(w->path, O_APPEND, 1);
 	return NULL;
 }
 
-static int do_reopen(const char *dir, long n)
+/* 4 threads running fn, each on its own file DIR/<name>0..3, n each. */
+static void run_writers(const char *dir, char name, long n,
+			void *(*fn)(void *))
 {
 	struct writer w[4];
 	pthread_t th[4];
 	int i;
 
 	for (i = 0; i < 4; i++) {
-		snprintf(w[i].path, sizeof(w[i].path), "%s/r%d", dir, i);
+		snprintf(w[i].path, sizeof(w[i].path), "%s/%c%d", dir, name, i);
 		w[i].n = n;
-		if (pthread_create(&th[i], NULL, reopen_thread, &w[i]) != 0)
+		if (pthread_create(&th[i], NULL, fn, &w[i]) != 0)
 			fail("pthread_create");
 	}
 	for (i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
-	return 0;
 }
 
 static int do_tree(const char *dir, long n)
 {
-	struct writer w[4];
-	pthread_t th[4];
 	pid_t kids[2];
 	int i, status, bad = 0;
 
@@ -255,18 +248,11 @@ static int do_tree(const char *dir, long n)
 			char path[4096];
 
 			snprintf(path, sizeof(path), "%s/c%d", dir, i);
-			write_file(path, n);
+			write_file(path, O_TRUNC, n);
 			_exit(0);
 		}
 	}
-	for (i = 0; i < 4; i++) {
-		snprintf(w[i].path, sizeof(w[i].path), "%s/t%d", dir, i);
-		w[i].n = n;
-		if (pthread_create(&th[i], NULL, writer_thread, &w[i]) != 0)
-			fail("pthread_create");
-	}
-	for (i = 0; i < 4; i++)
-		pthread_join(th[i], NULL);
+	run_writers(dir, 't', n, writer_thread);
 	for (i = 0; i < 2; i++)
 		if (waitpid(kids[i], &status, 0) != kids[i] || status != 0)
 			bad = 1;
@@ -444,8 +430,10 @@ int main(int argc, char **argv)
 		return do_stdout(atol(argv[2]));
 	if (strcmp(mode, "tree") == 0 && argc == 4)
 		return do_tree(argv[2], atol(argv[3]));
-	if (strcmp(mode, "reopen") == 0 && argc == 4)
-		return do_reopen(argv[2], atol(argv[3]));
+	if (strcmp(mode, "reopen") == 0 && argc == 4) {
+		run_writers(argv[2], 'r', atol(argv[3]), reopen_thread);
+		return 0;
+	}
 	if (strcmp(mode, "recurse") == 0 && argc == 3)
 		return dc_test_recurse(atoi(argv[2])) == atoi(argv[2]) ? 0 : 1;
 	if (strcmp(mode, "tcp") == 0 && argc == 3)
