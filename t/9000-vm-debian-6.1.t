@@ -50,12 +50,7 @@ VM_SKIP=${DC_VM_SKIP_TESTS-"3000:a failed library call carries the errno*
 4200:a hostile client*
 4200:a process that drops the preload*"}
 
-if [ -n "${DC_IN_VM:-}" ]; then
-	test_skip_all "already inside the test VM"
-fi
-command -v qemu-system-x86_64 >/dev/null ||
-	test_skip_all "qemu-system-x86_64 not installed (./setup.sh deps installs qemu-system-x86)"
-test "$(id -u)" = 0 || test_skip_all "the VM's tests load BPF programs: run as root"
+vm_host_or_skip
 
 test_expect_success 'the Debian 6.1 kernel is there (make check-kernels fetches it)' '
 	test -f "$KDIR/vmlinuz" && test -f "$KDIR/modules/order" &&
@@ -69,16 +64,7 @@ test_expect_success 'the VM root holds the built tools and the tests' '
 '
 
 test -f "$VM_DIR/initrd" || test_done
-start=$(date +%s)
-"$DC_SRC_DIR/t/kernels/run-vm.sh" "$KDIR" "$VM_DIR/initrd" "$VM_DIR" \
-	2>"$VM_DIR/run.err"
-vm_rc=$?
-if [ $vm_rc = 77 ]; then
-	echo "# $(cat "$VM_DIR/run.err")"
-	echo "1..$test_count # SKIP qemu cannot start here"
-	exit 0
-fi
-echo "# the VM ran $(($(date +%s) - start))s under $(cat "$VM_DIR/accel" 2>/dev/null)"
+run_vm "$KDIR" "$VM_DIR"
 sed 's/^/# /' "$VM_DIR/run.err"
 
 test_expect_success 'the VM booted the 6.1 kernel and ran every script' '

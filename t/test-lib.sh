@@ -356,6 +356,34 @@ test_lazy_prereq UNSANITIZED '
 	{ echo "a sanitizer build: its collector reads the ring too slowly for this"; false; }
 '
 
+# ---- the test VM (t/9000, t/9001) ----
+
+# vm_host_or_skip: the script skipped, with the reason, unless the VM
+# can run here.
+vm_host_or_skip() {
+	test -z "${DC_IN_VM:-}" || test_skip_all "already inside the test VM"
+	command -v qemu-system-x86_64 >/dev/null ||
+		test_skip_all "qemu-system-x86_64 not installed (./setup.sh deps installs qemu-system-x86)"
+	test "$(id -u)" = 0 ||
+		test_skip_all "run as root: the VM makes its disks' file systems, its tests load BPF programs"
+}
+
+# run_vm KDIR DIR: the VM booted on DIR/initrd until it stops
+# (t/kernels/run-vm.sh), its exit status in DIR/rc, its messages in
+# DIR/run.err; the script skipped if qemu cannot start here.
+run_vm() {
+	_start=$(date +%s)
+	"$DC_SRC_DIR/t/kernels/run-vm.sh" "$1" "$2/initrd" "$2" 2>"$2/run.err"
+	echo $? >"$2/rc"
+	vm_took=$(($(date +%s) - _start))
+	if [ "$(cat "$2/rc")" = 77 ]; then
+		echo "# $(cat "$2/run.err")"
+		echo "1..$test_count # SKIP qemu cannot start here"
+		exit 0
+	fi
+	echo "# the VM ran ${vm_took}s under $(cat "$2/accel" 2>/dev/null)"
+}
+
 # Fixtures shared by the tests of one script live in its trash root.
 SHARED="$TRASH_DIRECTORY"
 
