@@ -112,7 +112,18 @@ test_expect_success BPF,PYTHON3 'a loopback TCP connection: connect, accept, sen
 test_expect_success BPF,PYTHON3 'dropped packets: 50 datagrams to a closed port, 50 drops' '
 	printf "layers: [net]\n" >c.yaml &&
 	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" udpdrop 50 &&
-	test "$(pfw-query count t.pfw.gz --cat net --ph i --name skb:kfree_skb --arg protocol=2048)" = 50 &&
+	n=$(pfw-query count t.pfw.gz --cat net --ph i --name skb:kfree_skb --arg protocol=2048) &&
+	# What was found instead, by process and reason: a drop that the
+	# kernel made in ksoftirqd (softirq work deferred under load) is no
+	# task of the trace and is not kept.
+	if test "$n" != 50
+	then
+		echo "$n IPv4 drops, not 50; all drops by pid and reason:" &&
+		pfw-query list t.pfw.gz --cat net --ph i --name skb:kfree_skb |
+			sed -n "s/.*\"protocol\": \([0-9]*\), \"reason\": \([0-9]*\)}.*\"pid\": \([0-9]*\),.*/pid \3 protocol \1 reason \2/p" |
+			sort | uniq -c
+		false
+	fi &&
 	# sock_send_length is newer than some kernels (6.1 lacks it).
 	if grep -q "sock:sock_send_length" probes.json; then
 		test "$(pfw-query count t.pfw.gz --cat net --ph i --name sock:sock_send_length)" = 50
