@@ -157,7 +157,7 @@ int BPF_PROG(dc_exit, struct task_struct *p)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid);
 	__u32 tid = BPF_CORE_READ(p, pid);
-	int live;
+	int live, code, sig;
 
 	/* sched_process_exit runs in the exiting thread: its readahead is
 	 * sent before its stack goes. */
@@ -176,8 +176,13 @@ int BPF_PROG(dc_exit, struct task_struct *p)
 	live = BPF_CORE_READ(p, signal, live.counter);
 	if (live != 0)
 		return 0;
-	emit_proc(DC_EV_EXIT_PROC, DC_IPROBE_EXIT, tgid, tid, 0,
-		  BPF_CORE_READ(p, exit_code) >> 8, NULL);
+	/* The status as a shell reports it: the exit code, or 128 + N
+	 * for a death by signal N, which goes in the first slot too (0:
+	 * it exited), so an exit(137) and a SIGKILL stay apart. */
+	code = BPF_CORE_READ(p, exit_code);
+	sig = code & 0x7f;
+	emit_proc(DC_EV_EXIT_PROC, DC_IPROBE_EXIT, tgid, tid, sig,
+		  sig ? 128 + sig : (code >> 8) & 0xff, NULL);
 	if (fast_path)
 		bpf_map_delete_elem(&fast_procs, &tgid);
 	if (!trace_all) {

@@ -327,6 +327,10 @@ static void write_event(struct trace *t, const struct dc_event *ev)
 	} else if (ev->type == DC_EV_EXIT_PROC) {
 		p = PUT(p, ",\"ret\":");
 		p = put_i64(p, ev->ret);
+		if (ev->nargs > 0 && DC_EVENT_ARGS(ev)[0] != 0) {
+			p = PUT(p, ",\"signal\":");
+			p = put_u64(p, DC_EVENT_ARGS(ev)[0]);
+		}
 	} else if (ev->type != DC_EV_EXEC) {
 		p = put_call_args(p, pr, ev);
 	}

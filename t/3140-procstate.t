@@ -74,6 +74,33 @@ child 2" &&
 	EOF
 '
 
+# Each process's exit instant says how it ended, as the shell that
+# waited for it says ($?): an exit code, or 128 + N and signal N for a
+# death by signal N, so that exit(137) and SIGKILL stay apart.
+test_expect_success BPF,PYTHON3 'exit instants: the status the shell saw, and the signal that killed' '
+	cat >ends.sh <<-\EOF &&
+	sh -c "exit 7"; echo $? >st.exit7
+	sh -c "exit 137"; echo $? >st.exit137
+	sh -c "kill -KILL \$\$"; echo $? >st.kill
+	sleep 5 & kill -TERM $!; wait $!; echo $? >st.term
+	EOF
+	printf "layers: [syscalls]\n" >c.yaml &&
+	trace_ok c.yaml t.pfw.gz probes.sig -- sh ends.sh &&
+	test "$(cat st.exit7 st.exit137 st.kill st.term)" = "7
+137
+137
+143" &&
+	python3 - <<-\EOF
+	import gzip, json
+	lines = [json.loads(l) for l in gzip.open("t.pfw.gz", "rt") if l.startswith("{")]
+	ends = [(e["args"]["ret"], e["args"].get("signal"))
+	        for e in lines if e["name"] == "exit" and e["ph"] == "i"]
+	# The script, its three sh children and sleep.
+	want = [(0, None), (7, None), (137, None), (137, 9), (143, 15)]
+	assert sorted(ends, key=str) == sorted(want, key=str), ends
+	EOF
+'
+
 # sh -c 'exec prog' execs twice in a row: /proc, read late for the first
 # exec, may show the second program already.  The first exec's PR is the
 # shell (read in time) or its path (read too late), never sleep's.
