@@ -38,6 +38,7 @@
 #include "messages.h"
 #include "proc.h"
 #include "collect.h"
+#include "elfsyms.h"
 #include "fastabi.h"
 #include "fdpass.h"
 #include "statepool.h"
@@ -197,11 +198,147 @@ static bool client_can_record(const struct dc_probe *p, int fn)
 		p->ret_kind == DC_RET_ALL || (lib && p->ret_kind == DC_RET_CODE));
 }
 
+/* fn's entry of the table from probe i (p), which it records. */
+static void func_cfg(struct dc_fast *f, int fn, const struct dc_probe *p,
+		     size_t i)
+{
+	struct dc_fast_func_cfg *fc = &f->cfg.funcs[fn];
+	int a;
+
+	fc->on = 1;
+	fc->probe_id = (__u32)i;
+	fc->nargs = (__u8)(p->nargs > DC_MAX_ARGS ? DC_MAX_ARGS : p->nargs);
+	fc->ret_kind = p->ret_kind;
+	fc->str_arg = fc->str_arg2 = fc->file_arg = fc->derive_arg = 0xff;
+	for (a = 0; a < fc->nargs; a++) {
+		fc->arg_kinds[a] = p->arg_kinds[a];
+		if (p->arg_kinds[a] == DC_ARG_PATH ||
+		    p->arg_kinds[a] == DC_ARG_STR) {
+			if (fc->str_arg == 0xff)
+				fc->str_arg = (__u8)a;
+			else if (fc->str_arg2 == 0xff)
+				fc->str_arg2 = (__u8)a;
+		}
+		if (p->arg_kinds[a] == DC_ARG_FILE && fc->file_arg == 0xff)
+			fc->file_arg = (__u8)a;
+		if (p->arg_kinds[a] == DC_ARG_IOV ||
+		    p->arg_kinds[a] == DC_ARG_STRLEN ||
+		    p->arg_kinds[a] == DC_ARG_STROUT) {
+			fc->derive_arg = (__u8)a;
+			fc->derive_kind = p->arg_kinds[a];
+		}
+	}
+	/* As the kernel's records: all slots when a string follows or a
+	 * FILE's descriptor takes the last one. */
+	if (fc->file_arg != 0xff)
+		fc->nargs = DC_MAX_ARGS;
+	if (!f->covered[i]) {
+		f->covered[i] = true;
+		f->want_str[i] = fc->str_arg != 0xff;
+		f->want_nargs[i] = f->want_str[i] ? DC_MAX_ARGS : fc->nargs;
+		f->ncovered++;
+	}
+}
+
+static int fast_index(const char *name)
+{
+	int fn;
+
+	for (fn = 0; fn < DC_FAST_NFUNCS; fn++)
+		if (strcmp(fast_names[fn], name) == 0)
+			return fn;
+	return -1;
+}
+
+static bool is_alias(const char *name)
+{
+	static const char *const aliases[] = {
+#define DC_FAST_ALIAS_NAME(name, as) #name,
+		DC_FAST_ALIASES(DC_FAST_ALIAS_NAME)
+#undef DC_FAST_ALIAS_NAME
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(aliases) / sizeof(aliases[0]); k++)
+		if (strcmp(aliases[k], name) == 0)
+			return true;
+	return false;
+}
+
+/* The table's functions that are libc's function at p's offset: every
+ * name a program can call it by (glibc exports open and open64 at one
+ * address; a program built with _FILE_OFFSET_BITS=64 calls open64, and
+ * the uprobe on the address sees both), set in fns, their count
+ * returned; 0: the client wraps none.  -1: it wraps some, but not
+ * another name a program could call it by (and bypass the wrappers),
+ * so it stays a uprobe.  The
+ * names with a leading underscore are libc's own (__open, __libc_open),
+ * which programs do not call. */
+static int libc_names(const struct dc_elf *elf, const struct dc_probe *p,
+		      bool *fns)
+{
+	const struct dc_elf_func *fu = NULL;
+	const char *other = NULL;
+	size_t k;
+	int n = 0, fn;
+
+	for (k = 0; k < elf->nfuncs && fu == NULL; k++)
+		if (elf->funcs[k].offset == p->offset)
+			fu = &elf->funcs[k];
+	if (fu == NULL)
+		return 0;
+	for (k = 0; k < fu->nnames; k++) {
+		const struct dc_elf_name *nm = &fu->names[k];
+
+		if (!nm->from_dynsym || nm->name[0] == '_' || !nm->is_default)
+			continue;
+		fn = fast_index(nm->name);
+		if (fn >= 0 && fn < DC_FN_FIRST_LIB) {
+			n += !fns[fn];
+			fns[fn] = true;
+		} else if (!is_alias(nm->name)) {
+			other = nm->name;
+		}
+	}
+	if (n > 0 && other != NULL) {
+		notice("fast path: %s is also %s, which the client library "
+		       "does not wrap: it stays a uprobe", p->function, other);
+		return -1;
+	}
+	return n;
+}
+
+/* Which of the table's functions record probe i (p) into fns, by name,
+ * or for libc's by address (libc_names); false: none. */
+static bool probe_fns(struct dc_fast *f, const struct dc_probe *p,
+		      struct dc_elf **libc, bool *fns)
+{
+	char err[256];
+	int fn = fast_index(p->function);
+
+	memset(fns, 0, DC_FAST_NFUNCS * sizeof(*fns));
+	if (fn >= DC_FN_FIRST_LIB || !is_libc(p->target) || p->offset == 0) {
+		if (fn < 0)
+			return false;
+		fns[fn] = true;
+		return true;
+	}
+	if (*libc == NULL && dc_elf_open(p->target, libc, err, sizeof(err)) != 0) {
+		notice("fast path: %s; its functions stay uprobes", err);
+		return false;
+	}
+	if (strcmp((*libc)->path, p->target) != 0)
+		return false;
+	return libc_names(*libc, p, fns) > 0;
+}
+
 /* The wrapped functions the spec names, each with its probe's plan. */
 static void plan(struct dc_fast *f, const struct dc_spec *spec, const bool *skip)
 {
+	bool fns[DC_FAST_NFUNCS];
+	struct dc_elf *libc = NULL;
 	size_t i;
-	int fn, a;
+	int fn;
 
 	f->nprobes = spec->nprobes;
 	f->covered = xcalloc(spec->nprobes + 1, sizeof(bool));
@@ -215,49 +352,16 @@ static void plan(struct dc_fast *f, const struct dc_spec *spec, const bool *skip
 	f->cfg.nfuncs = DC_FAST_NFUNCS;
 	for (i = 0; i < spec->nprobes; i++) {
 		const struct dc_probe *p = &spec->probes[i];
-		struct dc_fast_func_cfg *fc;
 
-		if (skip[i] || p->kind != DC_PROBE_UPROBE)
+		if (skip[i] || p->kind != DC_PROBE_UPROBE ||
+		    !probe_fns(f, p, &libc, fns))
 			continue;
 		for (fn = 0; fn < DC_FAST_NFUNCS; fn++)
-			if (strcmp(fast_names[fn], p->function) == 0)
-				break;
-		if (fn == DC_FAST_NFUNCS || f->cfg.funcs[fn].on ||
-		    !client_sees(f, p, fn) || !client_can_record(p, fn))
-			continue;
-		fc = &f->cfg.funcs[fn];
-		fc->on = 1;
-		fc->probe_id = (__u32)i;
-		fc->nargs = (__u8)(p->nargs > DC_MAX_ARGS ? DC_MAX_ARGS : p->nargs);
-		fc->ret_kind = p->ret_kind;
-		fc->str_arg = fc->str_arg2 = fc->file_arg = fc->derive_arg = 0xff;
-		for (a = 0; a < fc->nargs; a++) {
-			fc->arg_kinds[a] = p->arg_kinds[a];
-			if (p->arg_kinds[a] == DC_ARG_PATH ||
-			    p->arg_kinds[a] == DC_ARG_STR) {
-				if (fc->str_arg == 0xff)
-					fc->str_arg = (__u8)a;
-				else if (fc->str_arg2 == 0xff)
-					fc->str_arg2 = (__u8)a;
-			}
-			if (p->arg_kinds[a] == DC_ARG_FILE && fc->file_arg == 0xff)
-				fc->file_arg = (__u8)a;
-			if (p->arg_kinds[a] == DC_ARG_IOV ||
-			    p->arg_kinds[a] == DC_ARG_STRLEN ||
-			    p->arg_kinds[a] == DC_ARG_STROUT) {
-				fc->derive_arg = (__u8)a;
-				fc->derive_kind = p->arg_kinds[a];
-			}
-		}
-		/* As the kernel's records: all slots when a string follows
-		 * or a FILE's descriptor takes the last one. */
-		if (fc->file_arg != 0xff)
-			fc->nargs = DC_MAX_ARGS;
-		f->covered[i] = true;
-		f->want_str[i] = fc->str_arg != 0xff;
-		f->want_nargs[i] = f->want_str[i] ? DC_MAX_ARGS : fc->nargs;
-		f->ncovered++;
+			if (fns[fn] && !f->cfg.funcs[fn].on &&
+			    client_sees(f, p, fn) && client_can_record(p, fn))
+				func_cfg(f, fn, p, i);
 	}
+	dc_elf_free(libc);
 }
 
 static int make_socket(struct dc_fast *f)

@@ -41,21 +41,23 @@
 #define P(x) ((__u64)(uintptr_t)(x))
 #define L(x) ((__u64)(x))
 
-/* WRAP(return type, name, failure test on r, index of the string
- * argument or -1, argument count, (parameters), (names), (slots)) */
-#define WRAP(ret, name, fail, stri, n, params, args, slots)                 \
+/* WRAP_AS(return type, name, recorded as, failure test on r, index of
+ * the string argument or -1, argument count, (parameters), (names),
+ * (slots)): name's wrapper, its calls recorded as those of the table's
+ * function `as` (lib/fastabi.h: DC_FAST_ALIASES, DC_FAST_FORTIFIED). */
+#define WRAP_AS(ret, name, as, fail, stri, n, params, args, slots)          \
 	static __typeof__(name) *real_##name;                               \
 	DC_EXPORT ret name params                                           \
 	{                                                                   \
 		struct dc_call c;                                           \
 		ret r;                                                      \
                                                                             \
-		if (__builtin_expect(!dc_fast_on[DC_FN_##name], 1))         \
+		if (__builtin_expect(!dc_fast_on[DC_FN_##as], 1))           \
 			return REAL(name) args;                             \
 		{                                                           \
 			__u64 a[DC_MAX_ARGS] = { STRIP slots };             \
                                                                             \
-			dc_call_begin(&c, DC_FN_##name, a, n);              \
+			dc_call_begin(&c, DC_FN_##as, a, n);                \
 			r = REAL(name) args;                                \
 			dc_call_end(&c, dc_now(), (__s64)(intptr_t)r, a, n, \
 				    stri,                                   \
@@ -63,6 +65,8 @@
 		}                                                           \
 		return r;                                                   \
 	}
+/* WRAP(return type, name, ...): as WRAP_AS, recorded as itself. */
+#define WRAP(ret, name, ...) WRAP_AS(ret, name, name, __VA_ARGS__)
 
 WRAP(ssize_t, read, r < 0, -1, 3,
      (int fd, void *buf, size_t n),
@@ -250,6 +254,97 @@ WRAP(ssize_t, pwritev2, r < 0, -1, 5,
      (int fd, const struct iovec *iov, int cnt, off_t off, int flags),
      (fd, iov, cnt, off, flags), (I(fd), P(iov), I(cnt), L(off), I(flags)))
 
+/* ---- other names of those functions (DC_FAST_ALIASES) ---- */
+
+WRAP_AS(ssize_t, preadv64v2, preadv2, r < 0, -1, 5,
+	(int fd, const struct iovec *iov, int cnt, off64_t off, int flags),
+	(fd, iov, cnt, off, flags), (I(fd), P(iov), I(cnt), L(off), I(flags)))
+WRAP_AS(ssize_t, pwritev64v2, pwritev2, r < 0, -1, 5,
+	(int fd, const struct iovec *iov, int cnt, off64_t off, int flags),
+	(fd, iov, cnt, off, flags), (I(fd), P(iov), I(cnt), L(off), I(flags)))
+WRAP_AS(int, fseeko64, fseeko, r < 0, -1, 3,
+	(FILE *f, off64_t off, int whence),
+	(f, off, whence), (P(f), L(off), I(whence)))
+WRAP_AS(off64_t, ftello64, ftello, r < 0, -1, 1,
+	(FILE *f),
+	(f), (P(f)))
+
+/* ---- _FORTIFY_SOURCE's checking versions (DC_FAST_FORTIFIED) ----
+ * A call the check would stop (the buffer smaller than the count, open
+ * without the mode O_CREAT needs) goes to libc's own, which aborts
+ * before it reaches the function: the uprobe path sees no call either. */
+
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
+ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen);
+ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen);
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+
+#define CHK_READ(name, as, params, args, slots, cut)                         \
+	static __typeof__(name) *real_##name;                               \
+	DC_EXPORT ssize_t name params                                       \
+	{                                                                   \
+		struct dc_call c;                                           \
+		ssize_t r;                                                  \
+                                                                            \
+		if (__builtin_expect(!dc_fast_on[DC_FN_##as], 1) || (cut))  \
+			return REAL(name) args;                             \
+		{                                                           \
+			__u64 a[DC_MAX_ARGS] = { STRIP slots };             \
+                                                                            \
+			dc_call_begin(&c, DC_FN_##as, a, 4);                \
+			r = REAL(name) args;                                \
+			dc_call_end(&c, dc_now(), (__s64)r, a, 4, -1,       \
+				    r < 0 && errno == EFAULT);              \
+		}                                                           \
+		return r;                                                   \
+	}
+
+CHK_READ(__read_chk, read, (int fd, void *buf, size_t n, size_t buflen),
+	 (fd, buf, n, buflen), (I(fd), P(buf), L(n)), n > buflen)
+CHK_READ(__pread_chk, pread,
+	 (int fd, void *buf, size_t n, off_t off, size_t buflen),
+	 (fd, buf, n, off, buflen), (I(fd), P(buf), L(n), L(off)), n > buflen)
+CHK_READ(__pread64_chk, pread64,
+	 (int fd, void *buf, size_t n, off64_t off, size_t buflen),
+	 (fd, buf, n, off, buflen), (I(fd), P(buf), L(n), L(off)), n > buflen)
+
+/* The mode slot holds what the uprobe reads there: the register of a
+ * third argument these calls do not have, so whatever the caller left
+ * in it; 0 here. */
+#define CHK_OPEN(name, as, params, args, slots, n, path_index)              \
+	static __typeof__(name) *real_##name;                               \
+	DC_EXPORT int name params                                           \
+	{                                                                   \
+		struct dc_call c;                                           \
+		int r;                                                      \
+                                                                            \
+		if (__builtin_expect(!dc_fast_on[DC_FN_##as], 1) ||         \
+		    (flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE) \
+			return REAL(name) args;                             \
+		{                                                           \
+			__u64 a[DC_MAX_ARGS] = { STRIP slots };             \
+                                                                            \
+			dc_call_begin(&c, DC_FN_##as, a, n);                \
+			r = REAL(name) args;                                \
+			dc_call_end(&c, dc_now(), (__s64)r, a, n,           \
+				    path_index,                             \
+				    r < 0 && errno == EFAULT);              \
+		}                                                           \
+		return r;                                                   \
+	}
+
+CHK_OPEN(__open_2, open, (const char *path, int flags), (path, flags),
+	 (P(path), I(flags), 0), 3, 0)
+CHK_OPEN(__open64_2, open64, (const char *path, int flags), (path, flags),
+	 (P(path), I(flags), 0), 3, 0)
+CHK_OPEN(__openat_2, openat, (int dirfd, const char *path, int flags),
+	 (dirfd, path, flags), (I(dirfd), P(path), I(flags), 0), 4, 1)
+CHK_OPEN(__openat64_2, openat64, (int dirfd, const char *path, int flags),
+	 (dirfd, path, flags), (I(dirfd), P(path), I(flags), 0), 4, 1)
+
 /* ---- variadic functions ---- */
 
 /* open's mode: read even without O_CREAT, as the uprobe path reads the
@@ -293,30 +388,36 @@ WRAP_OPEN(openat64, (dirfd, path, flags, mode), 1, 4,
 	  (I(dirfd), P(path), I(flags), I(mode)))
 
 /* fcntl's third argument is an int or a pointer: passed on as a long,
- * which the calling convention treats the same. */
-static int (*real_fcntl)(int, int, ...);
+ * which the calling convention treats the same.  fcntl64 is the name a
+ * program built with _FILE_OFFSET_BITS=64 calls (DC_FAST_ALIASES). */
+int fcntl64(int fd, int cmd, ...);
 
-DC_EXPORT int fcntl(int fd, int cmd, ...)
-{
-	struct dc_call c;
-	va_list ap;
-	long arg;
-	int r;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, long);
-	va_end(ap);
-	if (__builtin_expect(!dc_fast_on[DC_FN_fcntl], 1))
-		return REAL(fcntl)(fd, cmd, arg);
-	{
-		__u64 a[DC_MAX_ARGS] = { I(fd), I(cmd), L(arg) };
-
-		dc_call_begin(&c, DC_FN_fcntl, a, 3);
-		r = REAL(fcntl)(fd, cmd, arg);
-		dc_call_end(&c, dc_now(), (__s64)r, a, 3, -1, 0);
+#define WRAP_FCNTL(name)                                                    \
+	static int (*real_##name)(int, int, ...);                           \
+	DC_EXPORT int name(int fd, int cmd, ...)                            \
+	{                                                                   \
+		struct dc_call c;                                           \
+		va_list ap;                                                 \
+		long arg;                                                   \
+		int r;                                                      \
+                                                                            \
+		va_start(ap, cmd);                                          \
+		arg = va_arg(ap, long);                                     \
+		va_end(ap);                                                 \
+		if (__builtin_expect(!dc_fast_on[DC_FN_fcntl], 1))          \
+			return REAL(name)(fd, cmd, arg);                    \
+		{                                                           \
+			__u64 a[DC_MAX_ARGS] = { I(fd), I(cmd), L(arg) };   \
+                                                                            \
+			dc_call_begin(&c, DC_FN_fcntl, a, 3);               \
+			r = REAL(name)(fd, cmd, arg);                       \
+			dc_call_end(&c, dc_now(), (__s64)r, a, 3, -1, 0);   \
+		}                                                           \
+		return r;                                                   \
 	}
-	return r;
-}
+
+WRAP_FCNTL(fcntl)
+WRAP_FCNTL(fcntl64)
 
 static int (*real_vfprintf)(FILE *, const char *, va_list);
 

@@ -57,7 +57,7 @@
 #define DC_FAST_DEFAULT_SOCKET "@datacrumbs-clients"
 #define DC_FAST_MAGIC 0x64636661u        /* "dcfa" */
 #define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
-#define DC_FAST_VERSION 7u
+#define DC_FAST_VERSION 8u
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_FULL_WAIT_MS 1000         /* a full slot waits this long
                                              for the collector to read on:
@@ -108,6 +108,27 @@
 	X(H5Acreate2, hdf5) X(H5Aopen, hdf5) X(H5Aread, hdf5) \
 	X(H5Awrite, hdf5) X(H5Aclose, hdf5) X(H5Pcreate, hdf5) \
 	X(H5Pclose, hdf5) X(H5Pset_fapl_mpio, hdf5) X(H5Pset_dxpl_mpio, hdf5)
+
+/* More names the client wraps, each recorded as the function of the
+ * table it stands for (X(name, that function)), so they take no entry
+ * of their own:
+ *  - other names of that function: glibc exports these at the same
+ *    address (a program built with _FILE_OFFSET_BITS=64 calls fcntl64,
+ *    which the uprobe on fcntl's address sees);
+ *  - _FORTIFY_SOURCE's checking versions, which check their arguments
+ *    and jump to that function's code (the uprobe on it sees the call,
+ *    as the function's).  Those that do not reach it (__fread_chk,
+ *    __fgets_chk, __fprintf_chk) are not among them: the uprobe path
+ *    does not see them either.
+ * dc-collect covers a function only when the client wraps every name
+ * its library exports for it (fastpath.c). */
+#define DC_FAST_ALIASES(X) \
+	X(fcntl64, fcntl) X(fseeko64, fseeko) X(ftello64, ftello) \
+	X(preadv64v2, preadv2) X(pwritev64v2, pwritev2)
+#define DC_FAST_FORTIFIED(X) \
+	X(__read_chk, read) X(__pread_chk, pread) X(__pread64_chk, pread64) \
+	X(__open_2, open) X(__open64_2, open64) X(__openat_2, openat) \
+	X(__openat64_2, openat64)
 
 enum dc_fast_func {
 #define DC_FAST_ENUM(name, layer) DC_FN_##name,

@@ -36,6 +36,45 @@ test_expect_success BPF,PYTHON3 'one workload traced both ways gives the same ev
 	test "$n" -ge 40
 '
 
+# A program built for large files and with glibc's checks (as Debian
+# builds its packages; python3, sqlite3 and tar are) calls libc's
+# functions by their other names (open64, fcntl64, fseeko64, preadv64v2)
+# and through their checking versions (__read_chk, __open_2): the fast
+# path records each as the uprobe on the function does, and as the
+# uprobe path, once.  Before, it recorded none of them.
+test_expect_success BPF,PYTHON3 'a large-file, fortified build: every call by any of its names, as by uprobes' '
+	FC64="$DC_BUILD_DIR/t/helpers/fastclient64" &&
+	# It calls those names (where nm is there to say: not in the VM).
+	if command -v nm >/dev/null
+	then
+		nm -D "$FC64" >syms &&
+		for s in open64 pwritev64v2 __read_chk __pread64_chk preadv64v2 lseek64 fcntl64 __openat64_2 fopen64 fseeko64 ftello64
+		do
+			grep -q " U $s\(@\|\$\)" syms || { echo "fastclient64 does not call $s"; return 1; }
+		done
+	fi &&
+	layers posix stdio syscalls >c.yaml &&
+	sign_spec c.yaml &&
+	mkdir d64 &&
+	dc-collect -k "$SHARED/key" probes.sig -- "$FC64" names "$PWD/d64" 3000 2>/dev/null |
+		dc-aggregate | dc-write fast64.pfw.gz &&
+	dc-collect -k "$SHARED/key" --no-preload probes.sig -- "$FC64" names "$PWD/d64" 3000 2>/dev/null |
+		dc-aggregate | dc-write uprobe64.pfw.gz &&
+	python3 "$DC_SRC_DIR/t/helpers/fast-compare.py" fast64.pfw.gz uprobe64.pfw.gz >cmp &&
+	cat cmp &&
+	n=$(sed -n "s/^\([0-9]*\) events compared, 0 differ\$/\1/p" cmp) &&
+	test "$n" -ge 30 &&
+	for n in "POSIX open 2" "POSIX openat 1" "POSIX read 1" "POSIX pread 1" \
+		"POSIX preadv2 1" "POSIX pwritev2 1" "POSIX lseek 1" "POSIX fcntl 1" \
+		"STDIO fopen 1" "STDIO fseeko 1" "STDIO ftello 1"
+	do
+		set -- $n &&
+		got=$(pfw-query count fast64.pfw.gz --cat $1 --name $2 --file "$PWD/d64/f") &&
+		test "$got" = $3 || { echo "$1 $2 on d64/f: $got, not $3"; return 1; }
+	done &&
+	test "$(pfw-query count fast64.pfw.gz --cat POSIX --name read --file "$PWD/d64/f" --size 3000)" = 1
+'
+
 # A 16 MiB ring holds the 20000 records undrained: the counts are exact
 # however slow the collector is (in the 6.1 VM under emulation, with two
 # scripts at a time, it made no progress for the 100 ms a full ring waits

@@ -117,6 +117,15 @@ t_helpers_fastclient_LDADD = -lpthread
 # and ASan's printf interceptors never call libc's fprintf.
 t_helpers_fastclient_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
 t_helpers_fastclient_LDFLAGS =
+# The same, as a program built for large files and with glibc's checks
+# is (Debian builds its packages so): its calls reach libc as open64,
+# fcntl64, __read_chk, __open_2 (t/4200).
+check_PROGRAMS += t/helpers/fastclient64
+t_helpers_fastclient64_SOURCES = t/helpers/fastclient.c
+t_helpers_fastclient64_LDADD = -lpthread
+t_helpers_fastclient64_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS)) -O2 \
+	-D_FILE_OFFSET_BITS=64 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2
+t_helpers_fastclient64_LDFLAGS =
 EXTRA_DIST += t/helpers/mpi-writes.c
 
 # A signed overflow on request: UBSan's findings reach the log (t/8095).

@@ -6,6 +6,14 @@
  *                             (files that do not exist); opens of paths
  *                             at and over the longest a record holds,
  *                             and of paths that end at a page's end
+ *   fastclient names DIR N    between the same markers, calls whose
+ *                             sizes and flags are known only at run
+ *                             time (N): built as fastclient64, with
+ *                             _FILE_OFFSET_BITS=64 and _FORTIFY_SOURCE,
+ *                             they reach libc by its other names
+ *                             (open64, fcntl64, fseeko64, preadv64v2)
+ *                             and its checking versions (__read_chk,
+ *                             __open_2)
  *   fastclient kill N         N x write(/dev/null, 1 byte), then SIGKILL
  *   fastclient threads T N    T threads, each N x write(/dev/null)
  *   fastclient crowd T N      T threads alive at once, each N x
@@ -191,7 +199,8 @@ static int mix(const char *dir)
 	fseek(f, 0, SEEK_SET);
 	if (fread(buf, 1, 500, f) != 500)
 		fail("fread");
-	ftell(f);
+	if (ftell(f) < 0)
+		fail("ftell");
 	fclose(f);
 	if (vectored(path, buf) != 0 || strings(path, buf) != 0)
 		return 1;
@@ -202,6 +211,42 @@ static int mix(const char *dir)
 	unlink(mark);
 	if (long_paths() != 0)
 		return 1;
+	snprintf(mark, sizeof(mark), "%s/end", dir);
+	stat(mark, &st);
+	return 0;
+}
+
+static int names(const char *dir, size_t n)
+{
+	char path[4096], mark[4096], buf[4096];
+	struct iovec iov = { buf, n };
+	struct stat st;
+	int fd, flags = n > sizeof(buf) ? O_RDWR : O_RDONLY;
+	FILE *f;
+
+	snprintf(mark, sizeof(mark), "%s/begin", dir);
+	stat(mark, &st);
+	snprintf(path, sizeof(path), "%s/f", dir);
+	memset(buf, 'n', sizeof(buf));
+	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0640);
+	if (fd < 0 || pwritev2(fd, &iov, 1, 0, 0) != (ssize_t)n)
+		fail("pwritev2");
+	close(fd);
+	fd = open(path, flags);
+	if (fd < 0 || read(fd, buf, n) != (ssize_t)n ||
+	    pread(fd, buf, n, 0) != (ssize_t)n ||
+	    preadv2(fd, &iov, 1, 0, 0) != (ssize_t)n ||
+	    lseek(fd, 0, SEEK_END) != (off_t)n || fcntl(fd, F_GETFL) < 0)
+		fail("read");
+	close(fd);
+	fd = openat(AT_FDCWD, path, flags);
+	if (fd < 0 || fstat(fd, &st) != 0 || (size_t)st.st_size != n)
+		fail("openat");
+	close(fd);
+	f = fopen(path, "r");
+	if (f == NULL || fseeko(f, 10, SEEK_SET) != 0 || ftello(f) != 10)
+		fail("fseeko");
+	fclose(f);
 	snprintf(mark, sizeof(mark), "%s/end", dir);
 	stat(mark, &st);
 	return 0;
@@ -442,6 +487,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "mix") == 0)
 		return mix(argv[2]);
+	if (argc == 4 && strcmp(argv[1], "names") == 0)
+		return names(argv[2], (size_t)atol(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "kill") == 0) {
 		writes(atol(argv[2]));
 		kill(getpid(), SIGKILL);
