@@ -41,18 +41,20 @@
 #define P(x) ((__u64)(uintptr_t)(x))
 #define L(x) ((__u64)(x))
 
-/* WRAP_AS(return type, name, recorded as, failure test on r, index of
- * the string argument or -1, argument count, (parameters), (names),
- * (slots)): name's wrapper, its calls recorded as those of the table's
- * function `as` (lib/fastabi.h: DC_FAST_ALIASES, DC_FAST_FORTIFIED). */
-#define WRAP_AS(ret, name, as, fail, stri, n, params, args, slots)          \
+/* WRAP_IF(return type, name, recorded as, bypass test, failure test on
+ * r, index of the string argument or -1, argument count, (parameters),
+ * (names), (slots)): name's wrapper, its calls recorded as those of the
+ * table's function `as` (itself, or lib/fastabi.h's DC_FAST_ALIASES and
+ * DC_FAST_FORTIFIED), except those the bypass test (on the parameters)
+ * passes on unrecorded. */
+#define WRAP_IF(ret, name, as, bypass, fail, stri, n, params, args, slots)  \
 	static __typeof__(name) *real_##name;                               \
 	DC_EXPORT ret name params                                           \
 	{                                                                   \
 		struct dc_call c;                                           \
 		ret r;                                                      \
                                                                             \
-		if (__builtin_expect(!dc_fast_on[DC_FN_##as], 1))           \
+		if (__builtin_expect(!dc_fast_on[DC_FN_##as], 1) || (bypass)) \
 			return REAL(name) args;                             \
 		{                                                           \
 			__u64 a[DC_MAX_ARGS] = { STRIP slots };             \
@@ -65,6 +67,7 @@
 		}                                                           \
 		return r;                                                   \
 	}
+#define WRAP_AS(ret, name, as, ...) WRAP_IF(ret, name, as, 0, __VA_ARGS__)
 /* WRAP(return type, name, ...): as WRAP_AS, recorded as itself. */
 #define WRAP(ret, name, ...) WRAP_AS(ret, name, name, __VA_ARGS__)
 
@@ -282,59 +285,25 @@ int __open64_2(const char *path, int flags);
 int __openat_2(int dirfd, const char *path, int flags);
 int __openat64_2(int dirfd, const char *path, int flags);
 
-#define CHK_READ(name, as, params, args, slots, cut)                         \
-	static __typeof__(name) *real_##name;                               \
-	DC_EXPORT ssize_t name params                                       \
-	{                                                                   \
-		struct dc_call c;                                           \
-		ssize_t r;                                                  \
-                                                                            \
-		if (__builtin_expect(!dc_fast_on[DC_FN_##as], 1) || (cut))  \
-			return REAL(name) args;                             \
-		{                                                           \
-			__u64 a[DC_MAX_ARGS] = { STRIP slots };             \
-                                                                            \
-			dc_call_begin(&c, DC_FN_##as, a, 4);                \
-			r = REAL(name) args;                                \
-			dc_call_end(&c, dc_now(), (__s64)r, a, 4, -1,       \
-				    r < 0 && errno == EFAULT);              \
-		}                                                           \
-		return r;                                                   \
-	}
+#define CHK_READ(name, as, params, args, slots)                             \
+	WRAP_IF(ssize_t, name, as, n > buflen, r < 0, -1, 4, params, args, slots)
 
 CHK_READ(__read_chk, read, (int fd, void *buf, size_t n, size_t buflen),
-	 (fd, buf, n, buflen), (I(fd), P(buf), L(n)), n > buflen)
+	 (fd, buf, n, buflen), (I(fd), P(buf), L(n)))
 CHK_READ(__pread_chk, pread,
 	 (int fd, void *buf, size_t n, off_t off, size_t buflen),
-	 (fd, buf, n, off, buflen), (I(fd), P(buf), L(n), L(off)), n > buflen)
+	 (fd, buf, n, off, buflen), (I(fd), P(buf), L(n), L(off)))
 CHK_READ(__pread64_chk, pread64,
 	 (int fd, void *buf, size_t n, off64_t off, size_t buflen),
-	 (fd, buf, n, off, buflen), (I(fd), P(buf), L(n), L(off)), n > buflen)
+	 (fd, buf, n, off, buflen), (I(fd), P(buf), L(n), L(off)))
 
 /* The mode slot holds what the uprobe reads there: the register of a
  * third argument these calls do not have, so whatever the caller left
  * in it; 0 here. */
-#define CHK_OPEN(name, as, params, args, slots, n, path_index)              \
-	static __typeof__(name) *real_##name;                               \
-	DC_EXPORT int name params                                           \
-	{                                                                   \
-		struct dc_call c;                                           \
-		int r;                                                      \
-                                                                            \
-		if (__builtin_expect(!dc_fast_on[DC_FN_##as], 1) ||         \
-		    (flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE) \
-			return REAL(name) args;                             \
-		{                                                           \
-			__u64 a[DC_MAX_ARGS] = { STRIP slots };             \
-                                                                            \
-			dc_call_begin(&c, DC_FN_##as, a, n);                \
-			r = REAL(name) args;                                \
-			dc_call_end(&c, dc_now(), (__s64)r, a, n,           \
-				    path_index,                             \
-				    r < 0 && errno == EFAULT);              \
-		}                                                           \
-		return r;                                                   \
-	}
+#define CHK_OPEN(name, as, params, args, slots, n, path_index)             \
+	WRAP_IF(int, name, as,                                              \
+		(flags & O_CREAT) || (flags & __O_TMPFILE) == __O_TMPFILE,  \
+		r < 0, path_index, n, params, args, slots)
 
 CHK_OPEN(__open_2, open, (const char *path, int flags), (path, flags),
 	 (P(path), I(flags), 0), 3, 0)
