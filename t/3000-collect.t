@@ -162,7 +162,13 @@ test_expect_success BPF,PYTHON3 'threads opening, writing and closing in turn: e
 		for f in r0 r1 r2 r3; do
 			test "$(stat -c %s $f)" = 8192000 &&
 			n=$(pfw-query count $how.pfw.gz --cat POSIX --name write --file "$PWD/$f" --size 4096) &&
-			test "$n" = 2000 || { echo "$how: $f: $n writes of 4096 bytes, not 2000"; return 1; }
+			test "$n" = 2000 || {
+				echo "$how: $f: $n writes of 4096 bytes, not 2000; of all of them," \
+					"$(pfw-query count $how.pfw.gz --cat POSIX --name write --size 4096)" \
+					"in the trace, $(pfw-query list $how.pfw.gz --cat POSIX --name write --size 4096 |
+						grep -c -v fhash) naming no file"
+				return 1
+			}
 		done || return 1
 	done
 '

@@ -26,7 +26,12 @@ VM_TESTS=${DC_VM_TESTS:-"3000-collect.t 9010-kfunc.t 9020-vfs.t 6000-pipeline.t 
 # the programs, the fast path's own ring and processes), which the host
 # suite proves on any kernel, and a repeat (t/6000's unselected process:
 # t/3000's bystander shows it).  Everything about what 6.1 has or lacks
-# stays.  DC_VM_SKIP_TESTS replaces the list ("" runs every test).
+# stays.  Also out: t/3000's threads that reopen files, a test of
+# dc-aggregate's naming (user space): there two scripts at a time
+# attach uprobes on libc's functions, and while one does, the other's
+# per-process uprobes can lose a call (dc-collect(8) BUGS; it lost one
+# of 8,000 writes once, 1,999 on one file).  DC_VM_SKIP_TESTS replaces
+# the list ("" runs every test).
 VM_SKIP=${DC_VM_SKIP_TESTS-"3000:a failed library call carries the errno*
 3000:calls nested deeper than the kernel stack*
 3000:the recursion the kernel stores*
@@ -36,6 +41,7 @@ VM_SKIP=${DC_VM_SKIP_TESTS-"3000:a failed library call carries the errno*
 3000:the output file is created 0600*
 3000:a reader that dies*
 3000:bad options*
+3000:threads opening, writing and closing*
 3240:with -vv*
 6000:a process that was not selected*
 6000:a command that does not exist*
