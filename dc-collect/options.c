@@ -328,9 +328,16 @@ void parse_options(int argc, char **argv, struct options *o)
 	if (optind >= argc)
 		dc_usage_error("missing the signed probe spec");
 	o->spec_path = argv[optind++];
-	/* With '+', getopt stops at PROBES.sig and leaves any "--" after it. */
+	/* With '+', getopt stops at PROBES.sig and leaves any "--" after it.
+	 * Without one, a word there that looks like an option is one given
+	 * too late (a command is rarely named so): said now, before
+	 * anything is loaded, not as a command that cannot run. */
 	if (optind < argc && strcmp(argv[optind], "--") == 0)
 		optind++;
+	else if (optind < argc && argv[optind][0] == '-')
+		dc_usage_error("%s after the probe spec: options go before it "
+			       "(dc-collect [OPTIONS] PROBES.sig [-- COMMAND])",
+			       argv[optind]);
 	if (optind < argc)
 		o->command = argv + optind;
 	check_options(o);

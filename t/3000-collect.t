@@ -455,6 +455,8 @@ test_expect_success 'bad options: exit 2 with a one-line reason' '
 	test_must_fail_with 2 dc-collect --ring-size 1000 x.sig -- true 2>err &&
 	grep "power of two" err &&
 	test_must_fail_with 2 dc-collect --pid 1 --all x.sig 2>err &&
+	test_must_fail_with 2 dc-collect x.sig --no-preload -- true 2>err &&
+	grep "^dc-collect: --no-preload after the probe spec: options go before it" err &&
 	dc-collect --help | grep "^Usage: dc-collect" &&
 	dc-collect --version | grep datacrumbs
 '
