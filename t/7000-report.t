@@ -218,6 +218,35 @@ remote_report() {
 	return $rc
 }
 
+# Reads of /dev/zero, of a pipe and of a file the trace cannot name are
+# not the page cache's: the kernel table counts only reads of files by
+# path outside /dev, /proc and /sys (it counted /dev/zero's 100 MiB once).
+test_expect_success DASK 'the page cache served only reads of files, not of devices or pipes' '
+	{
+		echo "header host=node1 run=pc offset=1700000000000000000 start=1000 ids=0" &&
+		echo "probe id=0 kind=syscall layer=sys name=read target=kernel args=fd,ptr,size ret=size" &&
+		echo "process pid=100 ppid=1 uid=0 gid=0 rank=0 exe=/usr/bin/dd cmdline=dd cwd=/tmp" &&
+		echo "string id=7 value=/dev/zero" &&
+		echo "string id=8 value=/data/cached" &&
+		echo "string id=9 value=pipe:[4242]" &&
+		echo "string id=10 value=/proc/self/status" &&
+		for i in 1 2 3; do
+			echo "call probe=0 pid=100 tid=100 ts=$((i * 1000000)) dur=1000 ret=1048576 depth=0 args=3,0,1048576 file=7 seq=$i"
+		done &&
+		echo "call probe=0 pid=100 tid=100 ts=5000000 dur=1000 ret=4096 depth=0 args=4,0,4096 file=8 seq=5" &&
+		echo "call probe=0 pid=100 tid=100 ts=6000000 dur=1000 ret=4096 depth=0 args=4,0,4096 file=8 seq=6" &&
+		echo "call probe=0 pid=100 tid=100 ts=7000000 dur=1000 ret=512 depth=0 args=5,0,512 file=9 seq=7" &&
+		echo "call probe=0 pid=100 tid=100 ts=8000000 dur=1000 ret=300 depth=0 args=6,0,300 file=10 seq=8" &&
+		echo "call probe=0 pid=100 tid=100 ts=9000000 dur=1000 ret=100 depth=0 args=11,0,100 seq=9" &&
+		echo "end events=AUTO dropped=0 flags=0"
+	} | dc-mkstream | dc-aggregate | dc-write pc.pfw.gz &&
+	dc-report -w 0 pc.pfw.gz -o pc.html &&
+	$Q pc.html table kernel-table >kernel &&
+	cat kernel &&
+	grep -x "bytes read by system calls	$((3 * 1048576 + 8192 + 512 + 300 + 100))" kernel &&
+	grep -x "bytes served from the page cache (at least)	8192" kernel
+'
+
 test_expect_success DASK 'the header: command, hosts, processes, ranks, batch job, run id' '
 	zcat "$SHARED/n.pfw.gz" | sed "s/\"cwd\":\"\/tmp\"}/\"cwd\":\"\/tmp\",\"scheduler\":\"slurm\",\"job_id\":\"4242\",\"job_step\":\"0\"}/" >job.pfw &&
 	grep -c "\"job_id\":\"4242\"" job.pfw >n && test "$(cat n)" = 2 &&
