@@ -158,7 +158,8 @@ test_expect_success BPF,LOOP,PYTHON3 'tp_btf and classic tracepoint programs: th
 # cold 16 MiB file mapped and read: faults, and their readaheads; the
 # file then read, all of it cached), dirtied (an overwrite of 256 KiB)
 # and removed (the file's cache dropped, once written back: dirty pages
-# stay): the same device and inode and the same pages in all (how they
+# stay; all but a few, which the drop found busy): the same device and
+# inode and the same pages in all (how they
 # come in folios depends on the moment), the same dirtied indexes,
 # either kind, and faults on the device (how many depends on when the
 # readaheads end) where the kernel has their tracepoint (6.1 has not:
@@ -200,9 +201,17 @@ for k in sorted(pages):
 print(\"dirtied\", *sorted(dirty))
 print(\"faults\", \"some\" if faults else \"none\", \"on devices\", *sorted(set(d for d, i in faults)))" >$kind.ev || return 1
 	done &&
-	cat classic.ev &&
+	cat classic.ev btf.ev &&
 	grep "^filemap:mm_filemap_add_to_page_cache .* 4096\$" classic.ev &&
-	grep "^filemap:mm_filemap_delete_from_page_cache .* 4096\$" classic.ev &&
+	# The drop at the end removes the pages it finds idle: a few may
+	# still sit in the batch of another CPU, on their way to the LRU
+	# (4092 of 4096 once, in a sanitized run), which only time settles.
+	for kind in classic btf; do
+		awk "/^filemap:mm_filemap_delete_from_page_cache / { n = \$NF }
+			END { exit !(n >= 4032 && n <= 4096) }" $kind.ev || return 1
+		sed "s/^\(filemap:mm_filemap_delete_from_page_cache .*\) [0-9]*\$/\1 most/" \
+			$kind.ev >$kind.cmp || return 1
+	done &&
 	grep -x "dirtied $(seq -s " " 0 63)" classic.ev &&
 	if test -d /sys/kernel/tracing/events/filemap/mm_filemap_fault ||
 	   test -d /sys/kernel/debug/tracing/events/filemap/mm_filemap_fault; then
@@ -210,7 +219,7 @@ print(\"faults\", \"some\" if faults else \"none\", \"on devices\", *sorted(set(
 	else
 		grep -x "faults none on devices" classic.ev
 	fi &&
-	test_cmp classic.ev btf.ev
+	test_cmp classic.cmp btf.cmp
 '
 
 # O_DSYNC rather than one fsync at the end: a sync(1) run elsewhere on the
