@@ -308,10 +308,17 @@ static int libc_names(const struct dc_elf *elf, const struct dc_probe *p,
 	return n;
 }
 
-/* Which of the table's functions record probe i (p) into fns, by name,
- * or for libc's by address (libc_names); false: none. */
-static bool probe_fns(struct dc_fast *f, const struct dc_probe *p,
-		      struct dc_elf **libc, bool *fns)
+/* libc's symbols, read at its first probe (once, whether or not they
+ * could be). */
+struct libc_syms {
+	struct dc_elf *elf;
+	bool failed;
+};
+
+/* Which of the table's functions record probe p into fns, by name, or
+ * for libc's by address (libc_names); false: none. */
+static bool probe_fns(const struct dc_probe *p, struct libc_syms *libc,
+		      bool *fns)
 {
 	char err[256];
 	int fn = fast_index(p->function);
@@ -323,20 +330,21 @@ static bool probe_fns(struct dc_fast *f, const struct dc_probe *p,
 		fns[fn] = true;
 		return true;
 	}
-	if (*libc == NULL && dc_elf_open(p->target, libc, err, sizeof(err)) != 0) {
+	if (libc->elf == NULL && !libc->failed &&
+	    dc_elf_open(p->target, &libc->elf, err, sizeof(err)) != 0) {
 		notice("fast path: %s; its functions stay uprobes", err);
-		return false;
+		libc->failed = true;
 	}
-	if (strcmp((*libc)->path, p->target) != 0)
+	if (libc->elf == NULL || strcmp(libc->elf->path, p->target) != 0)
 		return false;
-	return libc_names(*libc, p, fns) > 0;
+	return libc_names(libc->elf, p, fns) > 0;
 }
 
 /* The wrapped functions the spec names, each with its probe's plan. */
 static void plan(struct dc_fast *f, const struct dc_spec *spec, const bool *skip)
 {
 	bool fns[DC_FAST_NFUNCS];
-	struct dc_elf *libc = NULL;
+	struct libc_syms libc = { NULL, false };
 	size_t i;
 	int fn;
 
@@ -354,14 +362,14 @@ static void plan(struct dc_fast *f, const struct dc_spec *spec, const bool *skip
 		const struct dc_probe *p = &spec->probes[i];
 
 		if (skip[i] || p->kind != DC_PROBE_UPROBE ||
-		    !probe_fns(f, p, &libc, fns))
+		    !probe_fns(p, &libc, fns))
 			continue;
 		for (fn = 0; fn < DC_FAST_NFUNCS; fn++)
 			if (fns[fn] && !f->cfg.funcs[fn].on &&
 			    client_sees(f, p, fn) && client_can_record(p, fn))
 				func_cfg(f, fn, p, i);
 	}
-	dc_elf_free(libc);
+	dc_elf_free(libc.elf);
 }
 
 static int make_socket(struct dc_fast *f)

@@ -316,74 +316,64 @@ CHK_OPEN(__openat64_2, openat64, (int dirfd, const char *path, int flags),
 
 /* ---- variadic functions ---- */
 
-/* open's mode: read even without O_CREAT, as the uprobe path reads the
- * register that holds it (on x86-64 and arm64, va_arg of the third
- * argument reads its saved register, whatever the caller left there). */
-#define WRAP_OPEN(name, real_call, path_index, n, slots)                    \
+/* WRAP_VA(name, recorded as, (parameters, ...), the last named one,
+ * type and name of the third argument, (names), failure test on r,
+ * index of the string argument or -1, argument count, (slots)): a
+ * function whose third argument may or may not be passed.  It is read
+ * whatever the call, as the uprobe path reads the register that holds
+ * it (on x86-64 and arm64, va_arg of the third argument reads its saved
+ * register, whatever the caller left there), and passed on. */
+#define WRAP_VA(name, as, params, last, vtype, v, real_call, fail, stri, n,  \
+		slots)                                                      \
 	static __typeof__(name) *real_##name;                               \
-	DC_EXPORT int name OPEN_PARAMS_##name                               \
+	DC_EXPORT int name params                                           \
 	{                                                                   \
 		struct dc_call c;                                           \
 		va_list ap;                                                 \
-		mode_t mode;                                                \
+		vtype v;                                                    \
 		int r;                                                      \
                                                                             \
-		va_start(ap, flags);                                        \
-		mode = va_arg(ap, mode_t);                                  \
+		va_start(ap, last);                                         \
+		v = va_arg(ap, vtype);                                      \
 		va_end(ap);                                                 \
-		if (__builtin_expect(!dc_fast_on[DC_FN_##name], 1))         \
+		if (__builtin_expect(!dc_fast_on[DC_FN_##as], 1))           \
 			return REAL(name) real_call;                        \
 		{                                                           \
 			__u64 a[DC_MAX_ARGS] = { STRIP slots };             \
                                                                             \
-			dc_call_begin(&c, DC_FN_##name, a, n);              \
+			dc_call_begin(&c, DC_FN_##as, a, n);                \
 			r = REAL(name) real_call;                           \
-			dc_call_end(&c, dc_now(), (__s64)r, a, n,           \
-				    path_index,                             \
-				    r < 0 && errno == EFAULT);              \
+			dc_call_end(&c, dc_now(), (__s64)r, a, n, stri,     \
+				    (fail) && errno == EFAULT);             \
 		}                                                           \
 		return r;                                                   \
 	}
 
-#define OPEN_PARAMS_open (const char *path, int flags, ...)
-#define OPEN_PARAMS_open64 (const char *path, int flags, ...)
-#define OPEN_PARAMS_openat (int dirfd, const char *path, int flags, ...)
-#define OPEN_PARAMS_openat64 (int dirfd, const char *path, int flags, ...)
-WRAP_OPEN(open, (path, flags, mode), 0, 3, (P(path), I(flags), I(mode)))
-WRAP_OPEN(open64, (path, flags, mode), 0, 3, (P(path), I(flags), I(mode)))
-WRAP_OPEN(openat, (dirfd, path, flags, mode), 1, 4,
+/* open's mode, read even without O_CREAT. */
+#define WRAP_OPEN(name, params, real_call, path_index, n, slots)            \
+	WRAP_VA(name, name, params, flags, mode_t, mode, real_call, r < 0,  \
+		path_index, n, slots)
+
+WRAP_OPEN(open, (const char *path, int flags, ...), (path, flags, mode), 0, 3,
+	  (P(path), I(flags), I(mode)))
+WRAP_OPEN(open64, (const char *path, int flags, ...), (path, flags, mode), 0, 3,
+	  (P(path), I(flags), I(mode)))
+WRAP_OPEN(openat, (int dirfd, const char *path, int flags, ...),
+	  (dirfd, path, flags, mode), 1, 4,
 	  (I(dirfd), P(path), I(flags), I(mode)))
-WRAP_OPEN(openat64, (dirfd, path, flags, mode), 1, 4,
+WRAP_OPEN(openat64, (int dirfd, const char *path, int flags, ...),
+	  (dirfd, path, flags, mode), 1, 4,
 	  (I(dirfd), P(path), I(flags), I(mode)))
 
 /* fcntl's third argument is an int or a pointer: passed on as a long,
  * which the calling convention treats the same.  fcntl64 is the name a
- * program built with _FILE_OFFSET_BITS=64 calls (DC_FAST_ALIASES). */
+ * program built with _FILE_OFFSET_BITS=64 calls (DC_FAST_ALIASES).
+ * Never EFAULT from a string: no string is read. */
 int fcntl64(int fd, int cmd, ...);
 
 #define WRAP_FCNTL(name)                                                    \
-	static int (*real_##name)(int, int, ...);                           \
-	DC_EXPORT int name(int fd, int cmd, ...)                            \
-	{                                                                   \
-		struct dc_call c;                                           \
-		va_list ap;                                                 \
-		long arg;                                                   \
-		int r;                                                      \
-                                                                            \
-		va_start(ap, cmd);                                          \
-		arg = va_arg(ap, long);                                     \
-		va_end(ap);                                                 \
-		if (__builtin_expect(!dc_fast_on[DC_FN_fcntl], 1))          \
-			return REAL(name)(fd, cmd, arg);                    \
-		{                                                           \
-			__u64 a[DC_MAX_ARGS] = { I(fd), I(cmd), L(arg) };   \
-                                                                            \
-			dc_call_begin(&c, DC_FN_fcntl, a, 3);               \
-			r = REAL(name)(fd, cmd, arg);                       \
-			dc_call_end(&c, dc_now(), (__s64)r, a, 3, -1, 0);   \
-		}                                                           \
-		return r;                                                   \
-	}
+	WRAP_VA(name, fcntl, (int fd, int cmd, ...), cmd, long, arg,        \
+		(fd, cmd, arg), 0, -1, 3, (I(fd), I(cmd), L(arg)))
 
 WRAP_FCNTL(fcntl)
 WRAP_FCNTL(fcntl64)

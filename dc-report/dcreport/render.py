@@ -331,15 +331,17 @@ class Report:
         else:
             w('<p class="note">No block requests in the trace (the block layer was not '
               'traced, or nothing reached a device).</p>')
-        app = sum(c[1] for (l, n, f), c in r["rows"].items()
-                  if l in ("sys", "syscalls") and classify_read(n))
-        # What the page cache can have served: reads of files by path,
-        # not of devices (/dev/zero), /proc, /sys, pipes, sockets or
-        # files the trace cannot name.  A buffered read of a block
-        # device is left out too, which keeps the figure a lower bound.
-        cached = sum(c[1] for (l, n, f), c in r["rows"].items()
-                     if l in ("sys", "syscalls") and classify_read(n)
-                     and page_cached(self.fname(f)))
+        # Of the system calls' reads, what the page cache can have
+        # served: reads of files by path, not of devices (/dev/zero),
+        # /proc, /sys, pipes, sockets or files the trace cannot name.  A
+        # buffered read of a block device is left out too, which keeps
+        # the figure a lower bound.
+        app = cached = 0
+        for (l, n, f), c in r["rows"].items():
+            if l in ("sys", "syscalls") and classify_read(n):
+                app += c[1]
+                if page_cached(self.fname(f)):
+                    cached += c[1]
         dev = r["devbytes"].get("R", 0)
         pairs = [("read by system calls", app), ("read from devices", dev)]
         cache = r["cache"]
