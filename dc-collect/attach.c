@@ -280,6 +280,33 @@ static void attach_kfunc(struct collector *c, size_t i)
 	c->attached++;
 }
 
+/* A uprobe on one of the client library's hooks (dcclient.h), in every
+ * process that loads that library. */
+static struct bpf_link *client_hook(struct collector *c,
+				    struct bpf_program *prog, const char *func,
+				    const char *lib)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts);
+
+	opts.func_name = func;
+	return keep(c, bpf_program__attach_uprobe_opts(prog, -1, lib, 0, &opts));
+}
+
+/* dc_client_quiet: what the client library does for itself (its
+ * handshake, its ring) is not recorded as the program's.  Without it the
+ * trace is still whole, with those calls in it: said, not fatal. */
+static void watch_quiet(struct collector *c)
+{
+	const char *lib = c->opt.mode == SEL_COMMAND ? c->client_real
+						     : client_lib_path(&c->opt);
+
+	if (client_hook(c, c->skel->progs.dc_client_quiet, "dc_client_quiet",
+			lib) == NULL)
+		notice("fast path: cannot watch dc_client_quiet in %s (%s): the "
+		       "client library's own system calls and socket messages "
+		       "show as the program's", lib, strerror(errno));
+}
+
 /* The collector's own programs: processes, system calls, clients. */
 static void attach_internal(struct collector *c)
 {
@@ -299,16 +326,16 @@ static void attach_internal(struct collector *c)
 			sysdie("cannot attach the syscall tracepoints");
 	}
 	if (c->opt.mode == SEL_CLIENTS) {
-		LIBBPF_OPTS(bpf_uprobe_opts, opts);
 		const char *lib = client_lib_path(&c->opt);
 
-		opts.func_name = "dc_client_register";
 		if (access(lib, R_OK) != 0)
 			sysdie("client library %s", lib);
-		if (!keep(c, bpf_program__attach_uprobe_opts(
-				skel->progs.dc_client_register, -1, lib, 0, &opts)))
+		if (!client_hook(c, skel->progs.dc_client_register,
+				 "dc_client_register", lib))
 			sysdie("cannot watch dc_client_register in %s", lib);
 	}
+	if (c->want_fast)
+		watch_quiet(c);
 }
 
 void attach_all(struct collector *c)

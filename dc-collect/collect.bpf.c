@@ -152,6 +152,15 @@ int BPF_PROG(dc_exec, struct task_struct *p, pid_t old_pid,
 	return 0;
 }
 
+/* The thread's own again (dc_client_quiet, below; its exit). */
+static __always_inline void unmute(__u32 tid)
+{
+	if (gens.muted != 0 && bpf_map_delete_elem(&muted, &tid) == 0) {
+		__sync_fetch_and_add(&gens.muted, -1);
+		sel_gen_bump();
+	}
+}
+
 SEC("raw_tp/sched_process_exit")
 int BPF_PROG(dc_exit, struct task_struct *p)
 {
@@ -169,6 +178,7 @@ int BPF_PROG(dc_exit, struct task_struct *p)
 		client_state_release(st);
 	}
 	task_stack_free(bpf_get_current_task_btf());
+	unmute(tid);
 	if (!is_selected(tgid))
 		return 0;
 	sel_gen_bump(); /* its tid may be reused */
@@ -206,6 +216,31 @@ int BPF_KPROBE(dc_client_register)
 		sel_gen_bump();
 		emit_proc(DC_EV_INSTANT, DC_IPROBE_REGISTER, tgid,
 			  (__u32)pid_tgid, 0, 0, NULL);
+	}
+	return 0;
+}
+
+/* The client library's dc_client_quiet(version, on): the calling
+ * thread's system calls and kernel events from here on are the
+ * library's own work (on), or the program's again (0).  Its handshake
+ * with the collector (a socket, a memfd, a mapping) and its first look
+ * at its ring are not the program's, and the uprobe path has none of
+ * them.  A thread can mute only itself; its exit unmutes it. */
+SEC("uprobe")
+int BPF_KPROBE(dc_client_quiet, unsigned version, int on)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid, val = 0;
+
+	if ((__u32)(pid_tgid >> 32) == self_tgid)
+		return 0;
+	if (!on) {
+		unmute(tid);
+		return 0;
+	}
+	if (bpf_map_update_elem(&muted, &tid, &val, BPF_NOEXIST) == 0) {
+		__sync_fetch_and_add(&gens.muted, 1);
+		sel_gen_bump();
 	}
 	return 0;
 }

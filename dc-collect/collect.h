@@ -16,6 +16,8 @@
 #define DC_STACK_SLOT_BITS 10   /* 2^N threads' stacks in the slot array
                                    (by tid); the others in task storage */
 #define DC_MAX_CLIENT_DEPTH 1024 /* a client's claimed depth is cut here */
+#define DC_MAX_MUTED 4096       /* threads doing the client library's
+                                   own work at once (dc_client_quiet) */
 #define DC_MAX_CLIENT_MAPS 4096 /* fast-path processes with a call-state
                                    map at once; more use their TLS */
 
@@ -24,6 +26,9 @@
 struct dc_gens {
 	__u32 sel;               /* processes selected or deselected */
 	__u32 fast;              /* processes joined the fast path */
+	__u32 muted;             /* threads in the muted map now: 0, and
+	                            no program looks there */
+	__u32 reserved;
 };
 
 /* A process on the fast path (the fast_procs map, by tgid). */

@@ -28,6 +28,17 @@ struct {
 	__type(value, struct dc_fast_proc);
 } fast_procs SEC(".maps");
 
+/* Threads doing the client library's own work (its handshake with the
+ * collector, its first look at its ring): what they do is not the
+ * program's, so no program records it (dc_client_quiet, collect.bpf.c).
+ * Looked at only while gens.muted says it holds any. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DC_MAX_MUTED);
+	__type(key, __u32);   /* tid */
+	__type(value, __u32); /* reserved */
+} muted SEC(".maps");
+
 /* Their call-state maps (lib/event.h, struct dc_client_state), one a
  * process, each mapped by its process alone: a process can write only
  * its own threads' state, and is read only for its own threads. */
@@ -137,7 +148,8 @@ static __always_inline void count_drop(__u32 probe_id)
  * own, read by every system call on the host and written rarely (apart
  * from the lines each event writes: sharing CPU 0's line made a
  * bystander's every call miss while a traced thread ran on CPU 0):
- *  - sel moves whenever a process is selected or deselected
+ *  - sel moves whenever a process is selected or deselected, or a
+ *    thread muted or unmuted
  *    (sel_gen_bump, and user space when it selects a process): the
  *    answers to "is this thread selected?" given before are void;
  *  - fast is moved by user space each time a process joins the fast
@@ -202,7 +214,14 @@ static __always_inline bool is_selected(__u32 tgid)
 	return bpf_map_lookup_elem(&selected, &tgid) != NULL;
 }
 
-/* is_selected() for the current thread, through its CPU's answer. */
+/* A selected process's thread muted now (the muted map). */
+static __always_inline bool is_muted(__u32 tid)
+{
+	return gens.muted != 0 && bpf_map_lookup_elem(&muted, &tid) != NULL;
+}
+
+/* is_selected() for the current thread, through its CPU's answer; no
+ * for a muted thread. */
 static __always_inline bool current_selected(__u64 pid_tgid)
 {
 	__u32 tid = (__u32)pid_tgid;
@@ -211,12 +230,12 @@ static __always_inline bool current_selected(__u64 pid_tgid)
 
 	/* Cgroup membership can change under a thread: always asked. */
 	if (trace_all || cgroup_id != 0)
-		return is_selected(pid_tgid >> 32);
+		return is_selected(pid_tgid >> 32) && !is_muted(tid);
 	tag = ((__u64)tid << 32) | ((__u64)(gens.sel & 0x7fffffff) << 1);
 	c = &this_cpu_line()->tag[tid & (DC_SEL_WAYS - 1)];
 	if ((*c & ~1ULL) == tag)
 		return *c & 1;
-	sel = is_selected(pid_tgid >> 32);
+	sel = is_selected(pid_tgid >> 32) && !is_muted(tid);
 	*c = tag | sel;
 	return sel;
 }

@@ -286,6 +286,7 @@ static void choose_programs(const struct collector *c, struct collect_bpf *skel)
 	if (c->opt.mode != SEL_CLIENTS)
 		bpf_program__set_autoload(skel->progs.dc_client_register, false);
 	if (!c->want_fast) {
+		bpf_program__set_autoload(skel->progs.dc_client_quiet, false);
 		bpf_program__set_autoload(skel->progs.dc_fallback_entry, false);
 		bpf_program__set_autoload(skel->progs.dc_fallback_exit, false);
 	}
@@ -471,6 +472,7 @@ int check_kernel(void)
 		return DC_EXIT_FAILURE;
 	}
 	bpf_program__set_autoload(skel->progs.dc_client_register, false);
+	bpf_program__set_autoload(skel->progs.dc_client_quiet, false);
 	/* The uprobe and system call entry programs the run would use. */
 	uprobe_programs(skel, f.umulti, !f.umulti);
 	bpf_program__set_autoload(f.tp_btf ? skel->progs.dc_sys_enter

@@ -64,6 +64,8 @@ struct dc_thread {
 	unsigned char state;     /* THR_*: no slot yet, a slot, none free */
 	unsigned char busy;      /* writing a record (a signal handler's
 	                            call is then counted lost) */
+	unsigned char quiet;     /* depth of the library's own work (fast.c
+	                            quiet) */
 };
 
 extern DC_HIDDEN __thread struct dc_thread dc_thr

@@ -34,6 +34,11 @@ DC_HOOK void dc_client_unregister(unsigned version, int pid)
 	asm volatile("" ::"r"(version), "r"(pid) : "memory");
 }
 
+DC_HOOK void dc_client_quiet(unsigned version, int on)
+{
+	asm volatile("" ::"r"(version), "r"(on) : "memory");
+}
+
 void dc_fast_init(void); /* fast.c */
 
 __attribute__((constructor)) static void dc_client_init(void)

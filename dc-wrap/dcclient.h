@@ -4,7 +4,7 @@
  * A process that loads libdcclient.so (dc-wrap(1) preloads it with
  * LD_PRELOAD) announces itself to a running dc-collect: the library's
  * constructor calls dc_client_register() and its destructor calls
- * dc_client_unregister().  Both functions do nothing; they exist so that
+ * dc_client_unregister().  These hooks do nothing; they exist so that
  * dc-collect, in client mode, can attach a uprobe to dc_client_register in
  * this library's file and select the calling process (its whole thread
  * group, and the children it forks).  Tracing therefore starts at the
@@ -38,6 +38,13 @@ void dc_client_register(unsigned version, int pid);
 
 /* Called by the library destructor (normal exit, dlclose). */
 void dc_client_unregister(unsigned version, int pid);
+
+/* Called by the library around its own work in the calling thread (on:
+ * from here; 0: done): its handshake with the collector and its first
+ * look at its ring.  dc-collect, with the fast path, attaches a uprobe
+ * here and records none of the thread's system calls and kernel events
+ * in between: they are the library's, not the program's. */
+void dc_client_quiet(unsigned version, int on);
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,7 @@
 #include "event.h"
 #include "fdpass.h"
 #include "client.h"
+#include "dcclient.h"
 
 /* Client sequence numbers have the top bit set (DC_SEQ_CLIENT). */
 #define CLIENT_SEQ_BIT (1ULL << 63)
@@ -89,6 +90,30 @@ DC_HIDDEN __thread struct dc_thread dc_thr
 
 DC_HIDDEN int (*dc_gettime)(clockid_t, struct timespec *) = clock_gettime;
 DC_HIDDEN unsigned char dc_fast_file_arg[DC_FAST_NFUNCS];
+
+/* The library's own work in this thread from here (on) or done (0),
+ * nested: the thread's system calls and kernel events in between are
+ * not the program's, and dc-collect records none of them
+ * (dc_client_quiet, dcclient.h). */
+static void quiet(int on)
+{
+	if (on ? thr.quiet++ == 0 : --thr.quiet == 0)
+		dc_client_quiet(DC_CLIENT_ABI_VERSION, on);
+}
+
+/* The thread's id, asked of the kernel once. */
+static __u32 own_tid(void)
+{
+	int saved = errno;
+
+	if (thr.tid == 0) {
+		quiet(1);
+		thr.tid = (__u32)syscall(SYS_gettid);
+		quiet(0);
+		errno = saved;
+	}
+	return thr.tid;
+}
 
 /* NAME in a loaded object other than this library, or NULL.
  * dlsym(RTLD_NEXT) searches the global scope only, and a library loaded
@@ -209,15 +234,13 @@ static void release_slot(void *arg)
 
 static int claim_slot(void)
 {
-	int saved = errno;
 	__u32 i, tid;
 
 	if (thr.state == THR_NOSLOT)
 		return 0;
 	if (fast.shm == NULL)
 		return 0;
-	tid = thr.tid != 0 ? thr.tid : (__u32)syscall(SYS_gettid);
-	errno = saved;
+	tid = own_tid();
 	for (i = 0; i < fast.nslots; i++) {
 		struct dc_fast_slot *s = slot_at(i);
 		__u32 free_owner = 0;
@@ -268,13 +291,10 @@ struct dc_client_tls *dc_thread_state(void)
 {
 	struct dc_client_state *e;
 	__u32 i, owner;
-	int saved = errno;
 
 	if (fast.states == NULL)
 		return thr.kp = &thr.k;
-	if (thr.tid == 0)
-		thr.tid = (__u32)syscall(SYS_gettid);
-	errno = saved;
+	own_tid();
 	for (i = 0; i < DC_CLIENT_PROBE; i++) {
 		e = &fast.states[1 + ((thr.tid + i) & (DC_CLIENT_SLOTS - 1))];
 		owner = __atomic_load_n(&e->owner, __ATOMIC_RELAXED);
@@ -470,6 +490,26 @@ static void set_limit(void)
 	thr.limit = lim;
 }
 
+/* A slot claimed and the pages ahead of the head mapped in, as the
+ * library's own work (quiet); 0: no slot free. */
+static int ring_ready(__u64 span)
+{
+	int ok = 1;
+
+	if (thr.state == THR_NOSLOT)
+		return 0;
+	if (thr.state == THR_SLOT &&
+	    thr.head + span + POPULATE_CHUNK <= thr.populated)
+		return 1;
+	quiet(1);
+	if (thr.state != THR_SLOT)
+		ok = claim_slot();
+	else
+		populate_ahead();
+	quiet(0);
+	return ok;
+}
+
 /* reserve() past the limit: claim a slot, map the pages ahead, read the
  * collector's tail, wait for it if the policy says so, and pad to the
  * end of the area first if the record does not fit before it.  NULL: a
@@ -479,10 +519,8 @@ static __attribute__((noinline)) unsigned char *reserve_slow(__u64 span)
 	__u64 cap, off, need;
 	struct dc_event *pad;
 
-	if (thr.state != THR_SLOT && !claim_slot())
+	if (!ring_ready(span))
 		return NULL;
-	if (thr.head + span + POPULATE_CHUNK > thr.populated)
-		populate_ahead();
 	cap = fast.slot_bytes;
 	off = thr.head & (cap - 1);
 	need = off + span <= cap ? span : cap - off + span;
@@ -967,6 +1005,7 @@ static void handshake(void)
 	int sock, ring = -1, states, saved = errno;
 	__u32 i;
 
+	quiet(1);
 	sock = say_hello();
 	if (sock < 0)
 		goto out;
@@ -1005,6 +1044,7 @@ static void handshake(void)
 	 * close() calls reach its close wrapper, and are not the program's. */
 	close(ring);
 	close(sock);
+	quiet(0);
 	/* Only now, with the collector holding the ring: record. */
 	for (i = 0; i < cfg.nfuncs; i++)
 		dc_fast_on[i] = cfg.funcs[i].on;
@@ -1018,6 +1058,7 @@ close_sock:
 	unmap_states();
 	close(sock);
 out:
+	quiet(0);
 	errno = saved;
 }
 
@@ -1044,6 +1085,7 @@ static void after_fork_child(void)
 	thr.populated = 0;
 	thr.stalled = 0;
 	thr.seq = 0;
+	thr.quiet = 0;
 	if (on)
 		handshake();
 	/* A call open across the fork ends in this thread's new entry. */
