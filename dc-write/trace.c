@@ -403,6 +403,7 @@ static char *drops_args(struct trace *t, const struct dc_frame *f,
 	p = PUT(p, "\"kind\":");
 	p = rec->kind == DC_DROPS_PER_CPU ? PUT(p, "\"cpu\"")
 	  : rec->kind == DC_DROPS_PER_PROBE ? PUT(p, "\"probe\"")
+	  : rec->kind == DC_DROPS_PER_PROCESS ? PUT(p, "\"process\"")
 	  : rec->kind == DC_DROPS_UNATTRIBUTED ? PUT(p, "\"unattributed\"")
 					    : put_u64(p, rec->kind);
 	p = PUT(p, ",\"total\":");

@@ -66,6 +66,19 @@ test_expect_success 'events kept unattributed: an instant of their own and a cou
 	grep -q "\"dropped\":5,\"unattributed\":2,\"truncated\":false" got
 '
 
+# A client library lost records (the fast path): by process id, its
+# total every loss the collector knows, which the per-CPU view already
+# counts: not added to dropped.
+test_expect_success 'records lost by client libraries: an instant by process, named' '
+	write_input &&
+	sed -i "/^end\$/i drops kind=process total=5 4242=2" in.txt &&
+	dc-mkstream in.txt >in.dcs &&
+	dc-write -i in.dcs out.pfw 2>err &&
+	grep -q "\"name\":\"dropped\".*\"args\":{\"kind\":\"process\",\"total\":5,\"by\":{\"4242\":2}}}\$" out.pfw &&
+	grep "\"name\":\"end\"" out.pfw >got &&
+	grep -q "\"dropped\":5,\"truncated\":false" got
+'
+
 test_expect_success 'gzip output holds the same lines' '
 	write_input &&
 	write_expect &&

@@ -29,7 +29,7 @@
  *   enter|exit|instant|exec|exitproc ...   (same keys, other record type)
  *   fork pid=100 tid=100 ts=.. child=101   (child goes to args[0])
  *   repeat N <event line>   (N events, ts advancing by dur+1000 each)
- *   drops kind=cpu|probe total=5 0=3 1=2
+ *   drops kind=cpu|probe|process total=5 0=3 1=2
  *   sysinfo KEY=VALUE...
  *   counters start=NS interval=NS pid=P probe=ID calls=N dur=NS bytes=N
  *            errors=N [pid=P probe=ID ...]...
@@ -473,6 +473,7 @@ static void do_drops(struct mk *m, struct token *tok, int n)
 	if (v != NULL)
 		rec.kind = strcmp(v, "probe") == 0 ? DC_DROPS_PER_PROBE
 		      : strcmp(v, "cpu") == 0 ? DC_DROPS_PER_CPU
+		      : strcmp(v, "process") == 0 ? DC_DROPS_PER_PROCESS
 		      : strcmp(v, "unattributed") == 0 ? DC_DROPS_UNATTRIBUTED
 					      : (uint32_t)num(m, v, "kind");
 	rec.total = (uint64_t)get_num(m, tok, n, "total", 0);
