@@ -4,9 +4,13 @@
  * another writer's, gzip or plain) the way --check does, line by line
  * through zlib, which reads every gzip member of a multi-member file.
  *
- * Bytes are the sum of the positive return values of calls that take a
- * size (read, write, pwrite...), where the value is at most that size, so
- * short reads count what really moved and mmap's address never does.
+ * Bytes are an event's "bytes" where it has them (fread's items x size,
+ * a socket message's length, an io_uring read's result: dc-trace(5)),
+ * else the positive return values of calls that take a size (read,
+ * write, pwrite...), where the value is at most that size, so short
+ * reads count what really moved and mmap's address never does.  Rows
+ * are per layer: a send system call and the socket message under it
+ * each count the bytes in their own layer's row.
  *
  * Counter samples (ph "C", profile mode) add their calls, bytes and
  * dur_us to the row of their layer and function, file "-": they name no

@@ -271,7 +271,10 @@ static char *put_call_args(char *p, const struct probe *pr,
 		p = PUT(p, ",\"ret\":");
 		p = put_i64(p, ev->ret);
 	}
-	if (pr->ca.bytes && ev->type == DC_EV_CALL && n == pr->nargs)
+	/* Calls, and the kernel's instants that say what they moved (a
+	 * socket message's length, an io_uring completion's result). */
+	if (pr->ca.bytes && n == pr->nargs &&
+	    (ev->type == DC_EV_CALL || ev->type == DC_EV_INSTANT))
 		p = callargs_put_bytes(p, pr->kinds, n, pr->ret_kind,
 				       args, ev->ret, ev->flags);
 	if (ev->error != 0) {

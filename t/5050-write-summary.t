@@ -28,6 +28,53 @@ test_expect_success 'a known stream: exact calls and bytes per file' '
 	grep "^POSIX  *mmap  *1  *0  *0.001  /data/b$" out
 '
 
+# Kernel instants that say what they moved, beside the system call that
+# moved the same bytes: each layer's rows count their own.  Socket
+# messages: the length returned, 0 for a MSG_PEEK (flags 2) or a failure.
+# io_uring completions: the result of requests that move data (READ 22,
+# WRITE 23), not of others (OPENAT 18 returns a descriptor), not when the
+# opcode is not known (-1) or the request failed.
+net_uring_stream() {
+	cat <<-EOF
+	header host=node1 run=r1 offset=1700000000000000000 start=1000
+	probe id=0 kind=syscall layer=sys name=sendto target=kernel args=fd,ptr,size,flags,ptr,int ret=size
+	probe id=1 kind=tracepoint layer=net name=sock:sock_send_length target=sock args=family,protocol,flags ret=size
+	probe id=2 kind=tracepoint layer=net name=sock:sock_recv_length target=sock args=family,protocol,flags ret=size
+	probe id=3 kind=tracepoint layer=io_uring name=io_uring:io_uring_complete target=io_uring args=int,opcode ret=size
+	probe id=4 kind=tracepoint layer=io_uring name=io_uring:io_uring_submit_req target=io_uring args=opcode,int ret=none
+	repeat 3 instant probe=1 pid=100 tid=100 ts=5000 dur=0 ret=1000 args=2,6,0 depth=1
+	repeat 3 call probe=0 pid=100 tid=100 ts=5000 dur=2000 ret=1000 args=3,0,1000,0,0,0
+	instant probe=2 pid=100 tid=100 ts=20000 ret=700 args=2,6,0
+	instant probe=2 pid=100 tid=100 ts=21000 ret=300 args=10,6,64
+	instant probe=2 pid=100 tid=100 ts=22000 ret=500 args=2,6,2
+	instant probe=2 pid=100 tid=100 ts=23000 ret=-11 args=2,6,64
+	instant probe=4 pid=100 tid=100 ts=29000 args=22,7
+	instant probe=3 pid=100 tid=100 ts=30000 ret=65536 args=7,22
+	instant probe=3 pid=100 tid=100 ts=31000 ret=65536 args=8,22
+	instant probe=3 pid=100 tid=100 ts=32000 ret=4096 args=9,23
+	instant probe=3 pid=100 tid=100 ts=33000 ret=5 args=10,18
+	instant probe=3 pid=100 tid=100 ts=34000 ret=100 args=11,-1
+	instant probe=3 pid=100 tid=100 ts=35000 ret=-5 args=12,22
+	end events=AUTO dropped=0 flags=0
+	EOF
+}
+
+test_expect_success 'socket messages and io_uring completions: their bytes, per layer' '
+	net_uring_stream | dc-mkstream | dc-write --plain nu.pfw &&
+	grep "\"name\":\"sock:sock_recv_length\",.*\"flags\":2,\"ret\":500,\"bytes\":0," nu.pfw &&
+	grep "\"name\":\"io_uring:io_uring_complete\",.*\"opcode\":22,\"ret\":65536,\"bytes\":65536," nu.pfw &&
+	grep "\"name\":\"io_uring:io_uring_complete\",.*\"opcode\":18,\"ret\":5,\"level\"" nu.pfw &&
+	grep "\"name\":\"io_uring:io_uring_complete\",.*\"opcode\":-1,\"ret\":100,\"level\"" nu.pfw &&
+	dc-write --summary --top 0 nu.pfw >out &&
+	cat out &&
+	grep "^nu.pfw: 17 events from 1 processes" out &&
+	grep "^sys  *sendto  *3  *3000 " out &&
+	grep "^net  *sock:sock_send_length  *3  *3000 " out &&
+	grep "^net  *sock:sock_recv_length  *4  *1000 " out &&
+	grep "^io_uring io_uring:io_uring_comple  *6  *135168 " out &&
+	grep "^io_uring io_uring:io_uring_submit  *1  *0 " out
+'
+
 test_expect_success SAMPLES 'other writers: DFTracer 1.0 and the 2023 form' '
 	dc-write --summary "$SAMPLES/cm1-DEFAULT-3537780-preload.pfw.gz" >out &&
 	grep "8080 events from 1 processes" out &&

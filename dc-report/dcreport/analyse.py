@@ -73,6 +73,23 @@ def _nbytes(args):
     return ret if 0 < ret <= size else 0
 
 
+# What the result of an io_uring request counts, by opcode (lib/bytes.h,
+# dc_uring_moves): "r" bytes read, "w" bytes written, "m" moved between
+# two files (splice, tee); any other opcode's result is no byte count.
+URING_MOVES = dict([(op, "r") for op in (1, 4, 10, 22, 27, 49, 58, 60)] +
+                   [(op, "w") for op in (2, 5, 9, 23, 26, 47, 48, 61)] +
+                   [(30, "m"), (33, "m")])
+
+
+def direction(name, args):
+    """classify(NAME), but for an io_uring completion the direction of
+    its request's opcode (None for splice and tee, which do both)."""
+    if name.endswith("io_uring_complete"):
+        d = URING_MOVES.get(int_value(args.get("opcode")))
+        return d if d != "m" else None
+    return classify(name)
+
+
 def classify(name):
     """'r' for a call that reads data, 'w' for one that writes it, None
     for metadata and everything else; by name, as Darshan's modules do."""
@@ -257,7 +274,7 @@ class _Part:
         r[2] += us
         nbytes = _nbytes(args)
         r[1] += nbytes
-        d = classify(name)
+        d = direction(name, args)
         # The bytes of a process or a file count once, at the highest
         # call that moved them (not again in the syscall under a write):
         # a call hands its bytes (mover) to the call tree, which counts
@@ -273,10 +290,7 @@ class _Part:
             p["faults"][name] = p["faults"].get(name, 0) + 1
         elif d is not None:
             if nbytes:
-                if ph == "X":
-                    mover = (("p", proc, d), fkey, d, nbytes)
-                else:
-                    self.add_bin(("p", proc, d), ts, nbytes)
+                mover = (("p", proc, d), fkey, d, nbytes)
                 self.add_bin(("l", cat, d), ts, nbytes)
             size = int_value(args.get("size"))
             if size < 0:
@@ -295,12 +309,15 @@ class _Part:
             else:
                 f[0] += 1
                 f[4] += us
-                if nbytes and ph != "X":
-                    f[2 if d == "r" else 3] += nbytes
         if ph == "X":
             self.tree.call(_id(ev.get("id")), _id(args.get("p_idx")),
                            _label(name, cat), cat, us, mover,
                            (proc, int_value(ev.get("tid"))), ts, ts + max(dur, 0))
+        elif mover is not None:
+            # A socket message or an io_uring completion under a send,
+            # a read or io_uring_enter: its bytes count for the process
+            # only if no call above it moved them.
+            self.tree.instant(_id(args.get("p_idx")), mover, ts)
 
     def block(self, name, ts, dur, args, proc):
         """Block requests: the completion carries the latency (its dur),

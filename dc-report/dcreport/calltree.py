@@ -205,6 +205,20 @@ class Tree:
             st.append((end, k))
             self.stacks[thread] = st
 
+    def instant(self, pidx, mover, ts):
+        """An instant that moved bytes (MOVER) under the call PIDX: no
+        call path of its own; its bytes count unless a call above it
+        moved them (the send above a socket's message)."""
+        pk = self.key(pidx)
+        r = self.resolved.get(pk) if pk is not None else None
+        if pk is None or r is not None:
+            if r is None or not r[1]:
+                _move(self.p, mover, ts)
+            return
+        g = new_fragment()
+        _move(g, mover, ts)
+        self.deliver(g, pk, None, None)
+
     def _export(self, k, pk, rec, thread, ts, end):
         fe = self.first_end.get(thread)
         if fe is None:
