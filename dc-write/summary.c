@@ -28,6 +28,7 @@
 #include "hash.h"
 #include "u64map.h"
 #include "messages.h"
+#include "quote.h"
 #include "stream.h"
 #include "summary.h"
 
@@ -290,8 +291,9 @@ static void print_summary(struct summary *s, const char *path, unsigned top,
 
 	if (s->nrows > 1) /* qsort(NULL, 0) is undefined */
 		qsort(s->rows, s->nrows, sizeof(*s->rows), by_layer_then_time);
-	printf("%s: %llu events from %zu processes over %.3f s",
-	       path, s->events, s->pids.count,
+	dc_put_word(stdout, path, strlen(path), 0);
+	printf(": %llu events from %zu processes over %.3f s",
+	       s->events, s->pids.count,
 	       s->last_ts > s->first_ts ?
 	       (double)(s->last_ts - s->first_ts) / 1e6 : 0.0);
 	if (s->samples > 0)
@@ -308,6 +310,7 @@ static void print_summary(struct summary *s, const char *path, unsigned top,
 	       "bytes", "time (ms)", "file");
 	for (i = 0; i < s->nrows; i++) {
 		const struct row *r = &s->rows[i];
+		char *l, *n;
 
 		if (layer == NULL || strcmp(layer, r->layer) != 0) {
 			layer = r->layer;
@@ -315,9 +318,16 @@ static void print_summary(struct summary *s, const char *path, unsigned top,
 		}
 		if (top > 0 && shown++ >= top)
 			continue;
-		printf("%-8.8s %-24.24s %9llu %14llu %12.3f  %s\n", r->layer,
-		       r->name, r->calls, r->bytes, (double)r->time_us / 1e3,
-		       r->file);
+		/* Names as words (lib/quote.h): a newline in a file name
+		 * cannot split the row. */
+		l = dc_word(r->layer, strlen(r->layer));
+		n = dc_word(r->name, strlen(r->name));
+		printf("%-8.8s %-24.24s %9llu %14llu %12.3f  ", l, n, r->calls,
+		       r->bytes, (double)r->time_us / 1e3);
+		dc_put_word(stdout, r->file, strlen(r->file), 0);
+		putchar('\n');
+		free(l);
+		free(n);
 	}
 }
 

@@ -83,6 +83,42 @@ test_expect_success SAMPLES 'other writers: DFTracer 1.0 and the 2023 form' '
 	test_line_count out 3
 '
 
+# A name with a newline, a tab, a backslash, a quote, a blank and a
+# control character: one row, the name as one word (lib/quote.h), as
+# dc-aggregate --text writes values.  So is a trace name with a blank.
+test_expect_success 'file names with newlines and other odd bytes stay on their row, quoted' '
+	cat >"odd trace.pfw" <<-\EOF &&
+	[
+	{"id":1,"name":"HH","cat":"datacrumbs","pid":0,"tid":0,"ph":"M","args":{"name":"h","value":1}}
+	{"id":3,"name":"FH","cat":"datacrumbs","pid":1,"tid":1,"ph":"M","args":{"name":"/d/a\nb\tc\\d\"e f\u0001","value":42}}
+	{"id":5,"name":"FH","cat":"datacrumbs","pid":1,"tid":1,"ph":"M","args":{"name":"/d/plain","value":43}}
+	{"id":2,"name":"write","cat":"POSIX","pid":1,"tid":1,"ts":10,"dur":5,"ph":"X","args":{"fhash":42,"fd":3,"size":4096,"ret":4096}}
+	{"id":4,"name":"write","cat":"POSIX","pid":1,"tid":1,"ts":20,"dur":1,"ph":"X","args":{"fhash":43,"fd":4,"size":10,"ret":10}}
+	EOF
+	dc-write --summary "odd trace.pfw" >out &&
+	cat out &&
+	test_line_count out 4 &&
+	grep "^\"odd trace.pfw\": 2 events from 1 processes" out &&
+	cat >want <<-\EOF &&
+	POSIX    write                            1           4096        0.005  "/d/a\x0ab\x09c\\d\"e f\x01"
+	EOF
+	grep -x -F -f want out &&
+	grep -x "POSIX    write                            1             10        0.001  /d/plain" out
+'
+
+test_expect_success BPF 'a traced file named with a newline and a tab: one row, its name quoted' '
+	dc-sign --gen-key -k "$SHARED/key" >/dev/null &&
+	f=$(printf "odd\nname\tx") &&
+	printf "layers: [syscalls]\n" >c.yaml &&
+	trace_ok c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" writes 5 "$PWD/$f" &&
+	test "$(stat -c %s "$f")" = 5 &&
+	dc-write --summary --top 0 t.pfw.gz >out &&
+	want="\"$PWD/odd\\x0aname\\x09x\"" &&
+	test "$(sed -n "s/^sys  *write  *5  *5  *[0-9.]*  //p" out)" = "$want" &&
+	test "$(grep -c -F "$want" out)" = 3 &&
+	! grep "^name" out
+'
+
 test_expect_success 'a missing file is exit 1, a damaged one exit 4, one line each' '
 	test_must_fail_with 1 dc-write --summary no-such.pfw.gz 2>err &&
 	test_one_line err &&
