@@ -83,6 +83,39 @@ test_expect_success SAMPLES 'other writers: DFTracer 1.0 and the 2023 form' '
 	test_line_count out 3
 '
 
+# Copies between two descriptors: a row for the file read and one for
+# the file written, each with the call, its time and its bytes; rename
+# names two files too but moves no bytes: one row.
+test_expect_success 'a copy between two files: a row for each, the bytes read and written' '
+	cat >in.txt <<-EOF &&
+	header host=node1 run=r1 offset=1700000000000000000 start=1000 ids=0
+	probe id=0 kind=syscall layer=sys name=openat target=kernel args=fd,path,flags,mode ret=fd
+	probe id=1 kind=syscall layer=sys name=sendfile target=kernel args=fd,fd,ptr,size ret=size
+	probe id=2 kind=syscall layer=sys name=copy_file_range target=kernel args=fd,ptr,fd,ptr,size,flags ret=size
+	probe id=3 kind=kfunc layer=vfs name=vfs_rename target=kernel args=path,path ret=status
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/cp cmdline=cp cwd=/d
+	call probe=0 pid=100 tid=100 ts=1000 dur=1000 ret=3 args=-100,0,0,0 str=/d/src
+	call probe=0 pid=100 tid=100 ts=3000 dur=1000 ret=4 args=-100,0,65,420 str=/d/dst
+	call probe=1 pid=100 tid=100 ts=5000 dur=3000 ret=5000 args=4,3,0,5000
+	call probe=1 pid=100 tid=100 ts=9000 dur=1000 ret=0 args=4,3,0,5000
+	call probe=2 pid=100 tid=100 ts=11000 dur=2000 ret=700 args=3,0,4,0,1000,0
+	call type=8 probe=3 pid=100 tid=100 ts=14000 seq=9 ret=0 str=/d/dst
+	call type=8 probe=3 pid=100 tid=100 ts=14001 seq=9 ret=1 str=/d/new
+	call probe=3 pid=100 tid=100 ts=14000 dur=1000 ret=0 args=0,0 seq=9
+	end events=AUTO dropped=0 flags=0
+	EOF
+	dc-mkstream <in.txt | dc-aggregate | dc-write --plain cp.pfw &&
+	dc-write --summary --top 0 cp.pfw >out &&
+	cat out &&
+	grep "^sys  *sendfile  *2  *5000  *0.004  /d/src$" out &&
+	grep "^sys  *sendfile  *2  *5000  *0.004  /d/dst$" out &&
+	grep "^sys  *copy_file_range  *1  *700  *0.002  /d/src$" out &&
+	grep "^sys  *copy_file_range  *1  *700  *0.002  /d/dst$" out &&
+	grep "\"fhash2\"" cp.pfw | grep "\"name\":\"vfs_rename\"" &&
+	grep "^vfs  *vfs_rename  *1  *0  *0.001  /d/dst$" out &&
+	test "$(grep -c "  /d/new$" out)" = 0
+'
+
 # A name with a newline, a tab, a backslash, a quote, a blank and a
 # control character: one row, the name as one word (lib/quote.h), as
 # dc-aggregate --text writes values.  So is a trace name with a blank.
