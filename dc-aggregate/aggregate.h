@@ -58,6 +58,9 @@ struct probe {
 	int handle_out_arg;       /* a handle stored through a pointer */
 	int path2_arg, dirfd2_arg; /* rename's new path and its dirfd */
 	int file_arg;             /* a FILE *: its fd in the last slot */
+	int copy_in_arg, copy_out_arg; /* a copy between two fds (sendfile,
+				       copy_file_range, splice, tee): the fd
+				       it reads and the one it writes */
 };
 
 /* ---- per input ---- */

@@ -11,7 +11,9 @@
  *     a failed library call gets the errno of the failed call it made;
  *   - follows file descriptors and handles per process (open, openat,
  *     dup, fcntl, close, fopen, fork, exec, exit) and sets each event's
- *     file_id to the STRING id of the path it works on;
+ *     file_id to the STRING id of the path it works on (a copy
+ *     between two fds: the one it reads; the one it writes becomes its
+ *     string);
  *   - merges several inputs: one header, timestamps moved to its clock,
  *     probe and string ids renumbered where they clash;
  *   - passes COUNTERS frames (profile mode) on, with merged inputs'

@@ -37,6 +37,33 @@ static int name_is(const char *name, const char *const *list)
 	return 0;
 }
 
+/* A call that copies from one descriptor to another: the event is named
+ * by the file it reads, and carries the file it writes as its string
+ * (dc-stream(5)).  sendfile(2) takes the destination first. */
+static void classify_copy(struct probe *p, const char *name)
+{
+	static const char *const copy_names[] = {
+		"sendfile", "sendfile64", "copy_file_range", "splice", "tee",
+		NULL,
+	};
+	int i, n = 0, fds[2], out_first;
+
+	p->copy_in_arg = p->copy_out_arg = -1;
+	if (!name_is(name, copy_names) || p->ret_kind != DC_RET_SIZE)
+		return;
+	for (i = 0; i < p->nargs && i < DC_MAX_ARGS; i++) {
+		if (p->arg_kinds[i] == DC_ARG_PATH || p->arg_kinds[i] == DC_ARG_STR)
+			return;
+		if (p->arg_kinds[i] == DC_ARG_FD && n < 2)
+			fds[n++] = i;
+	}
+	if (n < 2)
+		return;
+	out_first = strncmp(name, "sendfile", 8) == 0;
+	p->copy_in_arg = fds[out_first];
+	p->copy_out_arg = fds[!out_first];
+}
+
 void classify(struct probe *p, const char *name)
 {
 	static const char *const close_names[] = {
@@ -85,6 +112,7 @@ void classify(struct probe *p, const char *name)
 		}
 	}
 
+	classify_copy(p, name);
 	p->op = OP_NONE;
 	if (name_is(name, close_names))
 		p->op = p->fd_arg >= 0 ? OP_CLOSE
@@ -621,6 +649,8 @@ static uint32_t file_of(struct aggregator *ag, struct proc *p,
 
 	if (pr->path_arg >= 0 && ev->str_len > 0)
 		file = event_path(ag, p, pr, ev);
+	else if (pr->copy_in_arg >= 0 && pr->copy_out_arg < ev->nargs)
+		file = fd_file_in(p, (int32_t)args[pr->copy_in_arg], ev);
 	else if (pr->fd_arg >= 0 && pr->fd_arg < ev->nargs)
 		file = fd_file_in(p, (int32_t)args[pr->fd_arg], ev);
 	else if (pr->handle_arg >= 0 && pr->handle_arg < ev->nargs) {
@@ -761,6 +791,30 @@ static void apply_op(struct aggregator *ag, struct proc *p,
 	}
 }
 
+/* The file a copy between two descriptors writes, as its string (the
+ * collector sends none for it); ev sits in a REC_MAX buffer. */
+static void copy_destination(struct aggregator *ag, struct proc *p,
+			     const struct probe *pr, struct dc_event *ev)
+{
+	const char *dest;
+	size_t len, size;
+
+	if (ev->str_len != 0 || pr->copy_out_arg >= ev->nargs)
+		return;
+	dest = string_value(ag, fd_file_in(p, (int32_t)DC_EVENT_ARGS(ev)[
+					   pr->copy_out_arg], ev));
+	if (dest == NULL || dest[0] == '\0')
+		return;
+	len = strlen(dest);
+	size = PAD8(DC_EVENT_HDR_SIZE + 8u * ev->nargs + len + 1);
+	if (size > REC_MAX - 8)
+		return;
+	memset(DC_EVENT_STR(ev), 0, size - (DC_EVENT_HDR_SIZE + 8u * ev->nargs));
+	memcpy(DC_EVENT_STR(ev), dest, len);
+	ev->str_len = (uint16_t)len;
+	ev->size = (uint16_t)size;
+}
+
 /* Set ev->file_id and, for a finished call (ret known), update the
  * process's tables as the call did. */
 void track_files(struct aggregator *ag, unsigned in, const struct probe *pr,
@@ -777,6 +831,8 @@ void track_files(struct aggregator *ag, unsigned in, const struct probe *pr,
 		ev->file_id = file;
 	if (pr->path2_arg >= 0)
 		absolute_path2(ag, p, pr, ev);
+	if (pr->copy_out_arg >= 0)
+		copy_destination(ag, p, pr, ev);
 	if (finished)
 		apply_op(ag, p, pr, ev);
 }

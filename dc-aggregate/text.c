@@ -9,49 +9,16 @@
 
 #include "u64map.h"
 #include "messages.h"
+#include "quote.h"
 #include "spec.h"
 #include "text.h"
-
-
-/* A value as one word: quoted when it holds blanks, quotes or nothing;
- * `nul_as_space` prints the NUL separators of a command line as blanks. */
-static void put_value(FILE *f, const char *s, size_t len, int nul_as_space)
-{
-	size_t i;
-	int quote = len == 0;
-
-	for (i = 0; i < len && !quote; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c <= ' ' || c == '"' || c == '\\' || c >= 0x7f)
-			quote = 1;
-	}
-	if (!quote) {
-		fwrite(s, 1, len, f);
-		return;
-	}
-	putc('"', f);
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '\0' && nul_as_space)
-			putc(' ', f);
-		else if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < ' ' || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else
-			putc(c, f);
-	}
-	putc('"', f);
-}
 
 void text_header(FILE *f, const struct dc_stream_info *info)
 {
 	fputs("header host=", f);
-	put_value(f, info->host, strlen(info->host), 0);
+	dc_put_word(f, info->host, strlen(info->host), 0);
 	fputs(" run=", f);
-	put_value(f, info->run_id, strlen(info->run_id), 0);
+	dc_put_word(f, info->run_id, strlen(info->run_id), 0);
 	fprintf(f, " offset=%" PRId64 " start=%" PRIu64 "\n",
 		info->clock_offset_ns, info->start_mono_ns);
 }
@@ -76,7 +43,7 @@ static void print_strings(FILE *f, const unsigned char *data, uint32_t len,
 		if (pos == 0)
 			return;
 		fprintf(f, " %s=", keys[i]);
-		put_value(f, s, l, i == cmdline);
+		dc_put_word(f, s, l, i == cmdline);
 	}
 }
 
@@ -128,7 +95,7 @@ static void print_string(FILE *f, struct u64map *strings,
 		return malformed(f, DC_FRAME_STRING, len);
 	memcpy(&id, data, 4);
 	fprintf(f, "string id=%u value=", id);
-	put_value(f, (const char *)data + 4, len - 4, 0);
+	dc_put_word(f, (const char *)data + 4, len - 4, 0);
 	putc('\n', f);
 	slot = u64map_get(strings, id);
 	old = slot ? (char *)(uintptr_t)*slot : NULL;
@@ -191,7 +158,7 @@ static void print_sysinfo(FILE *f, const unsigned char *data, uint32_t len)
 		putc(' ', f);
 		fwrite(k, 1, kl, f);
 		putc('=', f);
-		put_value(f, v, vl, 0);
+		dc_put_word(f, v, vl, 0);
 	}
 	putc('\n', f);
 }
@@ -239,7 +206,7 @@ static void print_fds(FILE *f, const unsigned char *data, uint32_t len)
 		if (pos == 0)
 			break;
 		fprintf(f, " %d=", fd);
-		put_value(f, path, l, 0);
+		dc_put_word(f, path, l, 0);
 	}
 	putc('\n', f);
 }
@@ -312,7 +279,7 @@ static void print_events(FILE *f, const struct u64map *strings,
 		if (slot != NULL) {
 			const char *s = (const char *)(uintptr_t)*slot;
 
-			put_value(f, s, strlen(s), 0);
+			dc_put_word(f, s, strlen(s), 0);
 		} else if (ev.file_id != 0) {
 			fprintf(f, "#%u", ev.file_id);
 		} else {
@@ -324,7 +291,7 @@ static void print_events(FILE *f, const struct u64map *strings,
 			fprintf(f, "%s%" PRId64, i ? "," : "", (int64_t)args[i]);
 		if (ev.str_len > 0) {
 			fputs(" str=", f);
-			put_value(f, (const char *)(data + pos + DC_EVENT_HDR_SIZE +
+			dc_put_word(f, (const char *)(data + pos + DC_EVENT_HDR_SIZE +
 						    8u * ev.nargs),
 				  ev.str_len, 0);
 		}

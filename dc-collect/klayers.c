@@ -70,8 +70,9 @@ static const struct dc_klayer klayers[] = {
 	    DC_ARG_SPORT, DC_ARG_DPORT }, DC_RET_NONE, false },
 	{ "io_uring:io_uring_submit_req", DC_TP_URING_SUBMIT, 2,
 	  { DC_ARG_OPCODE, DC_ARG_INT }, DC_RET_NONE, false },
-	{ "io_uring:io_uring_complete", DC_TP_URING_COMPLETE, 1,
-	  { DC_ARG_INT }, DC_RET_SIZE, false },
+	/* The request's user_data and opcode (-1: not known), its result. */
+	{ "io_uring:io_uring_complete", DC_TP_URING_COMPLETE, 2,
+	  { DC_ARG_INT, DC_ARG_OPCODE }, DC_RET_SIZE, false },
 	{ "skb:kfree_skb", DC_TP_SKB_DROP, 2,
 	  { DC_ARG_PROTOCOL, DC_ARG_REASON }, DC_RET_NONE, false },
 };

@@ -572,15 +572,41 @@ int dc_uring_submit(struct trace_event_raw_io_uring_submit_req *ctx)
 	return 0;
 }
 
+/* The opcode of the request a completion is for, which says whether
+ * its result is a byte count: -1 when the kernel names no request (the
+ * extra completions of a multishot request, a message between rings)
+ * or its record has no req field (before 5.19). */
+static __always_inline __s64
+uring_opcode(struct trace_event_raw_io_uring_complete *ctx)
+{
+	struct io_kiocb *req;
+
+	if (!bpf_core_field_exists(ctx->req))
+		return -1;
+	req = ctx->req;
+	if (!req)
+		return -1;
+	return BPF_CORE_READ(req, opcode);
+}
+
 SEC("tp/io_uring/io_uring_complete")
 int dc_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 {
-	struct kevent k = {
-		.ret = ctx->res, .nargs = 1,
-		.a = { ctx->user_data },
-	};
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pid_tgid = task_pid_tgid(task);
 
-	emit_instant_k(DC_TP_URING_COMPLETE, &k);
+	/* The request is read (a helper call) only for selected tasks. */
+	if (!current_selected(pid_tgid))
+		return 0;
+	{
+		struct kevent k = {
+			.ret = ctx->res, .nargs = 2,
+			.a = { ctx->user_data, (__u64)uring_opcode(ctx) },
+		};
+
+		emit_instant_sel(DC_TP_URING_COMPLETE, pid_tgid,
+				 sel_stack(task), &k);
+	}
 	return 0;
 }
 

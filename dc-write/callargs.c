@@ -95,6 +95,7 @@ char *callargs_put_bytes(char *p, const uint8_t *kinds, int nargs,
 	struct dc_bytes b;
 
 	dc_bytes_of(kinds, (unsigned)nargs, ret_kind, args, ret, flags, &b);
+	dc_bytes_kernel(kinds, (unsigned)nargs, ret_kind, args, &b);
 	if (b.req >= 0 && !b.size_slot)
 		p += sprintf(p, ",\"size\":%lld", (long long)b.req);
 	if (b.done >= 0 && !(b.size_slot && ret_kind == DC_RET_SIZE))

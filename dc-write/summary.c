@@ -4,9 +4,15 @@
  * another writer's, gzip or plain) the way --check does, line by line
  * through zlib, which reads every gzip member of a multi-member file.
  *
- * Bytes are the sum of the positive return values of calls that take a
- * size (read, write, pwrite...), where the value is at most that size, so
- * short reads count what really moved and mmap's address never does.
+ * Bytes are an event's "bytes" where it has them (fread's items x size,
+ * a socket message's length, an io_uring read's result: dc-trace(5)),
+ * else the positive return values of calls that take a size (read,
+ * write, pwrite...), where the value is at most that size, so short
+ * reads count what really moved and mmap's address never does.  Rows
+ * are per layer: a send system call and the socket message under it
+ * each count the bytes in their own layer's row.  A copy between two
+ * files (sendfile, copy_file_range, splice: a size and fhash2) counts
+ * in the row of each, the bytes read from one and written to the other.
  *
  * Counter samples (ph "C", profile mode) add their calls, bytes and
  * dur_us to the row of their layer and function, file "-": they name no
@@ -24,6 +30,7 @@
 #include "hash.h"
 #include "u64map.h"
 #include "messages.h"
+#include "quote.h"
 #include "stream.h"
 #include "summary.h"
 
@@ -54,13 +61,14 @@ static long long int_value(json_t *v)
 	return -1;
 }
 
-static const char *file_of(struct summary *s, json_t *args)
+/* The file of hash key (fhash, fhash2) of args. */
+static const char *file_of(struct summary *s, json_t *args, const char *key)
 {
-	json_t *fh = json_object_get(args, "fhash");
+	json_t *fh = json_object_get(args, key);
 	const char *fname = json_string_value(json_object_get(args, "fname"));
 	uint64_t *slot;
 
-	if (fname != NULL)
+	if (fname != NULL && strcmp(key, "fhash") == 0)
 		return fname; /* the 2023 form names files inline */
 	if (fh == NULL)
 		return "-";
@@ -115,33 +123,94 @@ static struct row *row_for(struct summary *s, const char *layer,
 	return r;
 }
 
+static void take_fh(struct summary *s, json_t *args)
+{
+	const char *fname = json_string_value(json_object_get(args, "name"));
+	long long fh = int_value(json_object_get(args, "value"));
+	uint64_t *slot;
+	int added;
+
+	if (fname == NULL || fh < 0)
+		return;
+	slot = u64map_insert(&s->fnames, (uint64_t)fh, &added);
+	if (added) {
+		s->names = xrealloc(s->names, (s->nnames + 1) * sizeof(char *));
+		s->names[s->nnames++] = xstrdup(fname);
+		*slot = s->nnames;
+	}
+}
+
+static void take_counter(struct summary *s, const char *cat,
+			 const char *name, long long ts, json_t *args)
+{
+	struct row *r = row_for(s, cat, name, "-");
+	long long v;
+
+	s->samples++;
+	if (ts > s->last_ts)
+		s->last_ts = ts;
+	if ((v = int_value(json_object_get(args, "calls"))) > 0)
+		r->calls += (unsigned long long)v;
+	if ((v = int_value(json_object_get(args, "bytes"))) > 0)
+		r->bytes += (unsigned long long)v;
+	if ((v = int_value(json_object_get(args, "dur_us"))) > 0)
+		r->time_us += (unsigned long long)v;
+}
+
+/* The bytes a call moved (dc-trace(5)): "bytes" where the return value
+ * is not a byte count, else the return value, which is at most the size
+ * asked for (mmap's address is not). */
+static unsigned long long event_bytes(json_t *args)
+{
+	long long v, ret, size;
+
+	if ((v = int_value(json_object_get(args, "bytes"))) >= 0)
+		return (unsigned long long)v;
+	ret = int_value(json_object_get(args, "ret"));
+	size = int_value(json_object_get(args, "size"));
+	if (size < 0)
+		size = int_value(json_object_get(args, "count"));
+	return ret > 0 && ret <= size ? (unsigned long long)ret : 0;
+}
+
+/* An event's row; a copy between two files (a call with a size and a
+ * second file, fhash2: sendfile, copy_file_range, splice) has a row for
+ * each, the bytes read from the first and written to the second. */
+static void take_event(struct summary *s, const char *cat, const char *name,
+		       long long dur, json_t *args)
+{
+	unsigned long long bytes = event_bytes(args);
+	struct row *r = row_for(s, cat, name, file_of(s, args, "fhash"));
+
+	s->events++;
+	r->calls++;
+	if (dur > 0)
+		r->time_us += (unsigned long long)dur;
+	r->bytes += bytes;
+	if (json_object_get(args, "fhash2") == NULL ||
+	    (json_object_get(args, "size") == NULL &&
+	     json_object_get(args, "count") == NULL))
+		return;
+	r = row_for(s, cat, name, file_of(s, args, "fhash2"));
+	r->calls++;
+	if (dur > 0)
+		r->time_us += (unsigned long long)dur;
+	r->bytes += bytes;
+}
+
 static void take(struct summary *s, json_t *ev)
 {
 	const char *name = json_string_value(json_object_get(ev, "name"));
 	const char *cat = json_string_value(json_object_get(ev, "cat"));
 	const char *ph = json_string_value(json_object_get(ev, "ph"));
 	json_t *args = json_object_get(ev, "args");
-	long long ts, dur, ret, size, v;
-	struct row *r;
-	int added;
+	long long ts, dur, v;
 
 	if (name == NULL || cat == NULL || ph == NULL)
 		return;
 	if (strcmp(ph, "M") == 0) {
-		if (strcmp(name, "FH") == 0) {
-			const char *fname = json_string_value(json_object_get(args, "name"));
-			long long fh = int_value(json_object_get(args, "value"));
-			uint64_t *slot;
-
-			if (fname == NULL || fh < 0)
-				return;
-			slot = u64map_insert(&s->fnames, (uint64_t)fh, &added);
-			if (added) {
-				s->names = xrealloc(s->names, (s->nnames + 1) * sizeof(char *));
-				s->names[s->nnames++] = xstrdup(fname);
-				*slot = s->nnames;
-			}
-		}
+		if (strcmp(name, "FH") == 0)
+			take_fh(s, args);
 		return;
 	}
 	if (strcmp(name, "end") == 0 && strcmp(cat, "datacrumbs") == 0) {
@@ -162,38 +231,10 @@ static void take(struct summary *s, json_t *ev)
 	v = int_value(json_object_get(ev, "pid"));
 	if (v >= 0) /* an event without a pid is no process */
 		u64map_insert(&s->pids, (uint64_t)v, NULL);
-	if (strcmp(ph, "C") == 0) {
-
-		s->samples++;
-		if (ts > s->last_ts)
-			s->last_ts = ts;
-		r = row_for(s, cat, name, "-");
-		if ((v = int_value(json_object_get(args, "calls"))) > 0)
-			r->calls += (unsigned long long)v;
-		if ((v = int_value(json_object_get(args, "bytes"))) > 0)
-			r->bytes += (unsigned long long)v;
-		if ((v = int_value(json_object_get(args, "dur_us"))) > 0)
-			r->time_us += (unsigned long long)v;
-		return;
-	}
-	s->events++;
-	r = row_for(s, cat, name, file_of(s, args));
-	r->calls++;
-	if (dur > 0)
-		r->time_us += (unsigned long long)dur;
-	/* The bytes a call moved (dc-trace(5)): "bytes" where the return
-	 * value is not a byte count, else the return value, which is at
-	 * most the size asked for (mmap's address is not). */
-	if ((v = int_value(json_object_get(args, "bytes"))) >= 0) {
-		r->bytes += (unsigned long long)v;
-		return;
-	}
-	ret = int_value(json_object_get(args, "ret"));
-	size = int_value(json_object_get(args, "size"));
-	if (size < 0)
-		size = int_value(json_object_get(args, "count"));
-	if (ret > 0 && ret <= size)
-		r->bytes += (unsigned long long)ret;
+	if (strcmp(ph, "C") == 0)
+		take_counter(s, cat, name, ts, args);
+	else
+		take_event(s, cat, name, dur, args);
 }
 
 static int by_layer_then_time(const void *a, const void *b)
@@ -286,8 +327,9 @@ static void print_summary(struct summary *s, const char *path, unsigned top,
 
 	if (s->nrows > 1) /* qsort(NULL, 0) is undefined */
 		qsort(s->rows, s->nrows, sizeof(*s->rows), by_layer_then_time);
-	printf("%s: %llu events from %zu processes over %.3f s",
-	       path, s->events, s->pids.count,
+	dc_put_word(stdout, path, strlen(path), 0);
+	printf(": %llu events from %zu processes over %.3f s",
+	       s->events, s->pids.count,
 	       s->last_ts > s->first_ts ?
 	       (double)(s->last_ts - s->first_ts) / 1e6 : 0.0);
 	if (s->samples > 0)
@@ -304,6 +346,7 @@ static void print_summary(struct summary *s, const char *path, unsigned top,
 	       "bytes", "time (ms)", "file");
 	for (i = 0; i < s->nrows; i++) {
 		const struct row *r = &s->rows[i];
+		char *l, *n;
 
 		if (layer == NULL || strcmp(layer, r->layer) != 0) {
 			layer = r->layer;
@@ -311,9 +354,16 @@ static void print_summary(struct summary *s, const char *path, unsigned top,
 		}
 		if (top > 0 && shown++ >= top)
 			continue;
-		printf("%-8.8s %-24.24s %9llu %14llu %12.3f  %s\n", r->layer,
-		       r->name, r->calls, r->bytes, (double)r->time_us / 1e3,
-		       r->file);
+		/* Names as words (lib/quote.h): a newline in a file name
+		 * cannot split the row. */
+		l = dc_word(r->layer, strlen(r->layer));
+		n = dc_word(r->name, strlen(r->name));
+		printf("%-8.8s %-24.24s %9llu %14llu %12.3f  ", l, n, r->calls,
+		       r->bytes, (double)r->time_us / 1e3);
+		dc_put_word(stdout, r->file, strlen(r->file), 0);
+		putchar('\n');
+		free(l);
+		free(n);
 	}
 }
 

@@ -107,7 +107,7 @@ static void set_probe(struct probe *pr, const char *name, size_t name_len,
 		      const uint8_t *kinds, uint8_t ret_kind)
 {
 	uint64_t used = 0;
-	int i;
+	int i, nfd;
 
 	set_probe_names(pr, name, name_len, cat, cat_len);
 	pr->nargs = nargs > DC_MAX_ARGS ? DC_MAX_ARGS : nargs;
@@ -117,8 +117,12 @@ static void set_probe(struct probe *pr, const char *name, size_t name_len,
 		set_arg_key(pr, i, kinds[i] < DC_ARG_KIND_MAX ? kinds[i]
 							     : DC_ARG_INT,
 			    &used);
-	for (i = 0; i < pr->nargs; i++)
+	for (i = 0, nfd = 0; i < pr->nargs; i++) {
 		pr->key_len[i] = (uint8_t)strlen(pr->key[i]);
+		nfd += pr->kinds[i] == DC_ARG_FD;
+	}
+	pr->copy_str = nfd >= 2 && pr->path_slot < 0 && pr->str_slot < 0 &&
+		       ret_kind == DC_RET_SIZE;
 	callargs_init(&pr->ca, pr->kinds, pr->nargs, ret_kind);
 	pr->defined = 1;
 }

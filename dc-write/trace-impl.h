@@ -43,6 +43,9 @@ struct probe {
 	uint8_t key_len[DC_MAX_ARGS];
 	int path_slot, str_slot; /* -1 if none */
 	int str2_slot;           /* a second inline string (rename, fopen) */
+	int copy_str;            /* two fds, no string, a byte count: its
+				    string is the file it writes, which
+				    dc-aggregate puts there (a copy) */
 	struct callargs ca;      /* slots that may mean nothing; bytes */
 };
 

@@ -181,6 +181,13 @@ static void describe_event(struct trace *t, struct output *o,
 		describe_string(o, h->h2_is_path ? "FH" : "SH", ev->pid, tid,
 				h->h2, NULL, 0, s2, len2);
 	}
+	/* A copy between two descriptors: the file it writes. */
+	if (pr->copy_str && ev->type == DC_EV_CALL && len1 > 0) {
+		h->h2 = trace_hash(DC_EVENT_STR(ev), len1);
+		h->h2_is_path = 1;
+		describe_string(o, "FH", ev->pid, tid, h->h2, NULL, 0,
+				DC_EVENT_STR(ev), len1);
+	}
 }
 
 /* ,"name":...,"ph":... of an event's line. */
@@ -271,7 +278,10 @@ static char *put_call_args(char *p, const struct probe *pr,
 		p = PUT(p, ",\"ret\":");
 		p = put_i64(p, ev->ret);
 	}
-	if (pr->ca.bytes && ev->type == DC_EV_CALL && n == pr->nargs)
+	/* Calls, and the kernel's instants that say what they moved (a
+	 * socket message's length, an io_uring completion's result). */
+	if (pr->ca.bytes && n == pr->nargs &&
+	    (ev->type == DC_EV_CALL || ev->type == DC_EV_INSTANT))
 		p = callargs_put_bytes(p, pr->kinds, n, pr->ret_kind,
 				       args, ev->ret, ev->flags);
 	if (ev->error != 0) {

@@ -1,6 +1,8 @@
 /*
- * bytes.h - how many bytes a call asked to move and how many it moved,
- * from its argument plan, argument slots and return value: the one rule
+ * bytes.h - how many bytes a call asked to move and how many it moved
+ * (or a kernel event says moved: a socket message, an io_uring
+ * completion), from its argument plan, argument slots and return value:
+ * the one rule
  * the trace writer, the summary, dc-aggregate --profile and the
  * collector's profile mode share (dc-trace(5), "Bytes").
  *
@@ -9,6 +11,25 @@
  */
 #ifndef DC_BYTES_H
 #define DC_BYTES_H
+
+/* What the result of an io_uring request of this opcode (the kernel's
+ * enum io_uring_op, a stable uapi) counts: 'r' bytes read, 'w' bytes
+ * written, 'm' bytes moved from one file to another (splice, tee), 0
+ * anything else (a descriptor, a status; also opcode -1, not known). */
+static __inline int dc_uring_moves(__s64 opcode)
+{
+	switch (opcode) {
+	case 1: case 4: case 10: case 22: case 27: case 49: case 58: case 60:
+		return 'r'; /* READV, READ_FIXED, RECVMSG, READ, RECV,
+			       READ_MULTISHOT, RECV_ZC, READV_FIXED */
+	case 2: case 5: case 9: case 23: case 26: case 47: case 48: case 61:
+		return 'w'; /* WRITEV, WRITE_FIXED, SENDMSG, WRITE, SEND,
+			       SEND_ZC, SENDMSG_ZC, WRITEV_FIXED */
+	case 30: case 33:
+		return 'm'; /* SPLICE, TEE */
+	}
+	return 0;
+}
 
 struct dc_bytes {
 	__s64 req;      /* bytes asked for; -1 unknown */
@@ -96,6 +117,36 @@ static __inline void dc_bytes_of(const __u8 *kinds, unsigned nargs,
 		b->done = out;
 	if (status >= 0 && ret_kind == DC_RET_CODE && ret == 0)
 		b->done = status;
+}
+
+/* After dc_bytes_of, for the kernel layers' instants that say what
+ * moved (user space only: the collector's BPF code never counts them,
+ * and the verifier would pay for every branch).  A socket message event
+ * (a family, the message flags, the length returned): a MSG_PEEK (2)
+ * receive moved nothing, as the tracepoint's own length says.  An
+ * io_uring completion (an opcode, the request's result): a byte count
+ * only for requests that move data. */
+static __inline void dc_bytes_kernel(const __u8 *kinds, unsigned nargs,
+				     __u8 ret_kind, const __u64 *args,
+				     struct dc_bytes *b)
+{
+	int sock = 0;
+	__s64 msgflags = 0;
+	unsigned i;
+
+	if (ret_kind != DC_RET_SIZE)
+		return;
+	for (i = 0; i < nargs && i < DC_MAX_ARGS; i++) {
+		if (kinds[i] == DC_ARG_FAMILY)
+			sock = 1;
+		else if (kinds[i] == DC_ARG_FLAGS)
+			msgflags = (__s64)args[i];
+		else if (kinds[i] == DC_ARG_OPCODE &&
+			 !dc_uring_moves((__s64)args[i]))
+			b->done = -1;
+	}
+	if (sock && (msgflags & 2) && b->done > 0)
+		b->done = 0;
 }
 
 #endif /* DC_BYTES_H */

@@ -16,6 +16,7 @@ lib_libdc_la_SOURCES = \
 	lib/numbers.c lib/numbers.h \
 	lib/sanreport.c \
 	lib/outfile.c lib/outfile.h \
+	lib/quote.c lib/quote.h \
 	lib/spec.c lib/spec.h \
 	lib/stream.c lib/stream.h \
 	lib/syscalls.c lib/syscalls.h \

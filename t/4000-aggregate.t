@@ -253,6 +253,40 @@ test_expect_success 'dup, dup2, fcntl(F_DUPFD) copy; other fcntl and new fds do 
 	test_cmp expect got
 '
 
+# sendfile(out, in, ...) and copy_file_range(in, ..., out, ...),
+# splice(in, ..., out, ...): named by the file read, with the file
+# written as their string; not when that fd is unknown (fd 7), nor for
+# dup2, whose two fds return no byte count.
+test_expect_success 'copies between two fds: the file read names the call, the file written is its string' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	probe id=14 kind=syscall layer=sys name=sendfile args=fd,fd,ptr,size ret=size
+	probe id=15 kind=syscall layer=sys name=copy_file_range args=fd,ptr,fd,ptr,size,flags ret=size
+	probe id=16 kind=syscall layer=sys name=splice args=fd,ptr,fd,ptr,size,flags ret=size
+	call probe=0 pid=100 tid=100 ts=100 dur=10 ret=3 args=0,0,0 str=/src
+	call probe=0 pid=100 tid=100 ts=110 dur=10 ret=4 args=0,0,0 str=/dst
+	call probe=14 pid=100 tid=100 ts=200 dur=10 ret=100 args=4,3,0,100
+	call probe=15 pid=100 tid=100 ts=300 dur=10 ret=100 args=3,0,4,0,100,0
+	call probe=16 pid=100 tid=100 ts=400 dur=10 ret=100 args=3,0,4,0,100,0
+	call probe=16 pid=100 tid=100 ts=500 dur=10 ret=100 args=3,0,7,0,100,0
+	call probe=16 pid=100 tid=100 ts=600 dur=10 ret=100 args=7,0,4,0,100,0
+	call probe=5 pid=100 tid=100 ts=700 dur=10 ret=4 args=3,4
+	end
+	EOF
+	agg s &&
+	test_must_be_empty_err &&
+	events | sed "s/ pid=.* file=/ file=/" | grep -v "^call probe=0 " >got &&
+	cat >expect <<-\EOF &&
+	call probe=14 file=/src args=4,3,0,100 str=/dst
+	call probe=15 file=/src args=3,0,4,0,100,0 str=/dst
+	call probe=16 file=/src args=3,0,4,0,100,0 str=/dst
+	call probe=16 file=/src args=3,0,7,0,100,0
+	call probe=16 file=- args=7,0,4,0,100,0 str=/dst
+	call probe=5 file=/src args=3,4
+	EOF
+	test_cmp expect got
+'
+
 test_expect_success 'fork copies the fd table; process exit drops it' '
 	write_probes >s &&
 	cat >>s <<-\EOF &&

@@ -247,6 +247,71 @@ test_expect_success DASK 'the page cache served only reads of files, not of devi
 	grep -x "bytes served from the page cache (at least)	8192" kernel
 '
 
+# A collector's stream (ids=0) of GROUPS rounds, each: pid 100 sends
+# 1000 bytes with sendto, the socket's message (1000) under it, and
+# receives 300 bytes and peeks at 1 (MSG_PEEK) outside every call; pid
+# 101's io_uring_enter, under it the completions of a 64 KiB read
+# (opcode 22), a 4 KiB write (23) and an open (18, a descriptor), and a
+# 8 KiB read completed by its io-wq thread 102 outside every call.
+net_uring_stream() {
+	cat <<-EOF
+	header host=node1 run=nu offset=1700000000000000000 start=1000 ids=0
+	probe id=0 kind=syscall layer=sys name=sendto target=kernel args=fd,ptr,size,flags,ptr,int ret=size
+	probe id=1 kind=tracepoint layer=net name=sock:sock_send_length target=sock args=family,protocol,flags ret=size
+	probe id=2 kind=tracepoint layer=net name=sock:sock_recv_length target=sock args=family,protocol,flags ret=size
+	probe id=3 kind=tracepoint layer=io_uring name=io_uring:io_uring_complete target=io_uring args=int,opcode ret=size
+	probe id=4 kind=syscall layer=sys name=io_uring_enter target=kernel args=fd,int,int,flags,ptr,size ret=int
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/usr/bin/net cmdline=net cwd=/tmp
+	process pid=101 ppid=1 uid=0 gid=0 rank=-1 exe=/usr/bin/ring cmdline=ring cwd=/tmp
+	EOF
+	i=0
+	while [ $i -lt "$1" ]; do
+		t=$((1000000 + i * 100000)) s=$((10 + 2 * i))
+		echo "instant probe=1 pid=100 tid=100 ts=$((t + 500)) ret=1000 depth=1 args=2,6,0 parent=$s"
+		echo "call probe=0 pid=100 tid=100 ts=$t dur=2000 ret=1000 depth=0 args=3,0,1000,0,0,0 seq=$s"
+		echo "instant probe=2 pid=100 tid=100 ts=$((t + 3000)) ret=300 depth=0 args=2,6,0"
+		echo "instant probe=2 pid=100 tid=100 ts=$((t + 4000)) ret=1 depth=0 args=2,6,2"
+		echo "instant probe=3 pid=101 tid=101 ts=$((t + 5500)) ret=65536 depth=1 args=$i,22 parent=$((s + 1))"
+		echo "instant probe=3 pid=101 tid=101 ts=$((t + 5600)) ret=4096 depth=1 args=$i,23 parent=$((s + 1))"
+		echo "instant probe=3 pid=101 tid=101 ts=$((t + 5700)) ret=5 depth=1 args=$i,18 parent=$((s + 1))"
+		echo "call probe=4 pid=101 tid=101 ts=$((t + 5000)) dur=1000 ret=3 depth=0 args=4,3,3,1,0,0 seq=$((s + 1))"
+		echo "instant probe=3 pid=101 tid=102 ts=$((t + 7000)) ret=8192 depth=0 args=$i,22"
+		i=$((i + 1))
+	done
+	echo "end events=AUTO dropped=0 flags=0"
+}
+
+# The layer table counts each layer's bytes (sys: the sendto calls; net:
+# the socket messages, the peek not); a process's bytes count once: the
+# socket message under a sendto not again, the other instants (under an
+# io_uring_enter, which moved nothing, or under no call) once.
+test_expect_success DASK 'socket messages and io_uring completions: per layer, once per process, over parts' '
+	net_uring_stream 200 | dc-mkstream | dc-aggregate | dc-write --chunk-size 4K nu.pfw.gz &&
+	test $(wc -l <nu.pfw.gz.idx) -gt 10 &&
+	dc-report -w 0 --part-size 8K --top 0 nu.pfw.gz -o nu.html &&
+	dc-write --summary --top 0 nu.pfw.gz | tail -n +3 >want &&
+	$Q nu.html summary | tail -n +2 >got &&
+	test_cmp want got &&
+	grep "^net  *sock:sock_send_length  *200  *200000 " got &&
+	grep "^net  *sock:sock_recv_length  *400  *60000 " got &&
+	grep "^io_uring io_uring:io_uring_comple  *800  *15564800 " got &&
+	$Q nu.html table layer-table >layers &&
+	cat layers &&
+	grep "^sys	600	.*	-	400	200000	" layers &&
+	grep "^net	0	.*	600	260000	-$" layers &&
+	grep "^io_uring	0	.*	800	15564800	-$" layers &&
+	$Q nu.html table heat-table >heat &&
+	cat heat &&
+	printf "net (100)\t60000\t200000\nring (101)\t14745600\t819200\n" >want.heat &&
+	test_cmp want.heat heat &&
+	dc-report -w 0 --top 0 nu.pfw.gz -o one.html &&
+	for t in summary-table layer-table heat-table; do
+		$Q one.html table $t >one.$t &&
+		$Q nu.html table $t >nu.$t &&
+		test_cmp one.$t nu.$t || exit 1
+	done
+'
+
 test_expect_success DASK 'the header: command, hosts, processes, ranks, batch job, run id' '
 	zcat "$SHARED/n.pfw.gz" | sed "s/\"cwd\":\"\/tmp\"}/\"cwd\":\"\/tmp\",\"scheduler\":\"slurm\",\"job_id\":\"4242\",\"job_step\":\"0\"}/" >job.pfw &&
 	grep -c "\"job_id\":\"4242\"" job.pfw >n && test "$(cat n)" = 2 &&

@@ -91,6 +91,11 @@ check_PROGRAMS += t/helpers/forkexec
 t_helpers_forkexec_SOURCES = t/helpers/forkexec.c
 t_helpers_forkexec_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
 t_helpers_forkexec_LDFLAGS =
+# io_uring reads and writes through the raw system calls (t/3160).
+check_PROGRAMS += t/helpers/dc-uring
+t_helpers_dc_uring_SOURCES = t/helpers/dc-uring.c
+t_helpers_dc_uring_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
+t_helpers_dc_uring_LDFLAGS =
 # Built by t/3210 and t/3220 themselves with mpicc (OpenMPI, MPICH) and h5cc.
 EXTRA_DIST += t/helpers/mpi-bytes.c t/helpers/h5-ids.c t/helpers/mpi-types.c
 EXTRA_DIST += t/helpers/pfw-query

@@ -73,6 +73,52 @@ def _nbytes(args):
     return ret if 0 < ret <= size else 0
 
 
+# What the result of an io_uring request counts, by opcode (lib/bytes.h,
+# dc_uring_moves): "r" bytes read, "w" bytes written, "m" moved between
+# two files (splice, tee); any other opcode's result is no byte count.
+URING_MOVES = dict([(op, "r") for op in (1, 4, 10, 22, 27, 49, 58, 60)] +
+                   [(op, "w") for op in (2, 5, 9, 23, 26, 47, 48, 61)] +
+                   [(30, "m"), (33, "m")])
+
+
+def direction(name, args):
+    """classify(NAME), but for an io_uring completion the direction of
+    its request's opcode (None for splice and tee, which do both)."""
+    if name.endswith("io_uring_complete"):
+        d = URING_MOVES.get(int_value(args.get("opcode")))
+        return d if d != "m" else None
+    return classify(name)
+
+
+def _fkey(args):
+    """The file an event names: ("n", name) in the 2023 form, ("h",
+    fhash), or None."""
+    fname = args.get("fname")
+    if type(fname) is str:
+        return ("n", fname)
+    if "fhash" in args:
+        return ("h", int_value(args["fhash"]))
+    return None
+
+
+COPIES = ("sendfile", "sendfile64", "copy_file_range", "splice", "tee")
+
+
+def _is_copy(name):
+    """A call that copies from one descriptor to another: it reads its
+    fhash, writes its fhash2 (when the trace could name it)."""
+    return name.rsplit(":", 1)[-1] in COPIES
+
+
+def _copy_dest(args):
+    """The file a copy between two files writes (a call with a size and
+    a second file, fhash2: sendfile, copy_file_range, splice), or None;
+    it reads the first (dc-trace(5))."""
+    if "fhash2" in args and ("size" in args or "count" in args):
+        return ("h", int_value(args["fhash2"]))
+    return None
+
+
 def classify(name):
     """'r' for a call that reads data, 'w' for one that writes it, None
     for metadata and everything else; by name, as Darshan's modules do."""
@@ -142,7 +188,8 @@ class _Part:
             args = ev.get("args")
             if type(args) is dict and type(ev.get("name")) is str:
                 name, cat = ev["name"], ev.get("cat")
-                moved = classify(name) is not None and _nbytes(args) > 0
+                moved = ((_is_copy(name) or _copy_dest(args) is not None or
+                          direction(name, args) is not None) and _nbytes(args) > 0)
                 self.tree.context(_id(ev.get("id")), _id(args.get("p_idx")),
                                   _label(name, cat), cat, moved)
 
@@ -241,23 +288,13 @@ class _Part:
         call tree with the bytes it moved, counted for its process and
         file only if no call above it moved them."""
         p = self.p
-        fname = args.get("fname")
-        if type(fname) is str:
-            fkey = ("n", fname)
-        elif "fhash" in args:
-            fkey = ("h", int_value(args["fhash"]))
-        else:
-            fkey = None
-        rk = (cat, name, fkey)
-        r = p["rows"].get(rk)
-        if r is None:
-            r = p["rows"][rk] = [0, 0, 0]
-        r[0] += 1
+        fkey, fkey2 = _fkey(args), _copy_dest(args)
         us = dur if dur > 0 else 0
-        r[2] += us
         nbytes = _nbytes(args)
-        r[1] += nbytes
-        d = classify(name)
+        self.row((cat, name, fkey), us, nbytes)
+        if fkey2 is not None:
+            self.row((cat, name, fkey2), us, nbytes)
+        d = "c" if fkey2 is not None or _is_copy(name) else direction(name, args)
         # The bytes of a process or a file count once, at the highest
         # call that moved them (not again in the syscall under a write):
         # a call hands its bytes (mover) to the call tree, which counts
@@ -272,35 +309,54 @@ class _Part:
         elif cat == "faults":
             p["faults"][name] = p["faults"].get(name, 0) + 1
         elif d is not None:
-            if nbytes:
-                if ph == "X":
-                    mover = (("p", proc, d), fkey, d, nbytes)
-                else:
-                    self.add_bin(("p", proc, d), ts, nbytes)
-                self.add_bin(("l", cat, d), ts, nbytes)
-            size = int_value(args.get("size"))
-            if size < 0:
-                size = int_value(args.get("count"))
-            if size >= 0:
-                h = p["sizes"].setdefault((cat, d), {})
-                b = size_bucket(size)
-                h[b] = h.get(b, 0) + 1
-        if fkey is not None:
-            f = p["fileio"].get(fkey)
-            if f is None:
-                f = p["fileio"][fkey] = [0, 0, 0, 0, 0, 0]
-            if d is None:
-                f[1] += 1
-                f[5] += us
-            else:
-                f[0] += 1
-                f[4] += us
-                if nbytes and ph != "X":
-                    f[2 if d == "r" else 3] += nbytes
+            mover = self.data(cat, proc, d, (fkey, fkey2), ts, nbytes, args)
+        for k in (fkey, fkey2):
+            if k is not None:
+                self.fileio(k, d is not None, us)
         if ph == "X":
             self.tree.call(_id(ev.get("id")), _id(args.get("p_idx")),
                            _label(name, cat), cat, us, mover,
                            (proc, int_value(ev.get("tid"))), ts, ts + max(dur, 0))
+        elif mover is not None:
+            # A socket message or an io_uring completion under a send,
+            # a read or io_uring_enter: its bytes count for the process
+            # only if no call above it moved them.
+            self.tree.instant(_id(args.get("p_idx")), mover, ts)
+
+    def row(self, rk, us, nbytes):
+        r = self.p["rows"].get(rk)
+        if r is None:
+            r = self.p["rows"][rk] = [0, 0, 0]
+        r[0] += 1
+        r[1] += nbytes
+        r[2] += us
+
+    def fileio(self, fkey, data, us):
+        f = self.p["fileio"].get(fkey)
+        if f is None:
+            f = self.p["fileio"][fkey] = [0, 0, 0, 0, 0, 0]
+        f[0 if data else 1] += 1
+        f[4 if data else 5] += us
+
+    def data(self, cat, proc, d, fkeys, ts, nbytes, args):
+        """A read or write (D "r" or "w", of file FKEYS[0]) or a copy (D
+        "c": read from FKEYS[0], written to FKEYS[1]): its size in the
+        histograms, its bytes in the layer's series; what it moved, as
+        (series key, file key, direction, bytes) moves, or None."""
+        ways = (("r", fkeys[0]), ("w", fkeys[1])) if d == "c" else ((d, fkeys[0]),)
+        size = int_value(args.get("size"))
+        if size < 0:
+            size = int_value(args.get("count"))
+        moves = ()
+        for way, fkey in ways:
+            if nbytes:
+                self.add_bin(("l", cat, way), ts, nbytes)
+                moves += ((("p", proc, way), fkey, way, nbytes),)
+            if size >= 0:
+                h = self.p["sizes"].setdefault((cat, way), {})
+                b = size_bucket(size)
+                h[b] = h.get(b, 0) + 1
+        return moves or None
 
     def block(self, name, ts, dur, args, proc):
         """Block requests: the completion carries the latency (its dur),

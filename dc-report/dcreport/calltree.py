@@ -185,8 +185,8 @@ class Tree:
 
     def call(self, i, pidx, label, cat, us, mover, thread, ts, end):
         """A call: its id I (or None), parent id PIDX (None: none), and
-        MOVER, the bytes it moved ((series key, file key, direction,
-        bytes) or None)."""
+        MOVER, the bytes it moved (a tuple of (series key, file key,
+        direction, bytes) moves, or None)."""
         moved = mover is not None
         k = self.key(i)
         pk = self.key(pidx)
@@ -204,6 +204,20 @@ class Tree:
             st = [x for x in self.stacks.get(thread, ()) if x[0] >= ts]
             st.append((end, k))
             self.stacks[thread] = st
+
+    def instant(self, pidx, mover, ts):
+        """An instant that moved bytes (MOVER) under the call PIDX: no
+        call path of its own; its bytes count unless a call above it
+        moved them (the send above a socket's message)."""
+        pk = self.key(pidx)
+        r = self.resolved.get(pk) if pk is not None else None
+        if pk is None or r is not None:
+            if r is None or not r[1]:
+                _move(self.p, mover, ts)
+            return
+        g = new_fragment()
+        _move(g, mover, ts)
+        self.deliver(g, pk, None, None)
 
     def _export(self, k, pk, rec, thread, ts, end):
         fe = self.first_end.get(thread)
@@ -303,11 +317,13 @@ class Tree:
 
 
 def _move(t, mover, ts):
-    """Count the bytes of MOVER at TS into table T (a partial result or
-    a fragment): its process's series and its file's reads or writes."""
-    skey, fkey, d, n = mover
-    add_bin(t, skey, ts, n)
-    if fkey is not None:
+    """Count the bytes of MOVER (its moves: a read, a write, or both for
+    a copy) at TS into table T (a partial result or a fragment): its
+    process's series and its files' reads or writes."""
+    for skey, fkey, d, n in mover:
+        add_bin(t, skey, ts, n)
+        if fkey is None:
+            continue
         if "rel" in t:
             rw = t["fileio"].setdefault(fkey, [0, 0])
             rw[0 if d == "r" else 1] += n

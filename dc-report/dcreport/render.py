@@ -6,7 +6,7 @@ import html
 from dcreport import plots
 
 LAYER_ORDER = ["app", "HDF5", "PnetCDF", "MPI", "MPIIO", "STDIO", "POSIX", "sys",
-               "syscalls", "block", "pagecache", "net", "faults", "iouring"]
+               "syscalls", "sock", "block", "pagecache", "net", "faults", "io_uring"]
 
 CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1100px;color:#222}
@@ -257,8 +257,12 @@ class Report:
         write = [[procs[k].get("w", {}).get(lo + c, 0) for c in range(cols)] for k in shown]
         t0 = (lo * r["width"] - r["first_ts"]) / 1e6
         w(plots.heatmap(labels, read, write, t0, width))
+        w(table(["process", "bytes read", "bytes written"],
+                [[text(lab), num(sum(rd)), num(sum(wr))]
+                 for lab, rd, wr in zip(labels, read, write)], tid="heat-table"))
         w('<p class="note">Each byte counts once, at the highest call that moved it (a '
-          'write, not again the system call under it).</p>')
+          'write, not again the system call under it; a socket\'s message or an io_uring '
+          'completion only when no traced call above it moved bytes).</p>')
         if len(total) > len(shown):
             w('<p class="note">The %d processes that moved the most bytes of %d.</p>'
               % (len(shown), len(total)))
@@ -285,7 +289,8 @@ class Report:
         t0 = (b[0] * r["width"] - r["first_ts"]) / 1e6
         w(plots.bandwidth(series, t0, b[2], b[1]))
         w('<p class="note">Bytes of the calls that returned them, at the time each call '
-          'began; the block layer counts the requests that completed.</p></section>')
+          'began; the block layer counts the requests that completed, the net and io_uring '
+          'layers the bytes of socket messages and completions.</p></section>')
 
     # 5. access sizes
     def sizes(self):

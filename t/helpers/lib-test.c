@@ -1,6 +1,7 @@
 /*
  * lib-test - unit tests of lib/'s hash table (u64map.c), FNV-1a (hash.h),
- * size parser (numbers.c) and CRC-32 (deflatelib.c), as TAP.  Run by
+ * size parser (numbers.c), CRC-32 (deflatelib.c) and words (quote.c), as
+ * TAP.  Run by
  * t/0010-lib.t.
  *
  * The table is checked against a plain array of what it should hold
@@ -20,6 +21,7 @@
 #include "deflatelib.h"
 #include "hash.h"
 #include "numbers.h"
+#include "quote.h"
 #include "u64map.h"
 
 #include "tap.h"
@@ -315,6 +317,27 @@ static void test_sizes(void)
 	   "sizes are written back in their shortest exact form");
 }
 
+/* ---- quote ---- */
+
+static void word_is(const char *s, size_t len, const char *want)
+{
+	char *got = dc_word(s, len);
+
+	ok(strcmp(got, want) == 0, "word of %zu bytes: %s (got %s)", len, want, got);
+	free(got);
+}
+
+static void test_quote(void)
+{
+	word_is("/data/a.h5", 10, "/data/a.h5");
+	word_is("", 0, "\"\"");
+	word_is("a b", 3, "\"a b\"");
+	word_is("a\nb\tc\r", 6, "\"a\\x0ab\\x09c\\x0d\"");
+	word_is("q\"\\", 3, "\"q\\\"\\\\\"");
+	word_is("a\0b\x7f", 4, "\"a\\x00b\\x7f\"");
+	word_is("caf\xc3\xa9", 5, "\"caf\xc3\xa9\"");
+}
+
 int main(void)
 {
 	test_every_key();
@@ -324,5 +347,6 @@ int main(void)
 	test_fnv();
 	test_crc();
 	test_sizes();
+	test_quote();
 	return tap_done();
 }

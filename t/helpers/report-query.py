@@ -78,6 +78,23 @@ class Report(HTMLParser):
             self.head[self.dd] += data
 
 
+def word(s):
+    """S as dc-write --summary prints a name (lib/quote.h): as it is, or
+    in double quotes with \\" and \\\\ escapes, control characters as \\xHH."""
+    b = s.encode("utf-8", "surrogateescape")
+    if b and not any(c <= 32 or c in b'"\\' or c >= 0x7f for c in b):
+        return s
+    out = []
+    for c in b:
+        if c in b'"\\':
+            out.append(b"\\" + bytes([c]))
+        elif c < 32 or c == 0x7f:
+            out.append(b"\\x%02x" % c)
+        else:
+            out.append(bytes([c]))
+    return '"' + b"".join(out).decode("utf-8", "surrogateescape") + '"'
+
+
 r = Report()
 with open(sys.argv[1], encoding="utf-8") as f:
     r.feed(f.read())
@@ -99,8 +116,8 @@ elif what == "summary":
     print("%s events from %s processes over %s s" % (r.values["events"], r.values["processes"],
                                                     r.values["runtime"]))
     for layer, name, calls, nbytes, us, fname in r.tables["summary-table"][1:]:
-        print("%-8.8s %-24.24s %9d %14d %12.3f  %s" % (layer, name, int(calls), int(nbytes),
-                                                     int(us) / 1e3, fname))
+        print("%-8.8s %-24.24s %9d %14d %12.3f  %s" % (word(layer), word(name), int(calls),
+                                                     int(nbytes), int(us) / 1e3, word(fname)))
 elif what == "sections":
     print("\n".join(r.sections))
 else:
