@@ -14,8 +14,10 @@
  * dc-gen probes each one along with its function, its calls recorded
  * under the function's name with the function's argument plan, each
  * argument slot read from the register that holds it in the checking
- * version (dc-probes(5): "as" and "regs").  This list is the one place
- * that says it:
+ * version (dc-probes(5): "as" and "regs"); the client library wraps it
+ * the same way (dc-wrap/wrappers.c), and dc-collect lets the client
+ * record it only when the probe says what this list says
+ * (dc-collect/fastpath.c).  This list is the one place that says it:
  *
  *   X(checking version, the function it stands for, (the argument
  *     register of each of the function's arguments, 0 the first))
