@@ -55,7 +55,10 @@ struct dc_probe_cfg {
 	__u8 str_arg2;           /* a second string (rename's new path,
 	                            fopen's mode), copied after the first's
 	                            NUL, or DC_NO_STR_ARG */
-	__u8 reserved;
+	__u8 remap;              /* uprobes: slot a is read from argument
+	                            register regs[a], not register a (a
+	                            checking version: lib/checking.h) */
+	__u8 regs[DC_MAX_ARGS];
 };
 
 #define DC_NO_STR_ARG 0xff

@@ -42,6 +42,7 @@
 #include "fastabi.h"
 #include "fdpass.h"
 #include "statepool.h"
+#include "spec.h"
 
 #define MAX_CONNS 64
 #define HANDSHAKE_NS (5ULL * 1000000000ULL)
@@ -162,6 +163,25 @@ static bool client_sees(struct dc_fast *f, const struct dc_probe *p, int fn)
 	return f->lib_shared;
 }
 
+/* Whether the client's wrapper of fn reads the registers probe p does:
+ * a checking version's (lib/checking.h) records its function's
+ * arguments, from the registers the list names, as the function's calls;
+ * any other wrapper its arguments in order. */
+static bool same_registers(const struct dc_probe *p, int fn)
+{
+	const struct dc_checking *c = dc_checking_find(fast_names[fn]);
+	int a;
+
+	if (c == NULL)
+		return !dc_probe_remaps(p);
+	if (p->as == NULL || strcmp(p->as, c->as) != 0 || p->nargs > c->nregs)
+		return false;
+	for (a = 0; a < p->nargs; a++)
+		if (p->regs[a] != c->regs[a])
+			return false;
+	return true;
+}
+
 /* What the client reads as the kernel programs do: a FILE's descriptor,
  * up to two strings, one slot derived at return (an iovec total, a
  * string's length: lib/bytes.h), and for the mpiio and hdf5 functions
@@ -173,6 +193,11 @@ static bool client_can_record(const struct dc_probe *p, int fn)
 	bool lib = fn >= DC_FN_FIRST_LIB;
 	int a, strings = 0, derived = 0;
 
+	if (!same_registers(p, fn)) {
+		notice("fast path: the probe of %s records it otherwise than "
+		       "the client library: it stays a uprobe", p->function);
+		return false;
+	}
 	for (a = 0; a < p->nargs && a < DC_MAX_ARGS; a++) {
 		switch (p->arg_kinds[a]) {
 		case DC_ARG_PATH:
@@ -271,9 +296,10 @@ static bool is_alias(const char *name)
  * the uprobe on the address sees both), set in fns, their count
  * returned; 0: the client wraps none.  -1: it wraps some, but not
  * another name a program could call it by (and bypass the wrappers),
- * so it stays a uprobe.  The
+ * so it stays a uprobe.  The other
  * names with a leading underscore are libc's own (__open, __libc_open),
- * which programs do not call. */
+ * which programs do not call; the table's (a checking version,
+ * __fread_chk) they do. */
 static int libc_names(const struct dc_elf *elf, const struct dc_probe *p,
 		      bool *fns)
 {
@@ -290,13 +316,13 @@ static int libc_names(const struct dc_elf *elf, const struct dc_probe *p,
 	for (k = 0; k < fu->nnames; k++) {
 		const struct dc_elf_name *nm = &fu->names[k];
 
-		if (!nm->from_dynsym || nm->name[0] == '_' || !nm->is_default)
+		if (!nm->from_dynsym || !nm->is_default)
 			continue;
 		fn = fast_index(nm->name);
 		if (fn >= 0 && fn < DC_FN_FIRST_LIB) {
 			n += !fns[fn];
 			fns[fn] = true;
-		} else if (!is_alias(nm->name)) {
+		} else if (nm->name[0] != '_' && !is_alias(nm->name)) {
 			other = nm->name;
 		}
 	}

@@ -418,6 +418,10 @@ void fill_tables(struct collector *c)
 			else if (cfg.str_arg2 == DC_NO_STR_ARG)
 				cfg.str_arg2 = (__u8)a;
 		}
+		if (p->kind == DC_PROBE_UPROBE && dc_probe_remaps(p)) {
+			cfg.remap = 1;
+			memcpy(cfg.regs, p->regs, sizeof(cfg.regs));
+		}
 		/* A FILE *'s descriptor travels in the last slot. */
 		if (cfg.derive & DC_DERIVE_ENTRY)
 			cfg.nargs = DC_MAX_ARGS;

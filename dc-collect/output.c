@@ -251,7 +251,7 @@ void emit_probes(struct collector *c)
 	for (i = 0; i < c->spec->nprobes; i++) {
 		const struct dc_probe *p = &c->spec->probes[i];
 
-		emit_probe(c, (uint32_t)i, p->kind, p->layer, p->function,
+		emit_probe(c, (uint32_t)i, p->kind, p->layer, dc_probe_name(p),
 			   p->target, p);
 	}
 	for (i = 0; i < DC_IPROBE_COUNT; i++)

@@ -29,6 +29,30 @@ static __always_inline void regs_args(struct pt_regs *ctx, __u64 *args)
 	args[5] = param6(ctx);
 }
 
+/* Argument slots read from other registers (cfg->regs: lib/spec.c
+ * keeps them below DC_MAX_ARGS): a checking version's, whose arguments
+ * are its function's with others in between.  Constant offsets only,
+ * which every kernel's verifier takes on the stack. */
+static __noinline void remap_args(const struct dc_probe_cfg *cfg, __u64 *args)
+{
+	__u64 r[DC_MAX_ARGS];
+	int a;
+
+	if (cfg == NULL)
+		return;
+	__builtin_memcpy(r, args, sizeof(r));
+	for (a = 0; a < DC_MAX_ARGS; a++) {
+		switch (cfg->regs[a]) {
+		case 0: args[a] = r[0]; break;
+		case 1: args[a] = r[1]; break;
+		case 2: args[a] = r[2]; break;
+		case 3: args[a] = r[3]; break;
+		case 4: args[a] = r[4]; break;
+		default: args[a] = r[5]; break;
+		}
+	}
+}
+
 static __always_inline int uprobe_entry(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -41,6 +65,8 @@ static __always_inline int uprobe_entry(struct pt_regs *ctx)
 	regs_args(ctx, args);
 	cookie = (__u32)bpf_get_attach_cookie(ctx);
 	cfg = bpf_map_lookup_elem(&probe_cfg, &cookie);
+	if (cfg && cfg->remap)
+		remap_args(cfg, args);
 	if (cfg && (cfg->derive & DC_DERIVE_ENTRY))
 		derive_entry(cfg, args);
 	push_frame((__u32)pid_tgid, cookie, 0, true, args);

@@ -138,19 +138,34 @@ static const struct builtin_func *builtin_entry(const struct layer_cfg *l,
 	return NULL;
 }
 
-/* Add a probe unless one like it (same key) is already there. */
-static void add_probe(struct gen *g, const struct layer_cfg *l, const char *key,
-		      int kind, const char *target, const char *function,
-		      uint64_t offset, int64_t nr, int optional)
+/* Function's plan in layer l: the layer's own, else the built-in
+ * table's; none (no arguments, no return) without either. */
+static void plan_of(const struct layer_cfg *l, const char *function,
+		    struct plan *out)
 {
 	const struct builtin_func *bf = builtin_entry(l, function);
 	const struct plan *pl = find_plan(l, function);
-	struct plan from_table;
+
+	memset(out, 0, sizeof(*out));
+	if (pl != NULL)
+		*out = *pl;
+	else if (bf != NULL && dc_plan_parse(bf->args, bf->ret, out) != 0)
+		die("built-in plan of %s is broken", function);
+}
+
+/* A new probe, unless one like it (same key) is already there: NULL.
+ * Its plan is pl, its argument slots read from the registers in order. */
+static struct dc_probe *new_probe(struct gen *g, const struct layer_cfg *l,
+				  const char *key, int kind, const char *target,
+				  const char *function, uint64_t offset,
+				  int64_t nr, int optional, const struct plan *pl)
+{
 	struct dc_probe *p;
+	int a;
 
 	if (!strset_add(&g->seen, key)) {
 		debug("%s: %s: same probe as an earlier one, dropped", l->name, function);
-		return;
+		return NULL;
 	}
 	if (g->spec.nprobes >= g->cfg->max_probes) {
 		if (g->cfg->max_line > 0)
@@ -160,11 +175,6 @@ static void add_probe(struct gen *g, const struct layer_cfg *l, const char *key,
 		config_die(g->cfg, l->line, l->col,
 			   "layer %s needs more than max_probes (%zu) probes",
 			   l->name, g->cfg->max_probes);
-	}
-	if (pl == NULL && bf != NULL) {
-		if (dc_plan_parse(bf->args, bf->ret, &from_table) != 0)
-			die("built-in plan of %s is broken", function);
-		pl = &from_table;
 	}
 	if (g->spec.nprobes == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 128;
@@ -179,10 +189,59 @@ static void add_probe(struct gen *g, const struct layer_cfg *l, const char *key,
 	p->offset = offset;
 	p->nr = nr;
 	p->optional = optional;
-	if (pl) {
-		p->nargs = pl->nargs;
-		memcpy(p->arg_kinds, pl->kinds, sizeof(p->arg_kinds));
-		p->ret_kind = (uint8_t)pl->ret;
+	p->nargs = pl->nargs;
+	memcpy(p->arg_kinds, pl->kinds, sizeof(p->arg_kinds));
+	p->ret_kind = (uint8_t)pl->ret;
+	for (a = 0; a < DC_MAX_ARGS; a++)
+		p->regs[a] = (uint8_t)a;
+	return p;
+}
+
+static void add_probe(struct gen *g, const struct layer_cfg *l, const char *key,
+		      int kind, const char *target, const char *function,
+		      uint64_t offset, int64_t nr, int optional)
+{
+	struct plan pl;
+
+	plan_of(l, function, &pl);
+	new_probe(g, l, key, kind, target, function, offset, nr, optional, &pl);
+}
+
+/* Function's checking versions with code of their own (lib/checking.h)
+ * that the library has: probed too, their calls recorded as function's
+ * with its plan, each argument from the register the checking version
+ * has it in.  A plan with more arguments than the function has cannot
+ * be read from one: such a probe is left out, with a warning. */
+static void add_checking(struct gen *g, const struct layer_cfg *l,
+			 const struct dc_elf *elf, const char *path,
+			 const char *function)
+{
+	const struct dc_checking *c;
+
+	for (c = dc_checking_funcs; c->name != NULL; c++) {
+		const struct dc_elf_func *f;
+		struct dc_probe *p;
+		struct plan pl;
+		char *key;
+
+		if (strcmp(c->as, function) != 0 ||
+		    (f = dc_elf_find(elf, c->name)) == NULL)
+			continue;
+		plan_of(l, function, &pl);
+		if (pl.nargs > c->nregs) {
+			config_warn(g->cfg, l->line, l->col,
+				    "layer %s: a plan of %d arguments, %s has %d: %s not probed",
+				    l->name, pl.nargs, function, c->nregs, c->name);
+			continue;
+		}
+		key = xasprintf("u %s %llx", path, (unsigned long long)f->offset);
+		p = new_probe(g, l, key, DC_PROBE_UPROBE, path, c->name, f->offset,
+			      -1, l->optional, &pl);
+		free(key);
+		if (p == NULL)
+			continue;
+		p->as = xstrdup(function);
+		memcpy(p->regs, c->regs, (size_t)p->nargs);
 	}
 }
 
@@ -378,6 +437,7 @@ static void gen_uprobes(struct gen *g, const struct layer_cfg *l)
 		add_probe(g, l, key, DC_PROBE_UPROBE, path, w.names[i], f->offset, -1,
 			  l->optional);
 		free(key);
+		add_checking(g, l, elf, path, w.names[i]);
 	}
 	wanted_free(&w);
 }
@@ -670,6 +730,7 @@ static void gen_free(struct gen *g)
 		free(g->spec.probes[i].layer);
 		free(g->spec.probes[i].target);
 		free(g->spec.probes[i].function);
+		free(g->spec.probes[i].as);
 	}
 	free(g->spec.probes);
 	for (i = 0; i < g->nelfs; i++) {

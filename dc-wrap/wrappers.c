@@ -35,6 +35,7 @@
 
 #include <linux/types.h>
 
+#include "checking.h"
 #include "client.h"
 
 #define I(x) ((__u64)(__u32)(x))
@@ -314,6 +315,43 @@ CHK_OPEN(__openat_2, openat, (int dirfd, const char *path, int flags),
 CHK_OPEN(__openat64_2, openat64, (int dirfd, const char *path, int flags),
 	 (dirfd, path, flags), (I(dirfd), P(path), I(flags), 0), 4, 1)
 
+/* ---- checking versions with code of their own (lib/checking.h) ----
+ * Each is the spec's probe of it, which records its calls as its
+ * function's: the function's arguments, taken from the registers the
+ * list names, as the uprobe on the checking version reads them.  No
+ * bypass: a call its check stops aborts the process before it returns,
+ * and neither path writes a call that never returned. */
+
+size_t __fread_chk(void *buf, size_t buflen, size_t size, size_t n, FILE *f);
+char *__fgets_chk(char *s, size_t size, int n, FILE *f);
+int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
+int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
+
+#define CHK_REGS(name, as, regs) static const unsigned char regs_##name[] = { STRIP regs };
+DC_CHECKING_FUNCS(CHK_REGS)
+#undef CHK_REGS
+
+/* CHK_SLOTS(name, (its arguments as the registers hold them)): the
+ * slots of its record, each the argument in the register the list names
+ * (constants, folded by the compiler); CHK_N(name): how many. */
+#define CHK_N(name) ((int)sizeof(regs_##name))
+#define CHK_SLOT(name, a, in)                                               \
+	((a) < sizeof(regs_##name)                                          \
+	 ? ((const __u64[DC_MAX_ARGS]){ STRIP in })[regs_##name[(a) % sizeof(regs_##name)]] \
+	 : 0)
+#define CHK_SLOTS(name, in)                                                 \
+	CHK_SLOT(name, 0, in), CHK_SLOT(name, 1, in), CHK_SLOT(name, 2, in),  \
+	CHK_SLOT(name, 3, in), CHK_SLOT(name, 4, in), CHK_SLOT(name, 5, in)
+
+WRAP(size_t, __fread_chk, 0, -1, CHK_N(__fread_chk),
+     (void *buf, size_t buflen, size_t size, size_t n, FILE *f),
+     (buf, buflen, size, n, f),
+     (CHK_SLOTS(__fread_chk, (P(buf), L(buflen), L(size), L(n), P(f)))))
+WRAP(char *, __fgets_chk, r == NULL, -1, CHK_N(__fgets_chk),
+     (char *s, size_t size, int n, FILE *f),
+     (s, size, n, f),
+     (CHK_SLOTS(__fgets_chk, (P(s), L(size), I(n), P(f)))))
+
 /* ---- variadic functions ---- */
 
 /* WRAP_VA(name, recorded as, (parameters, ...), the last named one,
@@ -378,30 +416,39 @@ int fcntl64(int fd, int cmd, ...);
 WRAP_FCNTL(fcntl)
 WRAP_FCNTL(fcntl64)
 
-static int (*real_vfprintf)(FILE *, const char *, va_list);
-
-DC_EXPORT int fprintf(FILE *f, const char *fmt, ...)
-{
-	struct dc_call c;
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	if (__builtin_expect(!dc_fast_on[DC_FN_fprintf], 1)) {
-		r = REAL(vfprintf)(f, fmt, ap);
-		va_end(ap);
-		return r;
+/* WRAP_VPRINTF(name, (parameters, ...), the last named one, the
+ * function taking a va_list it calls, (its arguments), argument count,
+ * (slots)): a printf-like function, the format in slot 1. */
+#define WRAP_VPRINTF(name, params, last, vfn, vargs, n, slots)              \
+	static __typeof__(vfn) *real_##vfn;                                 \
+	DC_EXPORT int name params                                           \
+	{                                                                   \
+		struct dc_call c;                                           \
+		va_list ap;                                                 \
+		int r;                                                      \
+                                                                            \
+		va_start(ap, last);                                         \
+		if (__builtin_expect(!dc_fast_on[DC_FN_##name], 1)) {       \
+			r = REAL(vfn) vargs;                                \
+			va_end(ap);                                         \
+			return r;                                           \
+		}                                                           \
+		{                                                           \
+			__u64 a[DC_MAX_ARGS] = { STRIP slots };             \
+                                                                            \
+			dc_call_begin(&c, DC_FN_##name, a, n);              \
+			r = REAL(vfn) vargs;                                \
+			va_end(ap);                                         \
+			dc_call_end(&c, dc_now(), (__s64)r, a, n, 1, 0);    \
+		}                                                           \
+		return r;                                                   \
 	}
-	{
-		__u64 a[DC_MAX_ARGS] = { P(f), P(fmt) };
 
-		dc_call_begin(&c, DC_FN_fprintf, a, 2);
-		r = REAL(vfprintf)(f, fmt, ap);
-		va_end(ap);
-		dc_call_end(&c, dc_now(), (__s64)r, a, 2, 1, 0);
-	}
-	return r;
-}
+WRAP_VPRINTF(fprintf, (FILE *f, const char *fmt, ...), fmt, vfprintf,
+	     (f, fmt, ap), 2, (P(f), P(fmt)))
+WRAP_VPRINTF(__fprintf_chk, (FILE *f, int flag, const char *fmt, ...), fmt,
+	     __vfprintf_chk, (f, flag, fmt, ap), CHK_N(__fprintf_chk),
+	     (CHK_SLOTS(__fprintf_chk, (P(f), I(flag), P(fmt)))))
 
 /* fscanf by its own symbol name: <stdio.h> renames the C name to
  * __isoc99_fscanf, and vfscanf likewise, so the next definitions are

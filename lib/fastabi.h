@@ -57,7 +57,8 @@
 #define DC_FAST_DEFAULT_SOCKET "@datacrumbs-clients"
 #define DC_FAST_MAGIC 0x64636661u        /* "dcfa" */
 #define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
-#define DC_FAST_VERSION 8u
+#define DC_FAST_VERSION 9u               /* 9: the checking versions of
+                                             lib/checking.h in the table */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_FULL_WAIT_MS 1000         /* a full slot waits this long
                                              for the collector to read on:
@@ -66,7 +67,11 @@
 #define DC_FAST_FULL_WAIT_MAX_MS 60000    /* the longest a collector may ask */
 
 /* The functions the client wraps, in table order: X(name, layer).  The
- * order is the ABI: add at the end only. */
+ * order is the ABI: add at the end only, or bump DC_FAST_VERSION.  libc's
+ * come first, then the mpiio and hdf5 layers' (DC_FN_FIRST_LIB).  Among
+ * libc's, the checking versions that have code of their own
+ * (lib/checking.h): each is the spec's probe of it, which records its
+ * calls as the function's. */
 #define DC_FAST_FUNCS(X) \
 	X(open, posix) X(open64, posix) X(openat, posix) X(openat64, posix) \
 	X(creat, posix) X(creat64, posix) X(read, posix) X(write, posix) \
@@ -88,6 +93,7 @@
 	X(fclose, stdio) X(fgets, stdio) X(fputs, stdio) X(fprintf, stdio) \
 	X(fscanf, stdio) X(fputc, stdio) X(putc, stdio) X(preadv2, posix) \
 	X(pwritev2, posix) \
+	X(__fprintf_chk, stdio) X(__fread_chk, stdio) X(__fgets_chk, stdio) \
 	X(MPI_File_open, mpiio) X(MPI_File_close, mpiio) \
 	X(MPI_File_sync, mpiio) X(MPI_File_set_view, mpiio) \
 	X(MPI_File_seek, mpiio) X(MPI_File_read, mpiio) \
@@ -118,8 +124,8 @@
  *  - _FORTIFY_SOURCE's checking versions, which check their arguments
  *    and jump to that function's code (the uprobe on it sees the call,
  *    as the function's).  Those that do not reach it (__fread_chk,
- *    __fgets_chk, __fprintf_chk) are not among them: the uprobe path
- *    does not see them either.
+ *    __fgets_chk, __fprintf_chk: lib/checking.h) are not among them:
+ *    they have probes of their own, and so entries in the table.
  * dc-collect covers a function only when the client wraps every name
  * its library exports for it (fastpath.c). */
 #define DC_FAST_ALIASES(X) \

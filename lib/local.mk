@@ -9,6 +9,7 @@ lib_libdc_la_SOURCES = \
 	lib/event.h \
 	lib/jobinfo.c lib/jobinfo.h \
 	lib/bytes.h \
+	lib/checking.h \
 	lib/fdpass.h \
 	lib/hash.h \
 	lib/messages.c lib/messages.h \

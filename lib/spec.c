@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "spec.h"
+#include "checking.h"
 
 static const char *const arg_names[DC_ARG_KIND_MAX] = {
 	[DC_ARG_NONE] = "none",   [DC_ARG_FD] = "fd",
@@ -91,6 +92,42 @@ int dc_probe_kind_parse(const char *name)
 }
 
 
+const char *dc_probe_name(const struct dc_probe *p)
+{
+	return p->as != NULL ? p->as : p->function;
+}
+
+int dc_probe_remaps(const struct dc_probe *p)
+{
+	int a;
+
+	for (a = 0; a < p->nargs && a < DC_MAX_ARGS; a++)
+		if (p->regs[a] != a)
+			return 1;
+	return 0;
+}
+
+#define CHECKING_ENTRY(name, as, regs)                                      \
+	{ #name, #as, sizeof((uint8_t[]){ DC_STRIP regs }),                 \
+	  { DC_STRIP regs } },
+#define DC_STRIP(...) __VA_ARGS__
+const struct dc_checking dc_checking_funcs[] = {
+	DC_CHECKING_FUNCS(CHECKING_ENTRY)
+	{ NULL, NULL, 0, { 0 } }
+};
+#undef DC_STRIP
+#undef CHECKING_ENTRY
+
+const struct dc_checking *dc_checking_find(const char *name)
+{
+	const struct dc_checking *c;
+
+	for (c = dc_checking_funcs; c->name != NULL; c++)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
 void dc_spec_free(struct dc_spec *spec)
 {
 	size_t i;
@@ -101,6 +138,7 @@ void dc_spec_free(struct dc_spec *spec)
 		free(spec->probes[i].layer);
 		free(spec->probes[i].target);
 		free(spec->probes[i].function);
+		free(spec->probes[i].as);
 	}
 	free(spec->probes);
 	free(spec);
@@ -167,6 +205,48 @@ static int probe_args(json_t *args, size_t idx, const char *function,
 	return 0;
 }
 
+/* A uprobe's "as" (the name its calls are recorded under) and "regs"
+ * (the argument register of each slot of its plan, in range, one per
+ * slot); other kinds have neither. */
+static int probe_remap(json_t *p, size_t idx, const char *function,
+		       struct dc_probe *out, char *err, size_t errlen)
+{
+	json_t *as = json_object_get(p, "as"), *regs = json_object_get(p, "regs"), *v;
+	size_t i;
+
+	for (i = 0; i < DC_MAX_ARGS; i++)
+		out->regs[i] = (uint8_t)i;
+	if ((as != NULL || regs != NULL) && out->kind != DC_PROBE_UPROBE) {
+		dc_format_error(err, errlen, "probe %zu (%s): \"%s\" is for uprobes only",
+				idx, function, as != NULL ? "as" : "regs");
+		return -1;
+	}
+	if (as != NULL && (!json_is_string(as) || json_string_length(as) == 0)) {
+		dc_format_error(err, errlen, "probe %zu (%s): \"as\" must be a name",
+				idx, function);
+		return -1;
+	}
+	if (regs == NULL)
+		return 0;
+	if (!json_is_array(regs) || json_array_size(regs) != (size_t)out->nargs) {
+		dc_format_error(err, errlen,
+		       "probe %zu (%s): \"regs\" must be an array of one register per argument (%d)",
+		       idx, function, out->nargs);
+		return -1;
+	}
+	json_array_foreach(regs, i, v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) >= DC_MAX_ARGS) {
+			dc_format_error(err, errlen,
+			       "probe %zu (%s): \"regs\" names registers 0 to %d",
+			       idx, function, DC_MAX_ARGS - 1);
+			return -1;
+		}
+		out->regs[i] = (uint8_t)json_integer_value(v);
+	}
+	return 0;
+}
+
 static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
 			   char *err, size_t errlen)
 {
@@ -218,6 +298,8 @@ static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
 	args = json_object_get(p, "args");
 	if (args != NULL && probe_args(args, idx, function, out, err, errlen) != 0)
 		return -1;
+	if (probe_remap(p, idx, function, out, err, errlen) != 0)
+		return -1;
 	ret = json_string_value(json_object_get(p, "ret"));
 	if (ret != NULL) {
 		k = dc_ret_kind_parse(ret);
@@ -231,6 +313,7 @@ static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
 	out->optional = json_is_true(json_object_get(p, "optional"));
 	out->layer = strdup(layer);
 	out->function = strdup(function);
+	out->as = dup_or_null(json_string_value(json_object_get(p, "as")));
 	out->target = dup_or_null(target);
 	return 0;
 }
@@ -326,6 +409,8 @@ json_t *dc_spec_to_json(const struct dc_spec *spec)
 		if (p->target)
 			json_object_set_new(o, "target", json_string(p->target));
 		json_object_set_new(o, "function", json_string(p->function));
+		if (p->as)
+			json_object_set_new(o, "as", json_string(p->as));
 		if (p->kind == DC_PROBE_UPROBE || p->offset != 0)
 			json_object_set_new(o, "offset", json_integer((json_int_t)p->offset));
 		if (p->nr >= 0)
@@ -336,6 +421,13 @@ json_t *dc_spec_to_json(const struct dc_spec *spec)
 		for (a = 0; a < p->nargs; a++)
 			json_array_append_new(args, json_string(dc_arg_kind_name(p->arg_kinds[a])));
 		json_object_set_new(o, "args", args);
+		if (dc_probe_remaps(p)) {
+			json_t *regs = json_array();
+
+			for (a = 0; a < p->nargs; a++)
+				json_array_append_new(regs, json_integer(p->regs[a]));
+			json_object_set_new(o, "regs", regs);
+		}
 		json_object_set_new(o, "ret", json_string(dc_ret_kind_name(p->ret_kind)));
 		if (p->optional)
 			json_object_set_new(o, "optional", json_true());

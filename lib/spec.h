@@ -11,7 +11,10 @@
  *                   "nr": 1, "args": ["fd", "ptr", "size"],
  *                   "ret": "size" } ] }
  *
- * A probe's id is its index in "probes".
+ * A probe's id is its index in "probes".  A uprobe may record its calls
+ * under another name than its function's, its argument slots read from
+ * other registers than the first ones ("as" and "regs": a checking
+ * version of a function, lib/checking.h).
  */
 #ifndef DC_SPEC_H
 #define DC_SPEC_H
@@ -35,11 +38,16 @@ struct dc_probe {
 	char *target;           /* library/executable path, tracepoint
 	                           category, or NULL */
 	char *function;         /* function, syscall or tracepoint name */
+	char *as;               /* uprobe: the name its calls are recorded
+	                           under, NULL: function (dc_probe_name) */
 	uint64_t offset;        /* uprobe file offset (0: resolve by name) */
 	uint64_t semaphore;     /* USDT semaphore file offset, 0 if none */
 	int64_t nr;             /* syscall number, -1 if not a syscall */
 	int nargs;
 	uint8_t arg_kinds[DC_MAX_ARGS]; /* enum dc_arg_kind */
+	uint8_t regs[DC_MAX_ARGS]; /* uprobe: the argument register each
+	                           slot is read from (0: the first); in
+	                           order unless "regs" says otherwise */
 	uint8_t ret_kind;       /* enum dc_ret_kind */
 	int optional;           /* a failure to attach is a warning */
 };
@@ -58,6 +66,26 @@ const char *dc_ret_kind_name(int kind);
 int dc_ret_kind_parse(const char *name);   /* -1 if unknown */
 const char *dc_probe_kind_name(int kind);
 int dc_probe_kind_parse(const char *name); /* -1 if unknown */
+
+/* The name a probe's calls are recorded under: its "as", else its
+ * function. */
+const char *dc_probe_name(const struct dc_probe *p);
+/* Whether probe p reads its argument slots from other registers than
+ * the first ones, in order. */
+int dc_probe_remaps(const struct dc_probe *p);
+
+/* A checking version of a function (lib/checking.h): its name, the
+ * function's, and the register each of the function's arguments is in. */
+struct dc_checking {
+	const char *name;
+	const char *as;
+	int nregs;
+	uint8_t regs[DC_MAX_ARGS];
+};
+/* Those of lib/checking.h, ending with a NULL name. */
+extern const struct dc_checking dc_checking_funcs[];
+/* The one named name, or NULL. */
+const struct dc_checking *dc_checking_find(const char *name);
 
 /* Build a spec from its JSON form.  On error returns NULL and writes one
  * line into err. */

@@ -88,6 +88,67 @@ test_expect_success LIBC,PYTHON3 'posix write: libc realpath, the offset dc-expl
 	PY
 '
 
+# The checking versions a fortified program calls instead of fprintf,
+# fread and fgets (lib/checking.h), each probed right after its
+# function, at its own offset (dc-explore's), recorded as the function
+# with its plan, the arguments from where glibc's prototypes have them:
+# __fprintf_chk (FILE *, int flag, const char *format, ...),
+# __fread_chk (void *, size_t ptrlen, size_t size, size_t n, FILE *),
+# __fgets_chk (char *, size_t size, int n, FILE *).
+test_expect_success LIBC,PYTHON3 'stdio: the checking versions of fprintf, fread, fgets, as those' '
+	dc-gen --layers stdio >spec.json 2>err &&
+	test ! -s err &&
+	dc-gen --check spec.json &&
+	for f in __fprintf_chk __fread_chk __fgets_chk
+	do
+		off=$(dc-explore --offsets --match "^$f\$" libc.so.6 | cut -d" " -f1) &&
+		test -n "$off" &&
+		echo "$f $((off))" || return 1
+	done >offsets &&
+	python3 - "$(libc_path)" <<-\PY
+	import json, sys
+	ps = json.load(open("spec.json"))["probes"]
+	offsets = dict(l.split() for l in open("offsets"))
+	names = [p["function"] for p in ps]
+	want = {"__fprintf_chk": ("fprintf", [0, 2]),
+	        "__fread_chk": ("fread", [0, 2, 3, 4]),
+	        "__fgets_chk": ("fgets", [0, 2, 3])}
+	for chk, (fn, regs) in want.items():
+	    p, base = ps[names.index(chk)], ps[names.index(fn)]
+	    assert names.index(chk) == names.index(fn) + 1, names
+	    assert p["as"] == fn and p["regs"] == regs, p
+	    assert (p["layer"], p["kind"], p["target"]) == ("STDIO", "uprobe", sys.argv[1]), p
+	    assert p["offset"] == int(offsets[chk]) != base["offset"], (p, base)
+	    assert (p["args"], p["ret"]) == (base["args"], base["ret"]), (p, base)
+	    assert "as" not in base and "regs" not in base, base
+	assert sum(1 for p in ps if "as" in p or "regs" in p) == 3, ps
+	PY
+'
+
+# A plan the checking version can serve (fewer arguments: the first ones
+# from where it has them) and one it cannot (more arguments than fread
+# has): that probe is left out, with a warning.
+test_expect_success LIBC,PYTHON3 'checking versions follow the layer plan, or are left out' '
+	cat >plans.yaml <<-\EOF &&
+	layers:
+	  - name: stdio
+	    functions: [fgets, fread, fwrite]
+	    args:
+	      fgets: {args: [strout, size], ret: handle}
+	      fread: {args: [ptr, isize, count, int, int], ret: items}
+	EOF
+	dc-gen plans.yaml >spec.json 2>err &&
+	test_one_line err &&
+	grep -q "warning: layer STDIO: a plan of 5 arguments, fread has 4: __fread_chk not probed" err &&
+	python3 - <<-\PY
+	import json
+	ps = json.load(open("spec.json"))["probes"]
+	assert [p["function"] for p in ps] == ["fgets", "__fgets_chk", "fread", "fwrite"], ps
+	assert ps[1]["as"] == "fgets" and ps[1]["args"] == ["strout", "size"], ps[1]
+	assert ps[1]["regs"] == [0, 2], ps[1]
+	PY
+'
+
 test_expect_success LIBC 'same config, same host: identical bytes' '
 	dc-gen "$DC_DATA_DIR/hpc.yaml" >a.json 2>/dev/null &&
 	dc-gen "$DC_DATA_DIR/hpc.yaml" >b.json 2>/dev/null &&
@@ -285,7 +346,27 @@ test_expect_success '--check rejects what lib/spec.c rejects' '
 	grep -q "syscall without \"nr\"" err &&
 	echo "{" >broken.json &&
 	test_must_fail_with 4 dc-gen --check broken.json 2>err &&
-	grep -q "^dc-gen: broken.json:" err
+	grep -q "^dc-gen: broken.json:" err &&
+	# "as" and "regs": uprobes only, a name, one register (0 to 5) per argument
+	u="\"layer\": \"x\", \"kind\": \"uprobe\", \"target\": \"/l\", \"function\": \"__fread_chk\", \"args\": [\"ptr\", \"size\"]" &&
+	s="\"layer\": \"x\", \"kind\": \"syscall\", \"function\": \"read\", \"nr\": 0, \"args\": [\"fd\"]" &&
+	for bad in "$u, \"as\": \"\"|\"as\" must be a name" \
+		"$u, \"as\": 1|\"as\" must be a name" \
+		"$s, \"as\": \"x\"|\"as\" is for uprobes only" \
+		"$s, \"regs\": [0]|\"regs\" is for uprobes only" \
+		"$u, \"regs\": [0]|one register per argument (2)" \
+		"$u, \"regs\": [0, 2, 3]|one register per argument (2)" \
+		"$u, \"regs\": {}|one register per argument (2)" \
+		"$u, \"regs\": [0, 6]|\"regs\" names registers 0 to 5" \
+		"$u, \"regs\": [-1, 2]|\"regs\" names registers 0 to 5" \
+		"$u, \"regs\": [0, \"2\"]|\"regs\" names registers 0 to 5"
+	do
+		echo "{\"datacrumbs_probes\": 1, \"probes\": [{${bad%|*}}]}" >bad.json &&
+		test_must_fail_with 4 dc-gen --check bad.json 2>err &&
+		grep -q "probe 0 (__fread_chk\|read): .*${bad#*|}" err || { cat bad.json err; return 1; }
+	done &&
+	echo "{\"datacrumbs_probes\": 1, \"probes\": [{$u, \"as\": \"fread\", \"regs\": [0, 2]}]}" >good.json &&
+	dc-gen --check good.json
 '
 
 test_expect_success LIBC,PYTHON3 'a built-in layer adjusted: exclude, args, optional' '

@@ -41,14 +41,19 @@ test_expect_success BPF,PYTHON3 'one workload traced both ways gives the same ev
 # functions by their other names (open64, fcntl64, fseeko64, preadv64v2)
 # and through their checking versions (__read_chk, __open_2): the fast
 # path records each as the uprobe on the function does, and as the
-# uprobe path, once.  Before, it recorded none of them.
+# uprobe path, once.  Before, it recorded none of them.  The checking
+# versions with code of their own (__fprintf_chk, __fread_chk,
+# __fgets_chk) are probed and wrapped as fprintf, fread and fgets: each
+# once, with the bytes the program wrote and read (fastclient.c), on
+# both paths.  Before, neither recorded them.
 test_expect_success BPF,PYTHON3 'a large-file, fortified build: every call by any of its names, as by uprobes' '
 	FC64="$DC_BUILD_DIR/t/helpers/fastclient64" &&
 	# It calls those names (where nm is there to say: not in the VM).
 	if command -v nm >/dev/null
 	then
 		nm -D "$FC64" >syms &&
-		for s in open64 pwritev64v2 __read_chk __pread64_chk preadv64v2 lseek64 fcntl64 __openat64_2 fopen64 fseeko64 ftello64
+		for s in open64 pwritev64v2 __read_chk __pread64_chk preadv64v2 lseek64 fcntl64 __openat64_2 fopen64 fseeko64 ftello64 \
+			__fprintf_chk __fread_chk __fgets_chk
 		do
 			grep -q " U $s\(@\|\$\)" syms || { echo "fastclient64 does not call $s"; return 1; }
 		done
@@ -66,13 +71,64 @@ test_expect_success BPF,PYTHON3 'a large-file, fortified build: every call by an
 	test "$n" -ge 30 &&
 	for n in "POSIX open 2" "POSIX openat 1" "POSIX read 1" "POSIX pread 1" \
 		"POSIX preadv2 1" "POSIX pwritev2 1" "POSIX lseek 1" "POSIX fcntl 1" \
-		"STDIO fopen 1" "STDIO fseeko 1" "STDIO ftello 1"
+		"STDIO fopen 1" "STDIO fseeko 3" "STDIO ftello 1"
 	do
 		set -- $n &&
 		got=$(pfw-query count fast64.pfw.gz --cat $1 --name $2 --file "$PWD/d64/f") &&
 		test "$got" = $3 || { echo "$1 $2 on d64/f: $got, not $3"; return 1; }
 	done &&
-	test "$(pfw-query count fast64.pfw.gz --cat POSIX --name read --file "$PWD/d64/f" --size 3000)" = 1
+	test "$(pfw-query count fast64.pfw.gz --cat POSIX --name read --file "$PWD/d64/f" --size 3000)" = 1 &&
+	# What fprintf wrote at offset 10, the line fgets read back from there.
+	printf "<3000>\n" >line &&
+	dd if=d64/f bs=1 skip=10 count=7 2>/dev/null | cmp - line &&
+	len=$(wc -c <line) &&
+	for t in fast64 uprobe64
+	do
+		for q in "fprintf --arg bytes=$len --arg ret=$len" \
+			"fread --arg isize=1 --arg count=3000 --arg bytes=3000 --arg ret=3000" \
+			"fgets --arg size=40 --arg bytes=$len"
+		do
+			test "$(pfw-query count $t.pfw.gz --cat STDIO --file "$PWD/d64/f" --name $q)" = 1 &&
+			test "$(pfw-query count $t.pfw.gz --cat STDIO --name ${q%% *})" = 1 ||
+			{ echo "$t: not one $q"; return 1; }
+		done || return 1
+	done
+'
+
+# Every probe of the spec that names them is the client library's, the
+# checking versions too (their uprobes are not attached: the calls above
+# are the wrappers'), unless a probe of one reads other registers, or
+# records another name, than the wrapper: then it stays a uprobe, and
+# the collector says so.
+test_expect_success BPF,PYTHON3 'the checking versions are recorded by the client, as their probes say' '
+	printf "layers:\n  - name: stdio\n    functions: [fprintf, fread, fgets]\n" >chk.yaml &&
+	sign_spec chk.yaml &&
+	test "$(dc-gen --check probes.json)" = "probes.json: 6 probes" &&
+	mkdir dchk &&
+	collect chk.yaml t.txt probes.sig -- "$DC_BUILD_DIR/t/helpers/fastclient64" names "$PWD/dchk" 3000 &&
+	test "$(cat collect.rc)" = 0 &&
+	grep -q "fast path: 6 functions recorded by the client library" collect.err &&
+	for f in fprintf fread fgets; do
+		test "$(count_calls t.txt STDIO $f)" = 1 || return 1
+	done &&
+	for change in "regs [0, 1, 3, 4] fread" "as \"fread2\" fread2"
+	do
+		python3 - $change <<-\PY &&
+		import json, sys
+		spec = json.load(open("probes.json"))
+		p = [p for p in spec["probes"] if p["function"] == "__fread_chk"][0]
+		p[sys.argv[1]] = json.loads(" ".join(sys.argv[2:-1]))
+		json.dump(spec, open("changed.json", "w"))
+		PY
+		dc-sign -k "$SHARED/key" -o changed.sig changed.json &&
+		{ dc-collect -k "$SHARED/key" changed.sig -- "$DC_BUILD_DIR/t/helpers/fastclient64" names "$PWD/dchk" 3000 \
+			2>collect.err; echo $? >collect.rc; } | dc-aggregate --text >t.txt &&
+		test "$(cat collect.rc)" = 0 &&
+		grep -q "fast path: 5 functions recorded by the client library" collect.err &&
+		grep -q "fast path: the probe of __fread_chk records it otherwise than the client library: it stays a uprobe" collect.err &&
+		test "$(count_calls t.txt STDIO ${change##* })" = 1 ||
+		{ cat collect.err; return 1; }
+	done
 '
 
 # A 16 MiB ring holds the 20000 records undrained: the counts are exact

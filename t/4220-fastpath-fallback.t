@@ -127,6 +127,27 @@ test_expect_success BPF 'no double counting: a child of a process with uprobes t
 	grep "fast path: process $(cat writers) joined" collect.err
 '
 
+# The checking versions a fortified program calls for fprintf, fread and
+# fgets (fastclient64 names) are wrapped functions too: a process that
+# will not load the client gets them through uprobes of its own, each
+# call once, as the function it stands for.
+test_expect_success BPF 'without the client, a fortified program: its fprintf, fread and fgets through uprobes, once' '
+	printf "layers:\n  - name: stdio\n    functions: [fprintf, fread, fgets]\n" >chk.yaml &&
+	sign_spec chk.yaml &&
+	mkdir d &&
+	gated sh probes.sig -- env -u LD_PRELOAD sh -c "
+		until test -e \"$PWD/gate/go\"; do sleep 0.05; done
+		exec \"$DC_BUILD_DIR/t/helpers/fastclient64\" names \"$PWD/d\" 3000" &&
+	grep -q "fast path: 6 functions recorded by the client library" collect.err &&
+	call_pids t.txt STDIO fread >callers &&
+	test_line_count callers 1 &&
+	for f in fprintf fread fgets; do
+		call_pids t.txt STDIO $f | test_cmp callers - &&
+		test "$(count_calls t.txt STDIO $f)" = 1 || return 1
+	done &&
+	grep "process $(cat callers) (sh) will not load the client library" collect.err
+'
+
 test_expect_success BPF,STATIC 'a static executable: its own copies of the functions through uprobes, once' '
 	gated gate-static "$SIG" -- sh -c "\"$SHARED/gate-static\" \"$PWD/gate/go\" 300; \"$W\" writes 20" &&
 	child=$(cat gated.pid) &&

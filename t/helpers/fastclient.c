@@ -16,7 +16,14 @@
  *                             they reach libc by its other names
  *                             (open64, fcntl64, fseeko64, preadv64v2)
  *                             and its checking versions (__read_chk,
- *                             __open_2)
+ *                             __open_2, and __fprintf_chk, __fread_chk
+ *                             and __fgets_chk, which do not go into
+ *                             fprintf, fread, fgets): after the
+ *                             fopen, fprintf(f, "<%zu>\n", N) at
+ *                             offset 10, fread of all N bytes into a
+ *                             4096-byte buffer, fgets of at most 40
+ *                             bytes from offset 10 into a 64-byte one
+ *                             (that line: 7 bytes for N of 4 digits)
  *   fastclient kill N         N x write(/dev/null, 1 byte), then SIGKILL
  *   fastclient threads T N    T threads, each N x write(/dev/null)
  *   fastclient crowd T N      T threads alive at once, each N x
@@ -221,7 +228,7 @@ static int mix(const char *dir)
 
 static int names(const char *dir, size_t n)
 {
-	char path[4096], mark[4096], buf[4096];
+	char path[4096], mark[4096], buf[4096], line[64];
 	struct iovec iov = { buf, n };
 	struct stat st;
 	/* Flags the compiler cannot know (so open goes through __open_2). */
@@ -247,9 +254,15 @@ static int names(const char *dir, size_t n)
 	if (fd < 0 || fstat(fd, &st) != 0 || (size_t)st.st_size != n)
 		fail("openat");
 	close(fd);
-	f = fopen(path, "r");
+	f = fopen(path, "r+");
 	if (f == NULL || fseeko(f, 10, SEEK_SET) != 0 || ftello(f) != 10)
 		fail("fseeko");
+	/* The buffers' sizes are known, the counts are not: fread and
+	 * fgets go through __fread_chk and __fgets_chk. */
+	if (fprintf(f, "<%zu>\n", n) < 0 || fseeko(f, 0, SEEK_SET) != 0 ||
+	    fread(buf, 1, n, f) != n || fseeko(f, 10, SEEK_SET) != 0 ||
+	    fgets(line, (int)(n < 40 ? n : 40), f) == NULL)
+		fail("fprintf");
 	fclose(f);
 	snprintf(mark, sizeof(mark), "%s/end", dir);
 	stat(mark, &st);

@@ -1,0 +1,42 @@
+/*
+ * checking.h - glibc's checking versions (_FORTIFY_SOURCE) of traced
+ * functions that have code of their own.
+ *
+ * A program built with _FORTIFY_SOURCE=2 (as Debian builds its packages)
+ * calls __fprintf_chk for every fprintf, and __fread_chk and
+ * __fgets_chk for fread and fgets into a buffer whose size the compiler
+ * knows.  These check their arguments and then do the work themselves:
+ * they never reach the code of the function they stand for, so neither
+ * the uprobe on it nor the client library's wrapper of it sees the call.
+ * (Those that check and jump to the function's code, __read_chk or
+ * __open_2, are seen there: lib/fastabi.h's DC_FAST_FORTIFIED.)
+ *
+ * dc-gen probes each one along with its function, its calls recorded
+ * under the function's name with the function's argument plan, each
+ * argument slot read from the register that holds it in the checking
+ * version (dc-probes(5): "as" and "regs"); the client library wraps it
+ * the same way (dc-wrap/wrappers.c), and dc-collect lets the client
+ * record it only when the probe says what this list says
+ * (dc-collect/fastpath.c).  This list is the one place that says it:
+ *
+ *   X(checking version, the function it stands for, (the argument
+ *     register of each of the function's arguments, 0 the first))
+ *
+ * __fprintf_chk (FILE *, int flag, const char *format, ...): fprintf's
+ * stream and format are its first and third.  __fread_chk (void *,
+ * size_t buffer size, size_t size, size_t n, FILE *): fread's four are
+ * all but the second.  __fgets_chk (char *, size_t buffer size, int n,
+ * FILE *): likewise.  __printf_chk and __vfprintf_chk are not here:
+ * printf and vfprintf are not traced.
+ *
+ * Plain C, for user space and for the client library alike.
+ */
+#ifndef DC_CHECKING_H
+#define DC_CHECKING_H
+
+#define DC_CHECKING_FUNCS(X) \
+	X(__fprintf_chk, fprintf, (0, 2)) \
+	X(__fread_chk, fread, (0, 2, 3, 4)) \
+	X(__fgets_chk, fgets, (0, 2, 3))
+
+#endif /* DC_CHECKING_H */
