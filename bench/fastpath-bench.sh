@@ -27,9 +27,9 @@
 #
 # FAST_N, FAST_NU (uprobe path loops, about 100 times slower),
 # FAST_REPS and FAST_PAIRS (the in-process table's runs) set the sizes;
-# FAST_RAW=FILE keeps every run's figure; FAST_ONLY="w4" (any of w1-w4,
-# and pair for the in-process table) runs those tables' rows and nothing
-# else.
+# FAST_RAW=FILE keeps every run's figure; FAST_ONLY="w4 pair" (any of
+# w1-w4, pair for the in-process table, design2, unrelated) runs those
+# tables' rows and nothing else.
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -170,8 +170,6 @@ if [ -n "$h5" ] && want w4; then
 	one w4 1000 200 "$work/f4.h5"
 	lay=
 fi
-want pair || exit 0
-
 # The wrapper's cost alone, in one process.  A run's figure moves with
 # the machine's state (other users, the host) by more than the
 # difference measured, so the floor and the fast path run in pairs, the
@@ -180,9 +178,6 @@ want pair || exit 0
 # highest of the per-pair ratios.  FAST_PAIRS sets the number of pairs
 # (default 2 x FAST_REPS: a run takes a second or two).
 PAIRS=${FAST_PAIRS:-$((2 * REPS))}
-echo
-echo "| in one process: added CPU ns per call of the loop (median over 1,000-call block pairs, median of $PAIRS runs) | floor | fast path | fast / floor | per-pair ratio: median (lowest - highest) |"
-echo "|---|---|---|---|---|"
 pair() { # pair NAME N [FILE]
 	_t=$work/$1.pair
 	: >"$_t"
@@ -207,9 +202,13 @@ pair() { # pair NAME N [FILE]
 			(fl > 0 ? f / fl : 0), r[1], r[2], r[3] }'
 	[ -z "${FAST_RAW:-}" ] || cat "$_t" >>"$FAST_RAW"
 }
-pair w1pair "$N"
-pair w2pair $((N / 10)) "$work/f2"
-[ -z "$ONLY" ] || exit 0
+if want pair; then
+	echo
+	echo "| in one process: added CPU ns per call of the loop (median over 1,000-call block pairs, median of $PAIRS runs) | floor | fast path | fast / floor | per-pair ratio: median (lowest - highest) |"
+	echo "|---|---|---|---|---|"
+	pair w1pair "$N"
+	pair w2pair $((N / 10)) "$work/f2"
+fi
 
 # Design 2: a 5-byte NOP probe site (the wrapper would carry one and the
 # collector attach its uprobe programs to it).  From 6.18 (x86-64) the
@@ -227,64 +226,77 @@ EOC
 	dc-gen "$1.yaml" >"$1.json" 2>/dev/null
 	dc-sign -k key -o "$1.sig" "$1.json"
 }
-site_spec nop dc_nop_site
-site_spec trap dc_trap_site
-_t=$work/sites.txt
-: >"$_t"
-bt=$(command -v bpftrace || :)
-for _r in $(seq "$REPS"); do
-	for _k in nop trap; do
-		echo "b$_k $(plain "$_k" "$NU" | cpu) $_r" >>"$_t"
-		echo "d$_k $(traced "$_k" "$_k" "$NU" | cpu) $_r" >>"$_t"
-		settle
-		if [ -n "$bt" ]; then
-			for _p in uprobe uretprobe; do
-				_c=$("$bt" -e "$_p:$work/iowork:dc_${_k}_site { @n = count(); }" \
-					-c "$work/iowork $_k $NU" 2>&1 | cpu)
-				echo "$_p$_k $_c $_r" >>"$_t"
-			done
-		fi
+if want design2; then
+	site_spec nop dc_nop_site
+	site_spec trap dc_trap_site
+	_t=$work/sites.txt
+	: >"$_t"
+	bt=$(command -v bpftrace || :)
+	for _r in $(seq "$REPS"); do
+		for _k in nop trap; do
+			echo "b$_k $(plain "$_k" "$NU" | cpu) $_r" >>"$_t"
+			echo "d$_k $(traced "$_k" "$_k" "$NU" | cpu) $_r" >>"$_t"
+			settle
+			if [ -n "$bt" ]; then
+				for _p in uprobe uretprobe; do
+					_c=$("$bt" -e "$_p:$work/iowork:dc_${_k}_site { @n = count(); }" \
+						-c "$work/iowork $_k $NU" 2>&1 | cpu)
+					echo "$_p$_k $_c $_r" >>"$_t"
+				done
+			fi
+		done
 	done
-done
-echo
-echo "| design 2, x $NU calls: added CPU ns per hit | 5-byte NOP site (optimized: call + uprobe syscall) | ordinary first instruction (int3 trap) |"
-echo "|---|---|---|"
-row2() { # row2 LABEL KEY
-	awk -v l="$1" -v n="$(diffmed "$_t" "${2}nop" bnop)" -v t="$(diffmed "$_t" "${2}trap" btrap)" \
-		'BEGIN { if (n != "nan") printf "| %s | %+.0f | %+.0f |\n", l, n, t }'
-}
-row2 "dc-collect: entry + return programs, a full record" d
-row2 "bpftrace: entry probe only, a count" uprobe
-row2 "bpftrace: return probe only, a count" uretprobe
+	echo
+	echo "| design 2, x $NU calls: added CPU ns per hit | 5-byte NOP site (optimized: call + uprobe syscall) | ordinary first instruction (int3 trap) |"
+	echo "|---|---|---|"
+	row2() { # row2 LABEL KEY
+		awk -v l="$1" -v n="$(diffmed "$_t" "${2}nop" bnop)" -v t="$(diffmed "$_t" "${2}trap" btrap)" \
+			'BEGIN { if (n != "nan") printf "| %s | %+.0f | %+.0f |\n", l, n, t }'
+	}
+	row2 "dc-collect: entry + return programs, a full record" d
+	row2 "bpftrace: entry probe only, a count" uprobe
+	row2 "bpftrace: return probe only, a count" uretprobe
+fi
 
 # An unrelated process while a collector traces a command with the posix
-# layer: the fast path sets no uprobe on the functions it records.
-unrelated() { # unrelated [--no-preload]
+# layer: the fast path sets no uprobe on the functions it records.  Its
+# loop runs N calls against its base of N (20,000 calls, 4 ms, moved
+# with the first milliseconds after the collector's start by as much as
+# +28 ns a call, in the runs of sessions 10 and 11, which 1,000,000 calls
+# do not show); the uprobe path's, 100 times slower, NU against a base
+# of NU.
+unrelated() { # unrelated CALLS [--no-preload]
+	_n=$1; shift
 	rm -f s.dcs ready stop
 	dc-collect -k key --output s.dcs --ready-file ready "$@" user.sig -- \
 		sh -c 'while [ ! -e stop ]; do sleep 0.1; done' 2>/dev/null &
 	_c=$!
 	while [ ! -e ready ]; do sleep 0.1; done
-	_r=$(sysplain w1 "$NU" | cpu)
+	_r=$(sysplain w1 "$_n" | cpu)
 	touch stop
 	wait "$_c" 2>/dev/null || :
 	settle
 	echo "$_r"
 }
-_t=$work/unrelated.txt
-: >"$_t"
-for _r in $(seq "$REPS"); do
-	echo "b $(sysplain w1 "$NU" | cpu) $_r" >>"$_t"
-	echo "f $(unrelated) $_r" >>"$_t"
-	echo "u $(unrelated --no-preload) $_r" >>"$_t"
-done
-echo
-echo "| unrelated process, W1 x $NU (system libc), while a -- COMMAND collector with posix+stdio runs | CPU ns/call | added |"
-echo "|---|---|---|"
-awk -v b="$(median "$_t" b)" -v f="$(median "$_t" f)" -v u="$(median "$_t" u)" \
-    -v df="$(diffmed "$_t" f b)" -v du="$(diffmed "$_t" u b)" 'BEGIN {
-	printf "| no collector | %.0f | - |\n", b
-	printf "| collector, fast path (default) | %.0f | %+.0f |\n", f, df
-	printf "| collector, --no-preload (uprobes) | %.0f | %+.0f |\n", u, du }'
+if want unrelated; then
+	_t=$work/unrelated.txt
+	: >"$_t"
+	for _r in $(seq "$REPS"); do
+		echo "b $(sysplain w1 "$N" | cpu) $_r" >>"$_t"
+		echo "f $(unrelated "$N") $_r" >>"$_t"
+		echo "bu $(sysplain w1 "$NU" | cpu) $_r" >>"$_t"
+		echo "u $(unrelated "$NU" --no-preload) $_r" >>"$_t"
+	done
+	echo
+	echo "| unrelated process, W1 (system libc), while a -- COMMAND collector with posix+stdio runs | calls | CPU ns/call | added |"
+	echo "|---|---|---|---|"
+	awk -v n="$N" -v nu="$NU" -v b="$(median "$_t" b)" -v f="$(median "$_t" f)" \
+	    -v bu="$(median "$_t" bu)" -v u="$(median "$_t" u)" \
+	    -v df="$(diffmed "$_t" f b)" -v du="$(diffmed "$_t" u bu)" 'BEGIN {
+		printf "| no collector | %d | %.0f | - |\n", n, b
+		printf "| collector, fast path (default) | %d | %.0f | %+.0f |\n", n, f, df
+		printf "| no collector | %d | %.0f | - |\n", nu, bu
+		printf "| collector, --no-preload (uprobes) | %d | %.0f | %+.0f |\n", nu, u, du }'
+fi
 echo
 echo "load after: $(uptime)"
