@@ -326,6 +326,8 @@ size_t __fread_chk(void *buf, size_t buflen, size_t size, size_t n, FILE *f);
 char *__fgets_chk(char *s, size_t size, int n, FILE *f);
 int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
 int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
+int __isoc99_fscanf(FILE *f, const char *fmt, ...);
+int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap);
 
 #define CHK_REGS(name, as, regs) static const unsigned char regs_##name[] = { STRIP regs };
 DC_CHECKING_FUNCS(CHK_REGS)
@@ -418,7 +420,7 @@ WRAP_FCNTL(fcntl64)
 
 /* WRAP_VPRINTF(name, (parameters, ...), the last named one, the
  * function taking a va_list it calls, (its arguments), argument count,
- * (slots)): a printf-like function, the format in slot 1. */
+ * (slots)): a printf- or scanf-like function, the format in slot 1. */
 #define WRAP_VPRINTF(name, params, last, vfn, vargs, n, slots)              \
 	static __typeof__(vfn) *real_##vfn;                                 \
 	DC_EXPORT int name params                                           \
@@ -450,9 +452,15 @@ WRAP_VPRINTF(__fprintf_chk, (FILE *f, int flag, const char *fmt, ...), fmt,
 	     __vfprintf_chk, (f, flag, fmt, ap), CHK_N(__fprintf_chk),
 	     (CHK_SLOTS(__fprintf_chk, (P(f), I(flag), P(fmt)))))
 
-/* fscanf by its own symbol name: <stdio.h> renames the C name to
- * __isoc99_fscanf, and vfscanf likewise, so the next definitions are
- * looked up by name. */
+/* The fscanf programs call (lib/checking.h). */
+WRAP_VPRINTF(__isoc99_fscanf, (FILE *f, const char *fmt, ...), fmt,
+	     __isoc99_vfscanf, (f, fmt, ap), CHK_N(__isoc99_fscanf),
+	     (CHK_SLOTS(__isoc99_fscanf, (P(f), P(fmt)))))
+
+/* fscanf by its own symbol name, the old GNU one that programs built
+ * before C99 call: <stdio.h> renames the C name to __isoc99_fscanf,
+ * and vfscanf likewise, so the next definitions are looked up by
+ * name. */
 int dc_fscanf(FILE *f, const char *fmt, ...) __asm__("fscanf");
 static int (*real_legacy_vfscanf)(FILE *, const char *, va_list);
 

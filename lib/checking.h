@@ -1,6 +1,7 @@
 /*
- * checking.h - glibc's checking versions (_FORTIFY_SOURCE) of traced
- * functions that have code of their own.
+ * checking.h - glibc's other entry points of traced functions that have
+ * code of their own: _FORTIFY_SOURCE's checking versions, and the C99
+ * scanf.
  *
  * A program built with _FORTIFY_SOURCE=2 (as Debian builds its packages)
  * calls __fprintf_chk for every fprintf, and __fread_chk and
@@ -29,6 +30,13 @@
  * FILE *): likewise.  __printf_chk and __vfprintf_chk are not here:
  * printf and vfprintf are not traced.
  *
+ * __isoc99_fscanf (FILE *, const char *format, ...): <stdio.h> names
+ * fscanf so in every program built for C99 or later (gcc's default),
+ * whose %[ and %s do not take the a flag of the old GNU fscanf; it has
+ * code of its own too, and takes fscanf's arguments in order.
+ * (__isoc23_fscanf, glibc 2.38's for C23, is not here: this glibc has
+ * none to test it with.)
+ *
  * Plain C, for user space and for the client library alike.
  */
 #ifndef DC_CHECKING_H
@@ -37,6 +45,7 @@
 #define DC_CHECKING_FUNCS(X) \
 	X(__fprintf_chk, fprintf, (0, 2)) \
 	X(__fread_chk, fread, (0, 2, 3, 4)) \
-	X(__fgets_chk, fgets, (0, 2, 3))
+	X(__fgets_chk, fgets, (0, 2, 3)) \
+	X(__isoc99_fscanf, fscanf, (0, 1))
 
 #endif /* DC_CHECKING_H */

@@ -43,9 +43,10 @@ test_expect_success BPF,PYTHON3 'one workload traced both ways gives the same ev
 # path records each as the uprobe on the function does, and as the
 # uprobe path, once.  Before, it recorded none of them.  The checking
 # versions with code of their own (__fprintf_chk, __fread_chk,
-# __fgets_chk) are probed and wrapped as fprintf, fread and fgets: each
-# once, with the bytes the program wrote and read (fastclient.c), on
-# both paths.  Before, neither recorded them.
+# __fgets_chk) are probed and wrapped as fprintf, fread and fgets, and
+# so is the C99 fscanf every build calls (__isoc99_fscanf) as fscanf:
+# each once, with the bytes the program wrote and read (fastclient.c),
+# on both paths.  Before, neither recorded them.
 test_expect_success BPF,PYTHON3 'a large-file, fortified build: every call by any of its names, as by uprobes' '
 	FC64="$DC_BUILD_DIR/t/helpers/fastclient64" &&
 	# It calls those names (where nm is there to say: not in the VM).
@@ -53,7 +54,7 @@ test_expect_success BPF,PYTHON3 'a large-file, fortified build: every call by an
 	then
 		nm -D "$FC64" >syms &&
 		for s in open64 pwritev64v2 __read_chk __pread64_chk preadv64v2 lseek64 fcntl64 __openat64_2 fopen64 fseeko64 ftello64 \
-			__fprintf_chk __fread_chk __fgets_chk
+			__fprintf_chk __fread_chk __fgets_chk __isoc99_fscanf
 		do
 			grep -q " U $s\(@\|\$\)" syms || { echo "fastclient64 does not call $s"; return 1; }
 		done
@@ -71,7 +72,7 @@ test_expect_success BPF,PYTHON3 'a large-file, fortified build: every call by an
 	test "$n" -ge 30 &&
 	for n in "POSIX open 2" "POSIX openat 1" "POSIX read 1" "POSIX pread 1" \
 		"POSIX preadv2 1" "POSIX pwritev2 1" "POSIX lseek 1" "POSIX fcntl 1" \
-		"STDIO fopen 1" "STDIO fseeko 3" "STDIO ftello 1"
+		"STDIO fopen 1" "STDIO fseeko 4" "STDIO ftello 1"
 	do
 		set -- $n &&
 		got=$(pfw-query count fast64.pfw.gz --cat $1 --name $2 --file "$PWD/d64/f") &&
@@ -86,7 +87,8 @@ test_expect_success BPF,PYTHON3 'a large-file, fortified build: every call by an
 	do
 		for q in "fprintf --arg bytes=$len --arg ret=$len" \
 			"fread --arg isize=1 --arg count=3000 --arg bytes=3000 --arg ret=3000" \
-			"fgets --arg size=40 --arg bytes=$len"
+			"fgets --arg size=40 --arg bytes=$len" \
+			"fscanf --arg ret=1"
 		do
 			test "$(pfw-query count $t.pfw.gz --cat STDIO --file "$PWD/d64/f" --name $q)" = 1 &&
 			test "$(pfw-query count $t.pfw.gz --cat STDIO --name ${q%% *})" = 1 ||

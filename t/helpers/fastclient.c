@@ -6,7 +6,10 @@
  *                             (files that do not exist); opens of paths
  *                             at and over the longest a record holds,
  *                             and of paths that end at a page's end
- *   fastclient names DIR N    between the same markers, calls whose
+ *   fastclient names DIR N [GATE]
+ *                             (after GATE exists, if given, waited for
+ *                             with access(2), which is not wrapped)
+ *                             between the same markers, calls whose
  *                             sizes and flags are known only at run
  *                             time (N, at most 4096: not checked, so
  *                             that the compiler cannot prove the reads
@@ -23,7 +26,9 @@
  *                             offset 10, fread of all N bytes into a
  *                             4096-byte buffer, fgets of at most 40
  *                             bytes from offset 10 into a 64-byte one
- *                             (that line: 7 bytes for N of 4 digits)
+ *                             (that line: 7 bytes for N of 4 digits),
+ *                             and fscanf of N from it (which any build
+ *                             for C99 or later calls as __isoc99_fscanf)
  *   fastclient kill N         N x write(/dev/null, 1 byte), then SIGKILL
  *   fastclient threads T N    T threads, each N x write(/dev/null)
  *   fastclient crowd T N      T threads alive at once, each N x
@@ -230,6 +235,7 @@ static int names(const char *dir, size_t n)
 {
 	char path[4096], mark[4096], buf[4096], line[64];
 	struct iovec iov = { buf, n };
+	size_t got;
 	struct stat st;
 	/* Flags the compiler cannot know (so open goes through __open_2). */
 	int fd, flags = dir[0] == '\0' ? O_RDWR : O_RDONLY;
@@ -261,7 +267,9 @@ static int names(const char *dir, size_t n)
 	 * fgets go through __fread_chk and __fgets_chk. */
 	if (fprintf(f, "<%zu>\n", n) < 0 || fseeko(f, 0, SEEK_SET) != 0 ||
 	    fread(buf, 1, n, f) != n || fseeko(f, 10, SEEK_SET) != 0 ||
-	    fgets(line, (int)(n < 40 ? n : 40), f) == NULL)
+	    fgets(line, (int)(n < 40 ? n : 40), f) == NULL ||
+	    fseeko(f, 10, SEEK_SET) != 0 ||
+	    fscanf(f, "<%zu>", &got) != 1 || got != n)
 		fail("fprintf");
 	fclose(f);
 	snprintf(mark, sizeof(mark), "%s/end", dir);
@@ -504,8 +512,13 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "mix") == 0)
 		return mix(argv[2]);
-	if (argc == 4 && strcmp(argv[1], "names") == 0)
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "names") == 0) {
+		/* A gate first: a process that will not load the client
+		 * gets its uprobes after its exec, then opens it. */
+		while (argc == 5 && access(argv[4], F_OK) != 0)
+			usleep(10000);
 		return names(argv[2], (size_t)atol(argv[3]));
+	}
 	if (argc == 3 && strcmp(argv[1], "kill") == 0) {
 		writes(atol(argv[2]));
 		kill(getpid(), SIGKILL);
