@@ -316,6 +316,20 @@ static bool admit_client(void *ctx, pid_t pid)
 	return true;
 }
 
+/* A process of the command is about to exec a program that will not load
+ * the client: the uprobes go into it now (fallback.c); or that exec
+ * failed, and they go. */
+static bool exec_ahead(void *ctx, pid_t pid, bool before)
+{
+	struct collector *c = ctx;
+
+	if (!before) {
+		dc_fallback_ahead_failed(c->fallback, pid);
+		return false;
+	}
+	return dc_fallback_ahead(c->fallback, pid);
+}
+
 /* Processes that will not load the client get the wrapped functions
  * through uprobes of their own (fallback.c). */
 static void start_fallback(struct collector *c)
@@ -354,7 +368,8 @@ void follow_clients(struct collector *c, const struct dc_event *ev)
 		/* What the image before did not record it did not call:
 		 * the new one decides. */
 		dc_fast_expect(c->fast, pid, false, ev->ts);
-		if (!dc_fallback_exec(c->fallback, pid, ev->ts))
+		if (!dc_fallback_exec(c->fallback, pid, ev->ts,
+				      ev->str_len > 0 ? DC_EVENT_STR(ev) : NULL))
 			dc_fast_expect(c->fast, pid, true, ev->ts);
 		break;
 	case DC_EV_EXIT_PROC:
@@ -399,6 +414,7 @@ static void start_fast_path(struct collector *c)
 	o.fast_gen = &c->skel->bss->gens.fast;
 	o.room = fast_room;
 	o.sink = fast_sink;
+	o.exec_ahead = exec_ahead;
 	o.ctx = c;
 	c->fast = dc_fast_open(&o, c->spec, c->skip);
 	if (c->fast == NULL)

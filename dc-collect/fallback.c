@@ -17,10 +17,17 @@
  * when a process first runs it, whether or not that process had libc's
  * before its exec); one without them is named in a warning, not traced.
  *
- * The uprobes are placed when the collector reads the exec from the
- * kernel's ring: the calls the process makes before then are missed.
- * That window is measured, per process, from the exec to the uprobes in
- * place, and stated in the warning naming the process.
+ * A process on the fast path that execs with an environment that does
+ * not preload the client asks for the uprobes first (the client's exec
+ * wrappers, dc-wrap/exec.c): they are placed into it before its exec,
+ * which keeps them, so nothing its new program does is missed.  While
+ * it is still on the fast path, they leave its calls to its client.
+ * Otherwise (static and set-ID programs, execs inside libc such as
+ * posix_spawn's, a process that could not ask) they are placed when
+ * the collector reads the exec from the kernel's ring: the calls the
+ * process makes before then are missed.  That window is measured, per
+ * process, from the exec to the uprobes in place, and stated in the
+ * warning naming the process.
  *
  * A process that has the uprobes and loads the client after all (a child
  * that puts the preload back) joins the fast path: from then on the BPF
@@ -56,6 +63,7 @@ struct traced {
 	uint64_t placed;         /* monotonic ns they were in place */
 	pid_t root;              /* the process they were placed into */
 	unsigned set;            /* which (dc_pidprobes_new_set) */
+	bool ahead;              /* placed before an exec not yet read */
 };
 
 /* A static executable: uprobes on its own copies of the functions. */
@@ -87,6 +95,7 @@ struct dc_fallback {
 	struct exe *exes;
 	size_t nexes;
 	unsigned nprocs;         /* processes given the uprobes, in all */
+	unsigned nahead;         /* ... of them before their exec */
 	unsigned warned;
 	uint64_t longest;        /* the longest window, ns */
 };
@@ -163,6 +172,7 @@ static void add(struct dc_fallback *fb, pid_t pid, uint64_t placed,
 	t->placed = placed;
 	t->root = root;
 	t->set = set;
+	t->ahead = false;
 	if (old != 0)
 		gone(fb, old);
 }
@@ -267,6 +277,21 @@ static void comm_of(pid_t pid, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
+/* The name of process pid, which exec'd prog (NULL: not known): its
+ * comm, or when it is gone, what the kernel would have made it, prog's
+ * last component cut to 15 bytes. */
+static void name_of(pid_t pid, const char *prog, char *buf, size_t len)
+{
+	const char *base;
+
+	comm_of(pid, buf, len);
+	if (strcmp(buf, "?") != 0 || prog == NULL)
+		return;
+	base = strrchr(prog, '/');
+	base = base ? base + 1 : prog;
+	snprintf(buf, len, "%.15s", base);
+}
+
 /* The first few processes by name; the rest in the count at the end.
  * own: the functions found in a static executable. */
 static void tell(struct dc_fallback *fb, pid_t pid, const char *comm,
@@ -369,7 +394,69 @@ static bool still_fits(struct dc_fallback *fb, struct traced *t,
 	return false;
 }
 
-bool dc_fallback_exec(struct dc_fallback *fb, pid_t pid, uint64_t ts)
+bool dc_fallback_ahead(struct dc_fallback *fb, pid_t pid)
+{
+	struct traced *t = fb ? find(fb, pid) : NULL;
+	uint64_t start = mono_ns();
+
+	if (fb == NULL)
+		return false;
+	if (t != NULL)
+		return t->set == DC_PIDPROBES_SPEC;
+	define_spec_set(fb);
+	if (dc_pidprobes_follow(fb->pp, pid, DC_PIDPROBES_SPEC) == 0)
+		return false;
+	add(fb, pid, mono_ns(), pid, DC_PIDPROBES_SPEC);
+	find(fb, pid)->ahead = true;
+	debug("process %d: uprobes placed before its exec, in %.1f ms",
+	      (int)pid, (double)(mono_ns() - start) / 1e6);
+	return true;
+}
+
+void dc_fallback_ahead_failed(struct dc_fallback *fb, pid_t pid)
+{
+	struct traced *t = fb ? find(fb, pid) : NULL;
+
+	if (t == NULL || !t->ahead)
+		return;
+	forget(fb, t);
+	debug("process %d: its exec failed; the uprobes placed before it "
+	      "are taken out", (int)pid);
+}
+
+/* The exec that process t asked for its uprobes before
+ * (dc_fallback_ahead), of program prog: as dc_fallback_exec, or -1 when
+ * it is to be decided again.  Nothing was missed, unless its program
+ * needs others (a static one's own copies).  A program that loads the
+ * client after all needs none: they go. */
+static int exec_after_ahead(struct dc_fallback *fb, struct traced *t,
+			    enum dc_preload why, const char *prog)
+{
+	char comm[32];
+
+	t->ahead = false;
+	if (why == DC_PRELOAD_YES) {
+		forget(fb, t);
+		return 0;
+	}
+	if (!still_fits(fb, t, why))
+		return -1;
+	fb->nprocs++;
+	fb->nahead++;
+	name_of(t->pid, prog, comm, sizeof(comm));
+	/* Gone already, it ran what it asked for: the client's reason. */
+	if (why == DC_PRELOAD_GONE)
+		why = DC_PRELOAD_NOT_NAMED;
+	if (fb->warned++ < MAX_WARNINGS)
+		notice("process %d (%s) will not load the client library (%s): "
+		       "its calls of the wrapped functions go through uprobes, "
+		       "placed before its exec", (int)t->pid, comm,
+		       dc_preload_why(why));
+	return 1;
+}
+
+bool dc_fallback_exec(struct dc_fallback *fb, pid_t pid, uint64_t ts,
+		      const char *prog)
 {
 	const struct exe *own = NULL;
 	struct traced *t;
@@ -383,11 +470,17 @@ bool dc_fallback_exec(struct dc_fallback *fb, pid_t pid, uint64_t ts)
 	start = mono_ns();
 	t = find(fb, pid);
 	why = dc_proc_preload(pid, fb->client);
-	if (t != NULL && still_fits(fb, t, why))
+	if (t != NULL && t->ahead) {
+		int r = exec_after_ahead(fb, t, why, prog);
+
+		if (r >= 0)
+			return r;
+	} else if (t != NULL && still_fits(fb, t, why)) {
 		return true;
+	}
 	if (why == DC_PRELOAD_YES || why == DC_PRELOAD_GONE)
 		return false;
-	comm_of(pid, comm, sizeof(comm));
+	name_of(pid, prog, comm, sizeof(comm));
 	if (why == DC_PRELOAD_STATIC) {
 		own = own_copies(fb, pid);
 		set = own ? own->set : DC_PIDPROBES_SPEC;
@@ -445,10 +538,14 @@ void dc_fallback_free(struct dc_fallback *fb)
 {
 	if (fb == NULL)
 		return;
-	if (fb->nprocs > 0)
+	if (fb->nprocs > fb->nahead)
 		notice("%u processes without the client library traced through "
-		       "uprobes; the longest time from exec to uprobes: %.1f ms",
-		       fb->nprocs, (double)fb->longest / 1e6);
+		       "uprobes (%u placed before their exec); the longest time "
+		       "from exec to uprobes of the others: %.1f ms", fb->nprocs,
+		       fb->nahead, (double)fb->longest / 1e6);
+	else if (fb->nprocs > 0)
+		notice("%u processes without the client library traced through "
+		       "uprobes, all placed before their exec", fb->nprocs);
 	if (fb->warned > MAX_WARNINGS)
 		notice("%u processes without the client library in all (the "
 		       "first %d named above)", fb->warned, MAX_WARNINGS);

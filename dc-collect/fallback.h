@@ -26,11 +26,20 @@ struct dc_fallback *dc_fallback_new(const struct dc_spec *spec,
 				    const char **why);
 void dc_fallback_free(struct dc_fallback *fb);
 
-/* Process pid exec'd at ts (monotonic ns).  True when it will not record
- * its own calls and is dealt with here: it got the uprobes (or has had
- * them since before this exec), or it cannot be traced at all and a
- * warning said so.  False when it should connect to the fast path. */
-bool dc_fallback_exec(struct dc_fallback *fb, pid_t pid, uint64_t ts);
+/* Process pid exec'd program prog (NULL: not known) at ts (monotonic
+ * ns).  True when it will not record its own calls and is dealt with
+ * here: it got the uprobes (or has had them since before this exec), or
+ * it cannot be traced at all and a warning said so.  False when it
+ * should connect to the fast path. */
+bool dc_fallback_exec(struct dc_fallback *fb, pid_t pid, uint64_t ts,
+		      const char *prog);
+/* Process pid, on the fast path, is about to exec a program that will not
+ * load the client: true when it has the uprobes (placed now, or before),
+ * which the kernel keeps across its exec. */
+bool dc_fallback_ahead(struct dc_fallback *fb, pid_t pid);
+/* ... and that exec failed: the uprobes placed for it go (the process
+ * stays on the fast path, where they would only slow it down). */
+void dc_fallback_ahead_failed(struct dc_fallback *fb, pid_t pid);
 /* parent forked child at ts: true when the child has the uprobes. */
 bool dc_fallback_fork(struct dc_fallback *fb, pid_t parent, pid_t child,
 		      uint64_t ts);

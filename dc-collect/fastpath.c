@@ -603,6 +603,23 @@ static int send_config(struct dc_fast *f, struct conn *cn)
 	       (ssize_t)sizeof(f->cfg) ? 0 : -1;
 }
 
+/* The process is about to exec a program that will not load the client
+ * (before): the answer says whether the uprobes standing in for the
+ * client are in place (o.exec_ahead), and the process waits for it
+ * before its exec.  Or that exec failed: they go, unanswered. */
+static void conn_exec(struct dc_fast *f, struct conn *cn, bool before)
+{
+	struct dc_fast_ready answer = { .magic = DC_FAST_MAGIC };
+
+	answer.ok = f->o.exec_ahead != NULL &&
+		    f->o.exec_ahead(f->o.ctx, cn->pid, before);
+	if (before && send(cn->fd, &answer, sizeof(answer), MSG_NOSIGNAL) !=
+	    (ssize_t)sizeof(answer))
+		debug("fast path: process %d did not wait for its uprobes",
+		      (int)cn->pid);
+	conn_close(f, cn);
+}
+
 static void conn_hello(struct dc_fast *f, struct conn *cn)
 {
 	struct dc_fast_hello h;
@@ -611,9 +628,14 @@ static void conn_hello(struct dc_fast *f, struct conn *cn)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n != (ssize_t)sizeof(h) || h.magic != DC_FAST_MAGIC ||
-	    h.version != DC_FAST_VERSION || h.nfuncs < DC_FAST_NFUNCS) {
+	    h.version != DC_FAST_VERSION || h.nfuncs < DC_FAST_NFUNCS ||
+	    h.request > DC_FAST_REQ_EXEC_FAILED) {
 		debug("fast path: process %d sent a bad hello", (int)cn->pid);
 		conn_close(f, cn);
+		return;
+	}
+	if (h.request != DC_FAST_REQ_JOIN) {
+		conn_exec(f, cn, h.request == DC_FAST_REQ_EXEC);
 		return;
 	}
 	cn->tls_off = h.tls_off;

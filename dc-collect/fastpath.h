@@ -29,6 +29,11 @@ typedef void (*dc_fast_sink)(void *ctx, struct dc_event *ev);
 /* Is this process one the collector traces (or, in clients mode, may it
  * join)?  Called for every connecting process; true admits it. */
 typedef bool (*dc_fast_admit)(void *ctx, pid_t pid);
+/* An admitted process is about to exec a program that will not load the
+ * client (before; lib/fastabi.h, DC_FAST_REQ_EXEC): true when the
+ * uprobes that stand in for the client are in place in it.  Or that
+ * exec failed (!before): they may go. */
+typedef bool (*dc_fast_exec_ahead)(void *ctx, pid_t pid, bool before);
 
 struct dc_fast_opts {
 	const char *socket_name;   /* '@' prefix: abstract */
@@ -43,6 +48,7 @@ struct dc_fast_opts {
 	dc_fast_room room;
 	dc_fast_sink sink;
 	dc_fast_admit admit;
+	dc_fast_exec_ahead exec_ahead; /* NULL: none placed ahead */
 	void *ctx;
 };
 

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "jobinfo.h"
+#include "preload.h"
 #include "proc.h"
 #include "stream.h"
 
@@ -308,30 +309,6 @@ static int dynamic_exec(pid_t pid)
 	return r < 0 ? 2 : r;
 }
 
-/* Whether one LD_PRELOAD list (colon or space separated, as ld.so(8)
- * reads it) names lib, by its path or one that resolves to it. */
-static bool preload_names(const char *list, const char *lib)
-{
-	char entry[PATH_MAX], real[PATH_MAX];
-
-	while (*list != '\0') {
-		size_t len = strcspn(list, ": ");
-
-		if (len > 0 && len < sizeof(entry)) {
-			memcpy(entry, list, len);
-			entry[len] = '\0';
-			if (strcmp(entry, lib) == 0 ||
-			    (entry[0] == '/' && realpath(entry, real) != NULL &&
-			     strcmp(real, lib) == 0))
-				return true;
-		}
-		list += len;
-		if (*list != '\0')
-			list++;
-	}
-	return false;
-}
-
 /* Whether the environment the process exec'd with preloads lib. */
 static int env_preloads(pid_t pid, const char *lib)
 {
@@ -346,7 +323,7 @@ static int env_preloads(pid_t pid, const char *lib)
 		return -1;
 	while (!found && getdelim(&var, &cap, '\0', f) > 0)
 		found = strncmp(var, "LD_PRELOAD=", 11) == 0 &&
-			preload_names(var + 11, lib);
+			dc_preload_names(var + 11, lib);
 	free(var);
 	fclose(f);
 	return found;

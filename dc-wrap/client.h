@@ -167,6 +167,15 @@ DC_HIDDEN void dc_call_end(struct dc_call *c, __u64 end, __s64 ret,
  * with one line if there is none: a wrapper cannot go on without it. */
 DC_HIDDEN void *dc_real(const char *name);
 
+/* Whether a collector records this process's calls (or, in a child of
+ * vfork(2), its parent's, whose memory the child shares). */
+DC_HIDDEN int dc_fast_joined(void);
+/* Before an exec whose program will not load this library: the
+ * collector's uprobes in its place, kept across the exec (fast.c). */
+DC_HIDDEN void dc_fast_before_exec(void);
+/* ... and that exec failed. */
+DC_HIDDEN void dc_fast_exec_failed(void);
+
 /* The next definition, resolved at first use: a wrapper may run before
  * this library's constructor (from another library's). */
 #define REAL(fn)                                                            \

@@ -80,6 +80,8 @@ static struct {
 	size_t states_bytes;
 	pthread_key_t state_key; /* a thread's entry, released at its exit */
 	int state_key_ok;
+	struct sockaddr_un addr; /* the collector's socket (socket_address) */
+	socklen_t addr_len;      /* 0: not read yet */
 } fast;
 
 enum { THR_NONE = 0, THR_SLOT = 1, THR_NOSLOT = 2 };
@@ -875,22 +877,30 @@ static void plan_record(struct fast_fn *fn, const struct dc_fast_func_cfg *cfg,
 
 /* ---- handshake ---- */
 
-static int socket_address(struct sockaddr_un *a, socklen_t *len)
+/* The collector's socket, named in the environment the process started
+ * with: read once, at the first handshake, as a program may clear its
+ * environment before it forks or execs (env -i). */
+static int socket_address(struct sockaddr_un **a, socklen_t *len)
 {
-	const char *name = getenv(DC_FAST_ENV);
+	const char *name;
 	size_t n;
 
-	if (name == NULL || *name == '\0')
-		name = DC_FAST_DEFAULT_SOCKET;
-	n = strlen(name);
-	if (n >= sizeof(a->sun_path))
-		return -1;
-	memset(a, 0, sizeof(*a));
-	a->sun_family = AF_UNIX;
-	memcpy(a->sun_path, name, n);
-	if (name[0] == '@')
-		a->sun_path[0] = '\0'; /* abstract */
-	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	if (fast.addr_len == 0) {
+		name = getenv(DC_FAST_ENV);
+		if (name == NULL || *name == '\0')
+			name = DC_FAST_DEFAULT_SOCKET;
+		n = strlen(name);
+		if (n >= sizeof(fast.addr.sun_path))
+			return -1;
+		memset(&fast.addr, 0, sizeof(fast.addr));
+		fast.addr.sun_family = AF_UNIX;
+		memcpy(fast.addr.sun_path, name, n);
+		if (name[0] == '@')
+			fast.addr.sun_path[0] = '\0'; /* abstract */
+		fast.addr_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	}
+	*a = &fast.addr;
+	*len = fast.addr_len;
 	return 0;
 }
 
@@ -934,14 +944,21 @@ static int valid_config(const struct dc_fast_config *cfg)
 	       cfg->full_wait_ms <= DC_FAST_FULL_WAIT_MAX_MS && cfg->nfuncs <= DC_FAST_NFUNCS;
 }
 
-/* Connected to the collector's socket, the hello sent: the socket, or
- * -1. */
-static int say_hello(void)
+/* The library's own descriptor closed, not through its close wrapper:
+ * after the handshake that would record it as the program's. */
+static void own_close(int fd)
 {
-	struct timeval tv = { DC_FAST_TIMEOUT_MS / 1000,
-			      (DC_FAST_TIMEOUT_MS % 1000) * 1000 };
+	syscall(SYS_close, fd);
+}
+
+/* Connected to the collector's socket, a hello asking for request sent:
+ * the socket, on which answers are waited for wait_ms at most (and so
+ * is the connection, if the collector's backlog is full), or -1. */
+static int say_hello(__u32 request, int wait_ms)
+{
+	struct timeval tv = { wait_ms / 1000, (wait_ms % 1000) * 1000 };
 	struct dc_fast_hello hello;
-	struct sockaddr_un addr;
+	struct sockaddr_un *addr;
 	socklen_t alen;
 	int sock;
 
@@ -950,18 +967,20 @@ static int say_hello(void)
 	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (sock < 0)
 		return -1;
-	if (connect(sock, (struct sockaddr *)&addr, alen) != 0)
-		goto fail;
 	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (connect(sock, (struct sockaddr *)addr, alen) != 0)
+		goto fail;
 	memset(&hello, 0, sizeof(hello));
 	hello.magic = DC_FAST_MAGIC;
 	hello.version = DC_FAST_VERSION;
 	hello.nfuncs = DC_FAST_NFUNCS;
+	hello.request = request;
 	hello.tls_off = (__s64)((char *)&thr.k - (char *)__builtin_thread_pointer());
 	if (send(sock, &hello, sizeof(hello), MSG_NOSIGNAL) == (ssize_t)sizeof(hello))
 		return sock;
 fail:
-	close(sock);
+	own_close(sock);
 	return -1;
 }
 
@@ -1006,7 +1025,7 @@ static void handshake(void)
 	__u32 i;
 
 	quiet(1);
-	sock = say_hello();
+	sock = say_hello(DC_FAST_REQ_JOIN, DC_FAST_TIMEOUT_MS);
 	if (sock < 0)
 		goto out;
 	memset(&cfg, 0, sizeof(cfg));
@@ -1058,6 +1077,49 @@ close_sock:
 	unmap_states();
 	close(sock);
 out:
+	quiet(0);
+	errno = saved;
+}
+
+DC_HIDDEN int dc_fast_joined(void)
+{
+	return fast.shm != NULL;
+}
+
+/* About to exec a program that will not load this library (exec.c): ask
+ * the collector for the uprobes that stand in for it, which the kernel
+ * keeps across the exec, and wait for them to be in place, or for
+ * DC_FAST_EXEC_WAIT_MS.  The socket is the library's own work, not the
+ * program's (quiet). */
+DC_HIDDEN void dc_fast_before_exec(void)
+{
+	struct dc_fast_ready answer;
+	int sock, saved = errno;
+
+	quiet(1);
+	sock = say_hello(DC_FAST_REQ_EXEC, DC_FAST_EXEC_WAIT_MS);
+	if (sock >= 0) {
+		/* Whatever the answer (or none in time), the exec goes on:
+		 * without the uprobes, the collector places them when it
+		 * reads the exec, as for a process that could not ask. */
+		(void)recv(sock, &answer, sizeof(answer), 0);
+		own_close(sock);
+	}
+	quiet(0);
+	errno = saved;
+}
+
+/* The exec dc_fast_before_exec asked for failed: the process goes on,
+ * recording its own calls, and the collector may take the uprobes out
+ * (it need not answer). */
+DC_HIDDEN void dc_fast_exec_failed(void)
+{
+	int sock, saved = errno;
+
+	quiet(1);
+	sock = say_hello(DC_FAST_REQ_EXEC_FAILED, DC_FAST_EXEC_WAIT_MS);
+	if (sock >= 0)
+		own_close(sock);
 	quiet(0);
 	errno = saved;
 }

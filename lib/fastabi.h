@@ -30,6 +30,17 @@
  *     size, maps it, gives the kernel the state map (or the TLS offset
  *     only) and answers "go".  The collector holds the mapping, so
  *     whatever the process wrote survives its death.
+ *  5. A process about to exec a program whose environment will not
+ *     preload the library (exec.c) connects again and sends a hello
+ *     with request DC_FAST_REQ_EXEC: the collector places the uprobes
+ *     that stand in for the client into it (dc-collect's fallback.c),
+ *     which the kernel keeps across the exec, and answers with a
+ *     struct dc_fast_ready (ok = 1: in place).  The new program's calls
+ *     are then traced from its first instruction, not from when the
+ *     collector reads its exec.  The process waits for the answer
+ *     DC_FAST_EXEC_WAIT_MS at most, then execs anyway.  If the exec
+ *     fails, it says so (DC_FAST_REQ_EXEC_FAILED), and the uprobes go:
+ *     its calls stay on the fast path.
  *
  * The mapping: a header, then `nslots` slot headers of 128 bytes, then the
  * slots' data areas.  A thread claims a free slot (owner 0 -> tid) and is
@@ -57,10 +68,15 @@
 #define DC_FAST_DEFAULT_SOCKET "@datacrumbs-clients"
 #define DC_FAST_MAGIC 0x64636661u        /* "dcfa" */
 #define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
-#define DC_FAST_VERSION 10u               /* 9: the checking versions of
+#define DC_FAST_VERSION 11u               /* 9: the checking versions of
                                              lib/checking.h in the table;
-                                             10: and __isoc99_fscanf */
+                                             10: and __isoc99_fscanf;
+                                             11: the hello's request */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
+#define DC_FAST_EXEC_WAIT_MS 2000         /* ... and this long before an
+                                             exec: placing the uprobes
+                                             takes ms, the first time
+                                             ~100 ms (defining them) */
 #define DC_FAST_FULL_WAIT_MS 1000         /* a full slot waits this long
                                              for the collector to read on:
                                              on a busy host the collector
@@ -154,12 +170,20 @@ enum dc_fast_func {
  * one.  Called once or a few times a process, they stay uprobes. */
 #define DC_FN_FIRST_LIB DC_FN_MPI_File_open
 
+/* What a hello asks for. */
+enum {
+	DC_FAST_REQ_JOIN = 0,    /* the handshake: a ring, then records */
+	DC_FAST_REQ_EXEC = 1,    /* uprobes, before an exec (step 5) */
+	DC_FAST_REQ_EXEC_FAILED = 2, /* ... that failed: they may go (no
+	                            answer) */
+};
+
 /* Client -> collector, first message. */
 struct dc_fast_hello {
 	__u32 magic;             /* DC_FAST_MAGIC */
 	__u32 version;           /* DC_FAST_VERSION */
 	__u32 nfuncs;            /* DC_FAST_NFUNCS of the client */
-	__u32 reserved;
+	__u32 request;           /* DC_FAST_REQ_* */
 	__s64 tls_off;           /* struct dc_client_tls at thread pointer
 	                            + tls_off, in every thread */
 };

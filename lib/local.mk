@@ -15,6 +15,7 @@ lib_libdc_la_SOURCES = \
 	lib/messages.c lib/messages.h \
 	lib/mpiabi.h \
 	lib/numbers.c lib/numbers.h \
+	lib/preload.h \
 	lib/sanreport.c \
 	lib/outfile.c lib/outfile.h \
 	lib/quote.c lib/quote.h \

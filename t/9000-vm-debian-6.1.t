@@ -15,10 +15,11 @@ VM_DIR="$TRASH_DIRECTORY/vm"
 # t/4200 (the fast path) for what 6.1 changes under it: plain uprobes
 # attached one by one where the client library is not preloaded.
 # t/3240: that 6.1's verifier takes the exit programs' global function.
-# t/4220: the fallback's tracefs uprobes on 6.1 (35 s alone there).
+# t/4220: the fallback's tracefs uprobes on 6.1 (35 s alone there);
+# t/4240: placed before an exec, which 6.1 must keep across it.
 # t/3100: the block programs read 6.1's struct request and bio (CO-RE),
 # exact bytes through splits and merges, on a loop device.
-VM_TESTS=${DC_VM_TESTS:-"3000-collect.t 9010-kfunc.t 9020-vfs.t 6000-pipeline.t 4200-fastpath.t 3100-block.t 3240-verifier.t 4220-fastpath-fallback.t"}
+VM_TESTS=${DC_VM_TESTS:-"3000-collect.t 9010-kfunc.t 9020-vfs.t 6000-pipeline.t 4200-fastpath.t 3100-block.t 3240-verifier.t 4220-fastpath-fallback.t 4240-fastpath-exec.t"}
 # The tests the VM leaves out (DC_SKIP_TESTS, t/test-lib.sh): under an
 # emulated CPU each collector takes 7 to 20 s to start.  Out: what is
 # about user space alone (options, -vv's output, output files, signals,
@@ -26,7 +27,8 @@ VM_TESTS=${DC_VM_TESTS:-"3000-collect.t 9010-kfunc.t 9020-vfs.t 6000-pipeline.t 
 # the programs, the fast path's own ring and processes), which the host
 # suite proves on any kernel, and a repeat (t/6000's unselected process:
 # t/3000's bystander shows it).  Everything about what 6.1 has or lacks
-# stays.  Also out: t/3000's threads that reopen files, a test of
+# stays (t/4240: execve, vfork and a failed exec stand for the exec
+# functions, which differ only in the client).  Also out: t/3000's threads that reopen files, a test of
 # dc-aggregate's naming (user space): there two scripts at a time
 # attach uprobes on libc's functions, and while one does, the other's
 # per-process uprobes can lose a call (dc-collect(8) BUGS; it lost one
@@ -54,7 +56,13 @@ VM_SKIP=${DC_VM_SKIP_TESTS-"3000:a failed library call carries the errno*
 4200:fork:*
 4200:exec:*
 4200:a hostile client*
-4200:a process that drops the preload*"}
+4200:a process that drops the preload*
+4240:execv with*
+4240:execvp*
+4240:execl*
+4240:fexecve*
+4240:execveat*
+4240:Python*"}
 
 vm_host_or_skip
 

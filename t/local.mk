@@ -131,6 +131,12 @@ t_helpers_fastclient64_LDADD = -lpthread
 t_helpers_fastclient64_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS)) -O2 \
 	-D_FILE_OFFSET_BITS=64 -U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2
 t_helpers_fastclient64_LDFLAGS =
+# Execs with the preload removed, by each exec function (t/4240).  Never
+# sanitized: the traced application, which preloads the client.
+check_PROGRAMS += t/helpers/cleanexec
+t_helpers_cleanexec_SOURCES = t/helpers/cleanexec.c
+t_helpers_cleanexec_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
+t_helpers_cleanexec_LDFLAGS =
 EXTRA_DIST += t/helpers/mpi-writes.c
 
 # A signed overflow on request: UBSan's findings reach the log (t/8095).

@@ -1,0 +1,224 @@
+/*
+ * exec.c - libdcclient.so's wrappers of the exec family: a program that
+ * a traced process execs with an environment that does not preload the
+ * library will not record its own calls, and the collector gives it
+ * uprobes instead (dc-collect's fallback.c).  Placed when the collector
+ * reads the exec, they would miss everything the program does in the
+ * milliseconds before: a short program (`env -i cat FILE`) all of it.
+ * So the process asks for them before it execs (fast.c,
+ * dc_fast_before_exec), and the kernel keeps them across the exec.
+ *
+ * Every exported member of the family is wrapped: glibc's execl, execvp
+ * and the rest reach execve inside libc, where no wrapper sees them.
+ * Not seen: an exec that libc makes itself (posix_spawn(3)'s child,
+ * system(3) and popen(3), which use it), which keeps the collector's
+ * window; a program that will not load the library for another reason
+ * (static, set-user-ID: the environment still names it), decided when
+ * the collector reads the exec.  A child of vfork(2) asks as any
+ * process: it shares its parent's memory, and changes none of it for
+ * good.
+ *
+ * Without a collector each wrapper costs one branch.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "preload.h"
+
+extern char **environ;
+
+/* This library's resolved path, as the collector compares it. */
+static struct {
+	char path[PATH_MAX];
+	int known;               /* 1: path holds it; -1: not found */
+} self;
+
+static const char *self_path(void)
+{
+	Dl_info info;
+
+	if (self.known == 0)
+		self.known = dladdr((void *)self_path, &info) != 0 &&
+			     info.dli_fname != NULL &&
+			     realpath(info.dli_fname, self.path) != NULL ? 1 : -1;
+	return self.known > 0 ? self.path : NULL;
+}
+
+/* Whether envp preloads this library: the collector's rule, which it
+ * applies to the environment after the exec (lib/preload.h).  Unknown
+ * counts as yes: the collector decides at the exec, as before. */
+static bool keeps_preload(char *const envp[])
+{
+	const char *lib = self_path();
+
+	if (lib == NULL)
+		return true;
+	for (; envp != NULL && *envp != NULL; envp++)
+		if (strncmp(*envp, "LD_PRELOAD=", 11) == 0 &&
+		    dc_preload_names(*envp + 11, lib))
+			return true;
+	return false;
+}
+
+/* Before an exec with envp: true when the uprobes were asked for. */
+static bool before_exec(char *const envp[])
+{
+	if (__builtin_expect(!dc_fast_joined(), 1) || keeps_preload(envp))
+		return false;
+	dc_fast_before_exec();
+	return true;
+}
+
+/* After an exec that returned (it failed, with r): the process goes on
+ * recording its own calls, and the uprobes asked for may go. */
+static int exec_failed(bool asked, int r)
+{
+	if (asked)
+		dc_fast_exec_failed();
+	return r;
+}
+
+static __typeof__(execve) *real_execve;
+static __typeof__(execv) *real_execv;
+static __typeof__(execvp) *real_execvp;
+static __typeof__(execvpe) *real_execvpe;
+static __typeof__(fexecve) *real_fexecve;
+
+DC_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	bool asked = before_exec(envp);
+
+	return exec_failed(asked, REAL(execve)(path, argv, envp));
+}
+
+DC_EXPORT int execv(const char *path, char *const argv[])
+{
+	bool asked = before_exec(environ);
+
+	return exec_failed(asked, REAL(execv)(path, argv));
+}
+
+DC_EXPORT int execvp(const char *file, char *const argv[])
+{
+	bool asked = before_exec(environ);
+
+	return exec_failed(asked, REAL(execvp)(file, argv));
+}
+
+DC_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	bool asked = before_exec(envp);
+
+	return exec_failed(asked, REAL(execvpe)(file, argv, envp));
+}
+
+DC_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	bool asked = before_exec(envp);
+
+	return exec_failed(asked, REAL(fexecve)(fd, argv, envp));
+}
+
+#if __GLIBC_PREREQ(2, 34)
+static __typeof__(execveat) *real_execveat;
+
+DC_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
+		       char *const envp[], int flags)
+{
+	bool asked = before_exec(envp);
+
+	return exec_failed(asked, REAL(execveat)(dirfd, path, argv, envp, flags));
+}
+#endif
+
+/* The variadic ones: their arguments counted, then gathered into an
+ * array on the stack, as libc does before it calls execve. */
+
+/* How many arguments, arg and those after it, come before the NULL. */
+static size_t count_args(const char *arg, va_list *ap)
+{
+	size_t n = 0;
+
+	for (const char *a = arg; a != NULL; a = va_arg(*ap, const char *))
+		n++;
+	return n;
+}
+
+/* argv[0 .. n]: the n arguments and the NULL after them, which *ap has
+ * then given (unless arg was it). */
+static void gather_args(char **argv, size_t n, const char *arg, va_list *ap)
+{
+	argv[0] = (char *)arg;
+	for (size_t i = 1; i <= n; i++)
+		argv[i] = va_arg(*ap, char *);
+}
+
+DC_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, arg);
+	n = count_args(arg, &ap);
+	va_end(ap);
+	{
+		char *argv[n + 1];
+
+		va_start(ap, arg);
+		gather_args(argv, n, arg, &ap);
+		va_end(ap);
+		bool asked = before_exec(environ);
+
+		return exec_failed(asked, REAL(execv)(path, argv));
+	}
+}
+
+DC_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, arg);
+	n = count_args(arg, &ap);
+	va_end(ap);
+	{
+		char *argv[n + 1];
+
+		va_start(ap, arg);
+		gather_args(argv, n, arg, &ap);
+		va_end(ap);
+		bool asked = before_exec(environ);
+
+		return exec_failed(asked, REAL(execvp)(file, argv));
+	}
+}
+
+/* execle: the environment comes after the arguments' NULL. */
+DC_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char *const *envp;
+	va_list ap;
+	size_t n;
+
+	va_start(ap, arg);
+	n = count_args(arg, &ap);
+	va_end(ap);
+	{
+		char *argv[n + 1];
+
+		va_start(ap, arg);
+		gather_args(argv, n, arg, &ap);
+		envp = va_arg(ap, char *const *);
+		va_end(ap);
+		bool asked = before_exec(envp);
+
+		return exec_failed(asked, REAL(execve)(path, argv, envp));
+	}
+}

@@ -1,0 +1,93 @@
+#!/bin/sh
+# A process on the fast path that execs a program with an environment
+# that does not preload the client asks the collector for the uprobes
+# that stand in for it before the exec (the client's exec wrappers): the
+# kernel keeps them across the exec, so the program's calls are all
+# traced, from its first, however short it runs.  By every exec
+# function, from a child of vfork, from Python's subprocess; an exec
+# that fails leaves the process on the fast path, its calls counted
+# once.
+. "$(dirname "$0")/test-lib.sh"
+
+CX="$DC_BUILD_DIR/t/helpers/cleanexec"
+W="$DC_BUILD_DIR/t/helpers/workload"
+
+test_lazy_prereq DYNAMIC_ENV '
+	ldd "$(command -v env)" >/dev/null 2>&1 ||
+	{ echo "env(1) is not a dynamic program (it would not load the client)"; false; }
+'
+
+test_expect_success 'setup: a signing key and a spec of two posix functions' '
+	dc-sign --gen-key -k "$SHARED/key" >/dev/null &&
+	printf "layers:\n  - name: posix\n    functions: [read, write]\n" >c.yaml &&
+	sign_spec c.yaml &&
+	mv probes.sig "$SHARED/probes.sig"
+'
+
+# run [-v] -- COMMAND: trace COMMAND into t.txt (as text), messages in
+# collect.err; the process that asked for uprobes before its exec in
+# ahead.pid (none: empty).
+run() {
+	_v=
+	test "$1" = -v && _v=-v && shift
+	dc-collect -k "$SHARED/key" $_v -o s.dcs "$SHARED/probes.sig" "$@" 2>collect.err &&
+	dc-aggregate --text <s.dcs >t.txt &&
+	sed -n "s/.*process \([0-9]*\) ([^)]*) will not load the client library (its LD_PRELOAD does not name it): its calls of the wrapped functions go through uprobes, placed before its exec$/\1/p" \
+		collect.err >ahead.pid
+}
+
+# placed_before N: the one process that asked wrote N bytes, each call
+# once, and nothing was missed or left out.
+placed_before() {
+	test_line_count ahead.pid 1 &&
+	pid=$(cat ahead.pid) &&
+	test "$(count_calls t.txt POSIX write "$pid" 1)" = "$1" &&
+	test "$(count_calls t.txt POSIX write)" = "$1" &&
+	grep "1 processes without the client library traced through uprobes, all placed before their exec" collect.err &&
+	! grep -q "earlier ones are missed" collect.err &&
+	! grep -q "never joined the fast path" collect.err
+}
+
+for how in execve execv execvp execvpe execl execle execlp fexecve execveat vfork; do
+	test_expect_success BPF "$how with the preload removed: all 300 writes of the program, through uprobes placed before" "
+		run -- \"\$CX\" $how \"\$W\" writes 300 &&
+		placed_before 300
+	"
+done
+
+test_expect_success BPF 'an exec that fails: the process stays on the fast path, each of its writes once, its uprobes taken out' '
+	run -v -- "$CX" fail 200 &&
+	test ! -s ahead.pid &&
+	pid=$(sed -n "s/.*debug: process \([0-9]*\): its exec failed; the uprobes placed before it are taken out$/\1/p" collect.err) &&
+	test -n "$pid" &&
+	grep "debug: process $pid: uprobes placed before its exec" collect.err &&
+	grep "fast path: process $pid joined" collect.err &&
+	test "$(count_calls t.txt POSIX write "$pid" 1)" = 200 &&
+	test "$(count_calls t.txt POSIX write)" = 200 &&
+	! grep -q "processes without the client library traced through uprobes" collect.err
+'
+
+test_expect_success BPF 'Python'"'"'s subprocess with env={}: the child'"'"'s 300 writes' '
+	run -- python3 -c "import subprocess, sys
+sys.exit(subprocess.run([\"$W\", \"writes\", \"300\"], env={}).returncode)" &&
+	placed_before 300
+'
+
+# cat of a file of 100,003 bytes, with nothing in its environment: its
+# reads and writes move exactly the file.
+test_expect_success BPF,DYNAMIC_ENV 'env -i cat FILE: every byte cat reads and writes' '
+	head -c 100003 /dev/urandom >f &&
+	run -- sh -c "env -i cat f >/dev/null" &&
+	test_line_count ahead.pid 1 &&
+	pid=$(cat ahead.pid) &&
+	awk -v pid="$pid" "
+		/^probe / { split(\$2, i, \"=\"); split(\$5, n, \"=\"); N[i[2]] = n[2] }
+		/^call / { split(\$2, i, \"=\"); split(\$3, p, \"=\"); split(\$7, r, \"=\");
+			   if (p[2] == pid && r[2] > 0) b[N[i[2]]] += r[2] }
+		END { print b[\"read\"] + 0, b[\"write\"] + 0 }" t.txt >bytes &&
+	echo "100003 100003" >expect &&
+	test_cmp expect bytes &&
+	! grep -q "earlier ones are missed" collect.err
+'
+
+test_done
