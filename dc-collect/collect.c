@@ -119,6 +119,9 @@ static void start_command(struct collector *c)
 	select_pid(c, pid);
 	if (c->pidprobes != NULL)
 		dc_pidprobes_follow(c->pidprobes, pid, DC_PIDPROBES_SPEC);
+	/* A program that will not load the client: uprobes in its place
+	 * before it runs, not when its exec is read (fallback.c). */
+	dc_fallback_command(c->fallback, pid, c->opt.command[0]);
 	emit_process(c, pid);
 	if (kill(pid, SIGCONT) != 0)
 		sysdie("cannot start the command");

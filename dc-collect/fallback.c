@@ -319,21 +319,16 @@ static void tell(struct dc_fallback *fb, pid_t pid, const char *comm,
 }
 
 /* A static executable's own copies of the wrapped functions, found by
- * name among its symbols (lib/elfsyms.c): a set of uprobes of their own,
- * defined when a process first runs it, placed into the processes that
- * run it only.  NULL when its path cannot be read. */
-static const struct exe *own_copies(struct dc_fallback *fb, pid_t pid)
+ * name among the symbols of path (read through elf_path, which names the
+ * same file): a set of uprobes of their own, defined when a process
+ * first runs it, placed into the processes that run it only. */
+static const struct exe *own_copies_at(struct dc_fallback *fb,
+				       const char *path, const char *elf_path)
 {
-	char link[64], path[PATH_MAX], err[256], name[256];
+	char err[256], name[256];
 	struct dc_elf *elf;
 	struct exe *e;
-	ssize_t len;
 
-	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
-	len = readlink(link, path, sizeof(path) - 1);
-	if (len <= 0)
-		return NULL;
-	path[len] = '\0';
 	for (size_t i = 0; i < fb->nexes; i++)
 		if (strcmp(fb->exes[i].path, path) == 0)
 			return &fb->exes[i];
@@ -341,7 +336,7 @@ static const struct exe *own_copies(struct dc_fallback *fb, pid_t pid)
 	e = &fb->exes[fb->nexes++];
 	*e = (struct exe){ .path = xstrdup(path),
 			   .set = dc_pidprobes_new_set(fb->pp) };
-	if (dc_elf_open(link, &elf, err, sizeof(err)) != 0) {
+	if (dc_elf_open(elf_path, &elf, err, sizeof(err)) != 0) {
 		debug("%s: %s", path, err);
 		return e;
 	}
@@ -364,6 +359,30 @@ static const struct exe *own_copies(struct dc_fallback *fb, pid_t pid)
 	need_holder(fb);
 	dc_pidprobes_hold(fb->pp, fb->holder);
 	return e;
+}
+
+/* ... the one process pid runs.  NULL when its path cannot be read. */
+static const struct exe *own_copies(struct dc_fallback *fb, pid_t pid)
+{
+	char link[64], path[PATH_MAX];
+	ssize_t len;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	len = readlink(link, path, sizeof(path) - 1);
+	if (len <= 0)
+		return NULL;
+	path[len] = '\0';
+	return own_copies_at(fb, path, link);
+}
+
+/* The static executable whose copies set is, or NULL (libc's). */
+static const struct exe *exe_of_set(const struct dc_fallback *fb,
+				    unsigned set)
+{
+	for (size_t i = 0; i < fb->nexes; i++)
+		if (fb->exes[i].set == set)
+			return &fb->exes[i];
+	return NULL;
 }
 
 /* Forget process t: it exited, or the program it exec'd needs other
@@ -394,23 +413,48 @@ static bool still_fits(struct dc_fallback *fb, struct traced *t,
 	return false;
 }
 
+/* Uprobes set into process pid before an exec: kept across it. */
+static bool place_ahead(struct dc_fallback *fb, pid_t pid, unsigned set)
+{
+	uint64_t start = mono_ns();
+
+	if (dc_pidprobes_follow(fb->pp, pid, set) == 0)
+		return false;
+	add(fb, pid, mono_ns(), pid, set);
+	find(fb, pid)->ahead = true;
+	debug("process %d: uprobes placed before its exec, in %.1f ms",
+	      (int)pid, (double)(mono_ns() - start) / 1e6);
+	return true;
+}
+
 bool dc_fallback_ahead(struct dc_fallback *fb, pid_t pid)
 {
 	struct traced *t = fb ? find(fb, pid) : NULL;
-	uint64_t start = mono_ns();
 
 	if (fb == NULL)
 		return false;
 	if (t != NULL)
 		return t->set == DC_PIDPROBES_SPEC;
 	define_spec_set(fb);
-	if (dc_pidprobes_follow(fb->pp, pid, DC_PIDPROBES_SPEC) == 0)
+	return place_ahead(fb, pid, DC_PIDPROBES_SPEC);
+}
+
+bool dc_fallback_command(struct dc_fallback *fb, pid_t pid, const char *cmd)
+{
+	char path[PATH_MAX];
+	const struct exe *own;
+
+	if (fb == NULL)
 		return false;
-	add(fb, pid, mono_ns(), pid, DC_PIDPROBES_SPEC);
-	find(fb, pid)->ahead = true;
-	debug("process %d: uprobes placed before its exec, in %.1f ms",
-	      (int)pid, (double)(mono_ns() - start) / 1e6);
-	return true;
+	switch (dc_command_preload(cmd, path, sizeof(path))) {
+	case DC_PRELOAD_SECURE:
+		return dc_fallback_ahead(fb, pid);
+	case DC_PRELOAD_STATIC:
+		own = own_copies_at(fb, path, path);
+		return own->n > 0 && place_ahead(fb, pid, own->set);
+	default:
+		return false;
+	}
 }
 
 void dc_fallback_ahead_failed(struct dc_fallback *fb, pid_t pid)
@@ -432,6 +476,7 @@ void dc_fallback_ahead_failed(struct dc_fallback *fb, pid_t pid)
 static int exec_after_ahead(struct dc_fallback *fb, struct traced *t,
 			    enum dc_preload why, const char *prog)
 {
+	const struct exe *own;
 	char comm[32];
 
 	t->ahead = false;
@@ -444,10 +489,18 @@ static int exec_after_ahead(struct dc_fallback *fb, struct traced *t,
 	fb->nprocs++;
 	fb->nahead++;
 	name_of(t->pid, prog, comm, sizeof(comm));
-	/* Gone already, it ran what it asked for: the client's reason. */
+	own = exe_of_set(fb, t->set);
+	/* Gone already, it ran what they were placed for. */
 	if (why == DC_PRELOAD_GONE)
-		why = DC_PRELOAD_NOT_NAMED;
-	if (fb->warned++ < MAX_WARNINGS)
+		why = own ? DC_PRELOAD_STATIC : DC_PRELOAD_NOT_NAMED;
+	if (fb->warned++ >= MAX_WARNINGS)
+		return 1;
+	if (own != NULL)
+		notice("process %d (%s) will not load the client library (%s): "
+		       "its calls of the %zu wrapped functions among its symbols "
+		       "go through uprobes on its own copies, placed before its "
+		       "exec", (int)t->pid, comm, dc_preload_why(why), own->n);
+	else
 		notice("process %d (%s) will not load the client library (%s): "
 		       "its calls of the wrapped functions go through uprobes, "
 		       "placed before its exec", (int)t->pid, comm,

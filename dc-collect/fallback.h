@@ -37,6 +37,11 @@ bool dc_fallback_exec(struct dc_fallback *fb, pid_t pid, uint64_t ts,
  * load the client: true when it has the uprobes (placed now, or before),
  * which the kernel keeps across its exec. */
 bool dc_fallback_ahead(struct dc_fallback *fb, pid_t pid);
+/* Process pid, the command, stopped before its execvp of cmd: if that
+ * program will not load the client though its environment preloads it
+ * (static, set-ID: dc_command_preload), its uprobes are placed now, as
+ * dc_fallback_ahead's.  True when they were. */
+bool dc_fallback_command(struct dc_fallback *fb, pid_t pid, const char *cmd);
 /* ... and that exec failed: the uprobes placed for it go (the process
  * stays on the fast path, where they would only slow it down). */
 void dc_fallback_ahead_failed(struct dc_fallback *fb, pid_t pid);

@@ -22,6 +22,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <sys/xattr.h>
 #include <sys/timex.h>
 #include <time.h>
 #include <sys/utsname.h>
@@ -343,6 +344,57 @@ enum dc_preload dc_proc_preload(pid_t pid, const char *lib)
 	if (r <= 0)
 		return r < 0 ? DC_PRELOAD_GONE : DC_PRELOAD_NOT_NAMED;
 	return DC_PRELOAD_YES;
+}
+
+/* cmd as execvp finds it: itself if it names a directory, else the first
+ * executable regular file of that name in PATH (execvp's default when
+ * unset), resolved into path.  False if there is none. */
+static bool find_command(const char *cmd, char *path, size_t len)
+{
+	const char *dirs = getenv("PATH");
+	char cand[PATH_MAX];
+	struct stat st;
+
+	if (len < PATH_MAX || *cmd == '\0')
+		return false;
+	if (strchr(cmd, '/') != NULL)
+		return realpath(cmd, path) != NULL;
+	if (dirs == NULL)
+		dirs = "/bin:/usr/bin";
+	for (;;) {
+		size_t n = strcspn(dirs, ":");
+
+		/* An empty entry is the current directory. */
+		snprintf(cand, sizeof(cand), "%.*s%s%s", (int)n, dirs,
+			 n > 0 ? "/" : "", cmd);
+		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(cand, X_OK) == 0)
+			return realpath(cand, path) != NULL;
+		if (dirs[n] == '\0')
+			return false;
+		dirs += n + 1;
+	}
+}
+
+enum dc_preload dc_command_preload(const char *cmd, char *path, size_t len)
+{
+	struct stat st;
+	uint16_t type;
+	int fd, r;
+
+	if (!find_command(cmd, path, len))
+		return DC_PRELOAD_YES;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return DC_PRELOAD_YES;
+	r = dc_elf_interp(fd, &type);
+	if (r == 1 && fstat(fd, &st) == 0 &&
+	    ((st.st_mode & (S_ISUID | S_ISGID)) != 0 ||
+	     fgetxattr(fd, "security.capability", NULL, 0) >= 0))
+		r = 2;
+	close(fd);
+	return r == 0 ? DC_PRELOAD_STATIC : r == 2 ? DC_PRELOAD_SECURE :
+	       DC_PRELOAD_YES;
 }
 
 const char *dc_preload_why(enum dc_preload p)

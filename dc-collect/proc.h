@@ -43,6 +43,14 @@ enum dc_preload {
 	DC_PRELOAD_GONE,
 };
 enum dc_preload dc_proc_preload(pid_t pid, const char *lib);
+/* The program a command's execvp(3) will run (cmd, searched for in PATH
+ * unless it names a directory) in path, resolved, and whether it will
+ * load the client given an environment that preloads it: set-user-ID,
+ * set-group-ID or with file capabilities (DC_PRELOAD_SECURE: AT_SECURE
+ * then, unless its owner is the caller; a guess on the safe side),
+ * static, or DC_PRELOAD_YES (a dynamic one, a script, or not found:
+ * nothing to do before its exec). */
+enum dc_preload dc_command_preload(const char *cmd, char *path, size_t len);
 /* Why not, in words, for messages. */
 const char *dc_preload_why(enum dc_preload p);
 

@@ -6,7 +6,8 @@
 # traced, from its first, however short it runs.  By every exec
 # function, from a child of vfork, from Python's subprocess; an exec
 # that fails leaves the process on the fast path, its calls counted
-# once.
+# once.  The command itself, stopped before its exec by the collector,
+# gets them then when it is a static or set-ID program.
 . "$(dirname "$0")/test-lib.sh"
 
 CX="$DC_BUILD_DIR/t/helpers/cleanexec"
@@ -15,6 +16,32 @@ W="$DC_BUILD_DIR/t/helpers/workload"
 test_lazy_prereq DYNAMIC_ENV '
 	ldd "$(command -v env)" >/dev/null 2>&1 ||
 	{ echo "env(1) is not a dynamic program (it would not load the client)"; false; }
+'
+
+test_lazy_prereq SETGID '
+	getent group nogroup >/dev/null || { echo "no group nogroup"; false; }
+	cp "$(command -v cat)" sg-cat && chgrp nogroup sg-cat && chmod g+s sg-cat &&
+	./sg-cat /proc/self/status | awk "/^Gid:/ { exit \$2 == \$3 }" ||
+	{ echo "set-group-ID programs do not run set-group-ID here"; false; }
+'
+
+# A static program that writes 1 byte to /dev/null 300 times.
+test_lazy_prereq STATIC '
+	command -v cc >/dev/null || { echo "no C compiler"; false; }
+	cat >w300.c <<-\EOC &&
+	#include <fcntl.h>
+	#include <unistd.h>
+	int main(void)
+	{
+		int fd = open("/dev/null", O_WRONLY);
+
+		for (int i = 0; i < 300; i++)
+			if (write(fd, "x", 1) != 1)
+				return 1;
+		return 0;
+	}
+	EOC
+	cc -static -o "$SHARED/w300" w300.c || { echo "cannot link a static program"; false; }
 '
 
 test_expect_success 'setup: a signing key and a spec of two posix functions' '
@@ -71,6 +98,29 @@ test_expect_success BPF 'Python'"'"'s subprocess with env={}: the child'"'"'s 30
 	run -- python3 -c "import subprocess, sys
 sys.exit(subprocess.run([\"$W\", \"writes\", \"300\"], env={}).returncode)" &&
 	placed_before 300
+'
+
+# The command itself is stopped before its exec: a program that will not
+# load the client though its environment names it gets its uprobes
+# then, found by the collector (the client cannot ask: it never runs).
+test_expect_success BPF,STATIC 'a static command, found in PATH: all its 300 writes, on its own copies placed before its exec' '
+	PATH="$SHARED:$PATH" dc-collect -k "$SHARED/key" -o s.dcs "$SHARED/probes.sig" -- w300 2>collect.err &&
+	dc-aggregate --text <s.dcs >t.txt &&
+	pid=$(sed -n "s/.*process \([0-9]*\) (w300) will not load the client library (a static executable): its calls of the 2 wrapped functions among its symbols go through uprobes on its own copies, placed before its exec$/\1/p" collect.err) &&
+	test -n "$pid" &&
+	test "$(count_calls t.txt POSIX write "$pid" 1)" = 300 &&
+	test "$(count_calls t.txt POSIX write)" = 300 &&
+	grep "1 processes without the client library traced through uprobes, all placed before their exec" collect.err
+'
+
+test_expect_success BPF,SETGID 'a set-group-ID command: all its 300 writes, through uprobes placed before its exec' '
+	cp "$W" sg-w && chgrp nogroup sg-w && chmod g+s sg-w &&
+	dc-collect -k "$SHARED/key" -o s.dcs "$SHARED/probes.sig" -- ./sg-w writes 300 2>collect.err &&
+	dc-aggregate --text <s.dcs >t.txt &&
+	pid=$(sed -n "s/.*process \([0-9]*\) (sg-w) will not load the client library (it runs set-user-ID, set-group-ID or with capabilities (AT_SECURE), and ld.so ignores the preload): its calls of the wrapped functions go through uprobes, placed before its exec$/\1/p" collect.err) &&
+	test -n "$pid" &&
+	test "$(count_calls t.txt POSIX write "$pid" 1)" = 300 &&
+	test "$(count_calls t.txt POSIX write)" = 300
 '
 
 # cat of a file of 100,003 bytes, with nothing in its environment: its
