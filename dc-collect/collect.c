@@ -322,15 +322,19 @@ static bool admit_client(void *ctx, pid_t pid)
 /* A process of the command is about to exec a program that will not load
  * the client: the uprobes go into it now (fallback.c); or that exec
  * failed, and they go. */
-static bool exec_ahead(void *ctx, pid_t pid, bool before)
+static bool exec_ahead(void *ctx, pid_t pid, __u32 request, int program)
 {
 	struct collector *c = ctx;
 
-	if (!before) {
+	switch (request) {
+	case DC_FAST_REQ_EXEC:
+		return dc_fallback_ahead(c->fallback, pid);
+	case DC_FAST_REQ_EXEC_PROGRAM:
+		return dc_fallback_ahead_program(c->fallback, pid, program);
+	default:
 		dc_fallback_ahead_failed(c->fallback, pid);
 		return false;
 	}
-	return dc_fallback_ahead(c->fallback, pid);
 }
 
 /* Processes that will not load the client get the wrapped functions

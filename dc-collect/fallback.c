@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -439,22 +440,50 @@ bool dc_fallback_ahead(struct dc_fallback *fb, pid_t pid)
 	return place_ahead(fb, pid, DC_PIDPROBES_SPEC);
 }
 
-bool dc_fallback_command(struct dc_fallback *fb, pid_t pid, const char *cmd)
+/* Uprobes into process pid before it execs the program at path (read
+ * through elf_path), whose use of a preload is why. */
+static bool ahead_of(struct dc_fallback *fb, pid_t pid, enum dc_preload why,
+		     const char *path, const char *elf_path)
 {
-	char path[PATH_MAX];
 	const struct exe *own;
 
-	if (fb == NULL)
-		return false;
-	switch (dc_command_preload(cmd, path, sizeof(path))) {
+	switch (why) {
 	case DC_PRELOAD_SECURE:
 		return dc_fallback_ahead(fb, pid);
 	case DC_PRELOAD_STATIC:
-		own = own_copies_at(fb, path, path);
+		if (find(fb, pid) != NULL)
+			return false;
+		own = own_copies_at(fb, path, elf_path);
 		return own->n > 0 && place_ahead(fb, pid, own->set);
 	default:
 		return false;
 	}
+}
+
+bool dc_fallback_ahead_program(struct dc_fallback *fb, pid_t pid,
+			       int program)
+{
+	char link[64], path[PATH_MAX];
+	struct stat st;
+
+	if (fb == NULL || fstat(program, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	/* The file the process opened: its path as /proc/PID/exe will
+	 * name it after the exec, for tracefs and the copies' cache. */
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", program);
+	if (realpath(link, path) == NULL)
+		return false;
+	return ahead_of(fb, pid, dc_file_preload(program), path, link);
+}
+
+bool dc_fallback_command(struct dc_fallback *fb, pid_t pid, const char *cmd)
+{
+	char path[PATH_MAX];
+
+	if (fb == NULL)
+		return false;
+	return ahead_of(fb, pid, dc_command_preload(cmd, path, sizeof(path)),
+			path, path);
 }
 
 void dc_fallback_ahead_failed(struct dc_fallback *fb, pid_t pid)

@@ -37,6 +37,10 @@ bool dc_fallback_exec(struct dc_fallback *fb, pid_t pid, uint64_t ts,
  * load the client: true when it has the uprobes (placed now, or before),
  * which the kernel keeps across its exec. */
 bool dc_fallback_ahead(struct dc_fallback *fb, pid_t pid);
+/* ... of program (a descriptor), which will not load the client though
+ * its environment names it (static, set-ID: dc_file_preload).  */
+bool dc_fallback_ahead_program(struct dc_fallback *fb, pid_t pid,
+			       int program);
 /* Process pid, the command, stopped before its execvp of cmd: if that
  * program will not load the client though its environment preloads it
  * (static, set-ID: dc_command_preload), its uprobes are placed now, as

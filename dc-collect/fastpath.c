@@ -604,15 +604,21 @@ static int send_config(struct dc_fast *f, struct conn *cn)
 }
 
 /* The process is about to exec a program that will not load the client
- * (before): the answer says whether the uprobes standing in for the
- * client are in place (o.exec_ahead), and the process waits for it
- * before its exec.  Or that exec failed: they go, unanswered. */
-static void conn_exec(struct dc_fast *f, struct conn *cn, bool before)
+ * (the program attached, or -1): the answer says whether the uprobes
+ * standing in for the client are in place (o.exec_ahead), and the
+ * process waits for it before its exec.  Or that exec failed: they go,
+ * unanswered. */
+static void conn_exec(struct dc_fast *f, struct conn *cn, __u32 request,
+		      int program)
 {
 	struct dc_fast_ready answer = { .magic = DC_FAST_MAGIC };
+	bool before = request != DC_FAST_REQ_EXEC_FAILED;
 
 	answer.ok = f->o.exec_ahead != NULL &&
-		    f->o.exec_ahead(f->o.ctx, cn->pid, before);
+		    (request == DC_FAST_REQ_EXEC_PROGRAM) == (program >= 0) &&
+		    f->o.exec_ahead(f->o.ctx, cn->pid, request, program);
+	if (program >= 0)
+		close(program);
 	if (before && send(cn->fd, &answer, sizeof(answer), MSG_NOSIGNAL) !=
 	    (ssize_t)sizeof(answer))
 		debug("fast path: process %d did not wait for its uprobes",
@@ -623,21 +629,26 @@ static void conn_exec(struct dc_fast *f, struct conn *cn, bool before)
 static void conn_hello(struct dc_fast *f, struct conn *cn)
 {
 	struct dc_fast_hello h;
-	ssize_t n = recv(cn->fd, &h, sizeof(h), 0);
+	int fd, n = dc_recv_fd(cn->fd, &h, sizeof(h), &fd);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
-	if (n != (ssize_t)sizeof(h) || h.magic != DC_FAST_MAGIC ||
+	if (n != (int)sizeof(h) || h.magic != DC_FAST_MAGIC ||
 	    h.version != DC_FAST_VERSION || h.nfuncs < DC_FAST_NFUNCS ||
-	    h.request > DC_FAST_REQ_EXEC_FAILED) {
+	    h.request > DC_FAST_REQ_EXEC_PROGRAM) {
 		debug("fast path: process %d sent a bad hello", (int)cn->pid);
+		if (fd >= 0)
+			close(fd);
 		conn_close(f, cn);
 		return;
 	}
 	if (h.request != DC_FAST_REQ_JOIN) {
-		conn_exec(f, cn, h.request == DC_FAST_REQ_EXEC);
+		conn_exec(f, cn, h.request, fd);
 		return;
 	}
+	/* Nothing comes with a hello to join. */
+	if (fd >= 0)
+		close(fd);
 	cn->tls_off = h.tls_off;
 	cn->state_fd = dc_states_take(f->states, &cn->state_idx);
 	if (send_config(f, cn) != 0) {

@@ -30,10 +30,12 @@ typedef void (*dc_fast_sink)(void *ctx, struct dc_event *ev);
  * join)?  Called for every connecting process; true admits it. */
 typedef bool (*dc_fast_admit)(void *ctx, pid_t pid);
 /* An admitted process is about to exec a program that will not load the
- * client (before; lib/fastabi.h, DC_FAST_REQ_EXEC): true when the
- * uprobes that stand in for the client are in place in it.  Or that
- * exec failed (!before): they may go. */
-typedef bool (*dc_fast_exec_ahead)(void *ctx, pid_t pid, bool before);
+ * client (request DC_FAST_REQ_EXEC, or DC_FAST_REQ_EXEC_PROGRAM with
+ * that program's descriptor, which the callee may not keep; else -1):
+ * true when the uprobes that stand in for the client are in place in
+ * it.  Or that exec failed (DC_FAST_REQ_EXEC_FAILED): they may go. */
+typedef bool (*dc_fast_exec_ahead)(void *ctx, pid_t pid, __u32 request,
+				   int program);
 
 struct dc_fast_opts {
 	const char *socket_name;   /* '@' prefix: abstract */

@@ -22,7 +22,6 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
-#include <sys/xattr.h>
 #include <sys/timex.h>
 #include <time.h>
 #include <sys/utsname.h>
@@ -251,24 +250,7 @@ bool dc_proc_runs(pid_t pid, const char *file, size_t len,
 
 int dc_elf_interp(int fd, uint16_t *type)
 {
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	int i;
-
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(ph))
-		return -1;
-	*type = eh.e_type;
-	for (i = 0; i < eh.e_phnum; i++) {
-		off_t at = (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof(ph));
-
-		if (pread(fd, &ph, sizeof(ph), at) != (ssize_t)sizeof(ph))
-			return -1;
-		if (ph.p_type == PT_INTERP)
-			return 1;
-	}
-	return 0;
+	return dc_elf_interp_rd(fd, type, pread);
 }
 
 /* AT_SECURE in the process's auxiliary vector: set-user-ID, set-group-ID
@@ -346,55 +328,35 @@ enum dc_preload dc_proc_preload(pid_t pid, const char *lib)
 	return DC_PRELOAD_YES;
 }
 
-/* cmd as execvp finds it: itself if it names a directory, else the first
- * executable regular file of that name in PATH (execvp's default when
- * unset), resolved into path.  False if there is none. */
-static bool find_command(const char *cmd, char *path, size_t len)
+enum dc_preload dc_file_preload(int fd)
 {
-	const char *dirs = getenv("PATH");
-	char cand[PATH_MAX];
-	struct stat st;
+	static const struct dc_file_ops ops = { pread, fstat };
 
-	if (len < PATH_MAX || *cmd == '\0')
-		return false;
-	if (strchr(cmd, '/') != NULL)
-		return realpath(cmd, path) != NULL;
-	if (dirs == NULL)
-		dirs = "/bin:/usr/bin";
-	for (;;) {
-		size_t n = strcspn(dirs, ":");
-
-		/* An empty entry is the current directory. */
-		snprintf(cand, sizeof(cand), "%.*s%s%s", (int)n, dirs,
-			 n > 0 ? "/" : "", cmd);
-		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
-		    access(cand, X_OK) == 0)
-			return realpath(cand, path) != NULL;
-		if (dirs[n] == '\0')
-			return false;
-		dirs += n + 1;
+	switch (dc_program_preload(fd, &ops)) {
+	case DC_PROGRAM_STATIC:
+		return DC_PRELOAD_STATIC;
+	case DC_PROGRAM_SECURE:
+		return DC_PRELOAD_SECURE;
+	default:
+		return DC_PRELOAD_YES;
 	}
 }
 
 enum dc_preload dc_command_preload(const char *cmd, char *path, size_t len)
 {
-	struct stat st;
-	uint16_t type;
-	int fd, r;
+	char found[PATH_MAX];
+	enum dc_preload r;
+	int fd;
 
-	if (!find_command(cmd, path, len))
+	if (!dc_find_program(cmd, getenv("PATH"), found, sizeof(found)) ||
+	    len < PATH_MAX || realpath(found, path) == NULL)
 		return DC_PRELOAD_YES;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return DC_PRELOAD_YES;
-	r = dc_elf_interp(fd, &type);
-	if (r == 1 && fstat(fd, &st) == 0 &&
-	    ((st.st_mode & (S_ISUID | S_ISGID)) != 0 ||
-	     fgetxattr(fd, "security.capability", NULL, 0) >= 0))
-		r = 2;
+	r = dc_file_preload(fd);
 	close(fd);
-	return r == 0 ? DC_PRELOAD_STATIC : r == 2 ? DC_PRELOAD_SECURE :
-	       DC_PRELOAD_YES;
+	return r;
 }
 
 const char *dc_preload_why(enum dc_preload p)

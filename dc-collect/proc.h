@@ -51,6 +51,8 @@ enum dc_preload dc_proc_preload(pid_t pid, const char *lib);
  * static, or DC_PRELOAD_YES (a dynamic one, a script, or not found:
  * nothing to do before its exec). */
 enum dc_preload dc_command_preload(const char *cmd, char *path, size_t len);
+/* The same of the program file fd. */
+enum dc_preload dc_file_preload(int fd);
 /* Why not, in words, for messages. */
 const char *dc_preload_why(enum dc_preload p);
 

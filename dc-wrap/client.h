@@ -171,8 +171,13 @@ DC_HIDDEN void *dc_real(const char *name);
  * vfork(2), its parent's, whose memory the child shares). */
 DC_HIDDEN int dc_fast_joined(void);
 /* Before an exec whose program will not load this library: the
- * collector's uprobes in its place, kept across the exec (fast.c). */
-DC_HIDDEN void dc_fast_before_exec(void);
+ * collector's uprobes in its place, kept across the exec (fast.c);
+ * program: its descriptor when its environment names the library, -1
+ * when it does not. */
+DC_HIDDEN void dc_fast_before_exec(int program);
+/* The library's own work in this thread from here (on) or done (0):
+ * not recorded as the program's (dc_client_quiet). */
+DC_HIDDEN void dc_fast_quiet(int on);
 /* ... and that exec failed. */
 DC_HIDDEN void dc_fast_exec_failed(void);
 

@@ -8,25 +8,32 @@
  * So the process asks for them before it execs (fast.c,
  * dc_fast_before_exec), and the kernel keeps them across the exec.
  *
+ * So does one whose environment names the library but whose program
+ * will not load it (static, set-ID: lib/preload.h), found by reading the
+ * program's headers first (as the library's own work, not the
+ * program's), and sent along opened: the collector places that program's
+ * own copies' uprobes, or libc's.
+ *
  * Every exported member of the family is wrapped: glibc's execl, execvp
  * and the rest reach execve inside libc, where no wrapper sees them.
  * Not seen: an exec that libc makes itself (posix_spawn(3)'s child,
  * system(3) and popen(3), which use it), which keeps the collector's
- * window; a program that will not load the library for another reason
- * (static, set-user-ID: the environment still names it), decided when
- * the collector reads the exec.  A child of vfork(2) asks as any
- * process: it shares its parent's memory, and changes none of it for
- * good.
+ * window.  A child of vfork(2) asks as any process: it shares its
+ * parent's memory, and changes none of it for good.
  *
  * Without a collector each wrapper costs one branch.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "client.h"
@@ -67,13 +74,78 @@ static bool keeps_preload(char *const envp[])
 	return false;
 }
 
-/* Before an exec with envp: true when the uprobes were asked for. */
-static bool before_exec(char *const envp[])
+/* The program an exec runs: path, relative to dirfd, looked up in PATH
+ * when search (execvp's); or the descriptor fd (fexecve's), -1 if not. */
+struct target {
+	int dirfd;
+	const char *path;
+	int fd;
+	bool search;
+};
+
+/* The library's own reads, not through its wrappers of read and fstat. */
+static ssize_t own_pread(int fd, void *buf, size_t n, off_t off)
 {
-	if (__builtin_expect(!dc_fast_joined(), 1) || keeps_preload(envp))
+	return (ssize_t)syscall(SYS_pread64, fd, buf, n, off);
+}
+
+static int own_fstat(int fd, struct stat *st)
+{
+	return (int)syscall(SYS_fstat, fd, st);
+}
+
+/* The program's descriptor (t's own, or opened here) when it will not
+ * load this library though its environment names it: static, or set-ID
+ * (lib/preload.h).  Else -1. */
+static int unreached(const struct target *t)
+{
+	static const struct dc_file_ops ops = { own_pread, own_fstat };
+	char found[PATH_MAX];
+	const char *path = t->path;
+	int fd = t->fd;
+
+	if (fd < 0) {
+		if (t->search) {
+			if (!dc_find_program(path, getenv("PATH"), found,
+					     sizeof(found)))
+				return -1;
+			path = found;
+		}
+		fd = (int)syscall(SYS_openat, t->dirfd, path,
+				  O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+	}
+	if (dc_program_preload(fd, &ops) != DC_PROGRAM_PRELOADS)
+		return fd;
+	if (fd != t->fd)
+		syscall(SYS_close, fd);
+	return -1;
+}
+
+/* Before an exec of t with envp: true when the uprobes were asked for.
+ * The program is read only while a collector records this process, as
+ * the library's own work (quiet), errno as it was. */
+static bool before_exec(char *const envp[], const struct target *t)
+{
+	int fd, saved;
+
+	if (__builtin_expect(!dc_fast_joined(), 1))
 		return false;
-	dc_fast_before_exec();
-	return true;
+	if (!keeps_preload(envp)) {
+		dc_fast_before_exec(-1);
+		return true;
+	}
+	saved = errno;
+	dc_fast_quiet(1);
+	fd = unreached(t);
+	if (fd >= 0)
+		dc_fast_before_exec(fd);
+	if (fd >= 0 && fd != t->fd)
+		syscall(SYS_close, fd);
+	dc_fast_quiet(0);
+	errno = saved;
+	return fd >= 0;
 }
 
 /* After an exec that returned (it failed, with r): the process goes on
@@ -85,6 +157,9 @@ static int exec_failed(bool asked, int r)
 	return r;
 }
 
+#define AT_PATH(p) (&(struct target){ AT_FDCWD, (p), -1, false })
+#define IN_PATH(p) (&(struct target){ AT_FDCWD, (p), -1, true })
+
 static __typeof__(execve) *real_execve;
 static __typeof__(execv) *real_execv;
 static __typeof__(execvp) *real_execvp;
@@ -93,35 +168,35 @@ static __typeof__(fexecve) *real_fexecve;
 
 DC_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	bool asked = before_exec(envp);
+	bool asked = before_exec(envp, AT_PATH(path));
 
 	return exec_failed(asked, REAL(execve)(path, argv, envp));
 }
 
 DC_EXPORT int execv(const char *path, char *const argv[])
 {
-	bool asked = before_exec(environ);
+	bool asked = before_exec(environ, AT_PATH(path));
 
 	return exec_failed(asked, REAL(execv)(path, argv));
 }
 
 DC_EXPORT int execvp(const char *file, char *const argv[])
 {
-	bool asked = before_exec(environ);
+	bool asked = before_exec(environ, IN_PATH(file));
 
 	return exec_failed(asked, REAL(execvp)(file, argv));
 }
 
 DC_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	bool asked = before_exec(envp);
+	bool asked = before_exec(envp, IN_PATH(file));
 
 	return exec_failed(asked, REAL(execvpe)(file, argv, envp));
 }
 
 DC_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	bool asked = before_exec(envp);
+	bool asked = before_exec(envp, &(struct target){ AT_FDCWD, NULL, fd, false });
 
 	return exec_failed(asked, REAL(fexecve)(fd, argv, envp));
 }
@@ -132,7 +207,9 @@ static __typeof__(execveat) *real_execveat;
 DC_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
 		       char *const envp[], int flags)
 {
-	bool asked = before_exec(envp);
+	bool empty = (flags & AT_EMPTY_PATH) != 0 && *path == '\0';
+	bool asked = before_exec(envp, &(struct target){
+		dirfd, path, empty ? dirfd : -1, false });
 
 	return exec_failed(asked, REAL(execveat)(dirfd, path, argv, envp, flags));
 }
@@ -174,7 +251,7 @@ DC_EXPORT int execl(const char *path, const char *arg, ...)
 		va_start(ap, arg);
 		gather_args(argv, n, arg, &ap);
 		va_end(ap);
-		bool asked = before_exec(environ);
+		bool asked = before_exec(environ, AT_PATH(path));
 
 		return exec_failed(asked, REAL(execv)(path, argv));
 	}
@@ -194,7 +271,7 @@ DC_EXPORT int execlp(const char *file, const char *arg, ...)
 		va_start(ap, arg);
 		gather_args(argv, n, arg, &ap);
 		va_end(ap);
-		bool asked = before_exec(environ);
+		bool asked = before_exec(environ, IN_PATH(file));
 
 		return exec_failed(asked, REAL(execvp)(file, argv));
 	}
@@ -217,7 +294,7 @@ DC_EXPORT int execle(const char *path, const char *arg, ...)
 		gather_args(argv, n, arg, &ap);
 		envp = va_arg(ap, char *const *);
 		va_end(ap);
-		bool asked = before_exec(envp);
+		bool asked = before_exec(envp, AT_PATH(path));
 
 		return exec_failed(asked, REAL(execve)(path, argv, envp));
 	}

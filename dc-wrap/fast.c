@@ -951,10 +951,11 @@ static void own_close(int fd)
 	syscall(SYS_close, fd);
 }
 
-/* Connected to the collector's socket, a hello asking for request sent:
- * the socket, on which answers are waited for wait_ms at most (and so
- * is the connection, if the collector's backlog is full), or -1. */
-static int say_hello(__u32 request, int wait_ms)
+/* Connected to the collector's socket, a hello asking for request sent
+ * (with descriptor fd attached, unless -1): the socket, on which answers
+ * are waited for wait_ms at most (and so is the connection, if the
+ * collector's backlog is full), or -1. */
+static int say_hello(__u32 request, int wait_ms, int fd)
 {
 	struct timeval tv = { wait_ms / 1000, (wait_ms % 1000) * 1000 };
 	struct dc_fast_hello hello;
@@ -977,7 +978,8 @@ static int say_hello(__u32 request, int wait_ms)
 	hello.nfuncs = DC_FAST_NFUNCS;
 	hello.request = request;
 	hello.tls_off = (__s64)((char *)&thr.k - (char *)__builtin_thread_pointer());
-	if (send(sock, &hello, sizeof(hello), MSG_NOSIGNAL) == (ssize_t)sizeof(hello))
+	if (fd >= 0 ? dc_send_fd(sock, &hello, sizeof(hello), fd) == 0 :
+	    send(sock, &hello, sizeof(hello), MSG_NOSIGNAL) == (ssize_t)sizeof(hello))
 		return sock;
 fail:
 	own_close(sock);
@@ -1025,7 +1027,7 @@ static void handshake(void)
 	__u32 i;
 
 	quiet(1);
-	sock = say_hello(DC_FAST_REQ_JOIN, DC_FAST_TIMEOUT_MS);
+	sock = say_hello(DC_FAST_REQ_JOIN, DC_FAST_TIMEOUT_MS, -1);
 	if (sock < 0)
 		goto out;
 	memset(&cfg, 0, sizeof(cfg));
@@ -1086,18 +1088,25 @@ DC_HIDDEN int dc_fast_joined(void)
 	return fast.shm != NULL;
 }
 
+DC_HIDDEN void dc_fast_quiet(int on)
+{
+	quiet(on);
+}
+
 /* About to exec a program that will not load this library (exec.c): ask
  * the collector for the uprobes that stand in for it, which the kernel
  * keeps across the exec, and wait for them to be in place, or for
- * DC_FAST_EXEC_WAIT_MS.  The socket is the library's own work, not the
- * program's (quiet). */
-DC_HIDDEN void dc_fast_before_exec(void)
+ * DC_FAST_EXEC_WAIT_MS; program: that program's descriptor, when the
+ * environment is not why, else -1.  The socket is the library's own
+ * work, not the program's (quiet). */
+DC_HIDDEN void dc_fast_before_exec(int program)
 {
 	struct dc_fast_ready answer;
 	int sock, saved = errno;
 
 	quiet(1);
-	sock = say_hello(DC_FAST_REQ_EXEC, DC_FAST_EXEC_WAIT_MS);
+	sock = say_hello(program >= 0 ? DC_FAST_REQ_EXEC_PROGRAM :
+			 DC_FAST_REQ_EXEC, DC_FAST_EXEC_WAIT_MS, program);
 	if (sock >= 0) {
 		/* Whatever the answer (or none in time), the exec goes on:
 		 * without the uprobes, the collector places them when it
@@ -1117,7 +1126,7 @@ DC_HIDDEN void dc_fast_exec_failed(void)
 	int sock, saved = errno;
 
 	quiet(1);
-	sock = say_hello(DC_FAST_REQ_EXEC_FAILED, DC_FAST_EXEC_WAIT_MS);
+	sock = say_hello(DC_FAST_REQ_EXEC_FAILED, DC_FAST_EXEC_WAIT_MS, -1);
 	if (sock >= 0)
 		own_close(sock);
 	quiet(0);

@@ -40,7 +40,10 @@
  *     collector reads its exec.  The process waits for the answer
  *     DC_FAST_EXEC_WAIT_MS at most, then execs anyway.  If the exec
  *     fails, it says so (DC_FAST_REQ_EXEC_FAILED), and the uprobes go:
- *     its calls stay on the fast path.
+ *     its calls stay on the fast path.  A program that will not load
+ *     the library though the environment names it (static: its own
+ *     copies of the functions; set-ID) is sent along, opened by the
+ *     process, with DC_FAST_REQ_EXEC_PROGRAM, and the same follows.
  *
  * The mapping: a header, then `nslots` slot headers of 128 bytes, then the
  * slots' data areas.  A thread claims a free slot (owner 0 -> tid) and is
@@ -176,6 +179,11 @@ enum {
 	DC_FAST_REQ_EXEC = 1,    /* uprobes, before an exec (step 5) */
 	DC_FAST_REQ_EXEC_FAILED = 2, /* ... that failed: they may go (no
 	                            answer) */
+	DC_FAST_REQ_EXEC_PROGRAM = 3, /* uprobes before an exec of the
+	                            program attached (SCM_RIGHTS, opened by
+	                            the process): it will not load the
+	                            library though the environment names
+	                            it (static, set-ID) */
 };
 
 /* Client -> collector, first message. */

@@ -149,10 +149,13 @@ test_expect_success BPF 'without the client, a fortified program: its fprintf, f
 	done
 '
 
+# sh on the fast path (dash, on the host) reads the program's headers and
+# asks for its uprobes before it execs it (t/4240); static busybox sh,
+# the VM's, cannot, and they are placed when the exec is read.
 test_expect_success BPF,STATIC 'a static executable: its own copies of the functions through uprobes, once' '
 	gated gate-static "$SIG" -- sh -c "\"$SHARED/gate-static\" \"$PWD/gate/go\" 300; \"$W\" writes 20" &&
 	child=$(cat gated.pid) &&
-	grep "process $child (gate-static) will not load the client library (a static executable): its calls of the 2 wrapped functions among its symbols go through uprobes on its own copies from [0-9.]* ms after its exec" collect.err &&
+	grep -E "process $child \(gate-static\) will not load the client library \(a static executable\): its calls of the 2 wrapped functions among its symbols go through uprobes on its own copies( from [0-9.]* ms after its exec|, placed before its exec)" collect.err &&
 	test "$(count_calls t.txt POSIX write "$child")" = 300 &&
 	test "$(count_calls t.txt POSIX write)" = 320 &&
 	test "$(grep -c "will not load the client library" collect.err)" = 1 &&

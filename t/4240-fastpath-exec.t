@@ -123,6 +123,34 @@ test_expect_success BPF,SETGID 'a set-group-ID command: all its 300 writes, thro
 	test "$(count_calls t.txt POSIX write)" = 300
 '
 
+# A process of the command that execs a program which will not load the
+# client though its environment names it reads the program's headers
+# first, and sends it along.
+test_expect_success BPF,STATIC 'a static program exec'"'"'d by a process on the fast path, found in PATH: all its 300 writes, on its own copies placed before' '
+	PATH="$SHARED:$PATH" run -- "$CX" keep:execvp w300 &&
+	pid=$(sed -n "s/.*process \([0-9]*\) (w300) will not load the client library (a static executable): its calls of the 2 wrapped functions among its symbols go through uprobes on its own copies, placed before its exec$/\1/p" collect.err) &&
+	test -n "$pid" &&
+	test "$(count_calls t.txt POSIX write "$pid" 1)" = 300 &&
+	test "$(count_calls t.txt POSIX write)" = 300 &&
+	grep "1 processes without the client library traced through uprobes, all placed before their exec" collect.err
+'
+
+test_expect_success BPF,SETGID 'a set-group-ID program exec'"'"'d by a process on the fast path: all its 300 writes, through uprobes placed before' '
+	cp "$W" sg-w && chgrp nogroup sg-w && chmod g+s sg-w &&
+	run -- "$CX" keep:execve ./sg-w writes 300 &&
+	pid=$(sed -n "s/.*process \([0-9]*\) (sg-w) will not load the client library (it runs set-user-ID, set-group-ID or with capabilities (AT_SECURE), and ld.so ignores the preload): its calls of the wrapped functions go through uprobes, placed before its exec$/\1/p" collect.err) &&
+	test -n "$pid" &&
+	test "$(count_calls t.txt POSIX write "$pid" 1)" = 300 &&
+	test "$(count_calls t.txt POSIX write)" = 300
+'
+
+test_expect_success BPF 'a dynamic program exec'"'"'d with the preload: it joins the fast path, no uprobes asked for' '
+	run -v -- "$CX" keep:execve "$W" writes 300 &&
+	test "$(count_calls t.txt POSIX write)" = 300 &&
+	! grep -q "placed before its exec" collect.err &&
+	! grep -q "processes without the client library" collect.err
+'
+
 # cat of a file of 100,003 bytes, with nothing in its environment: its
 # reads and writes move exactly the file.
 test_expect_success BPF,DYNAMIC_ENV 'env -i cat FILE: every byte cat reads and writes' '

@@ -9,7 +9,8 @@
  * (at most 3 for the execl ones) through HOW: execve, execv, execvp,
  * execvpe, execl, execle, execlp, fexecve, execveat, or vfork (a child
  * of vfork(2) execs it with execve; this process waits and exits with
- * its status).  Exits 127 if the exec fails.
+ * its status).  Exits 127 if the exec fails.  keep:HOW does the same
+ * with LD_PRELOAD left as it is.
  *
  *   cleanexec fail N
  *
@@ -76,7 +77,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: cleanexec HOW PROGRAM [ARG...]\n");
 		return 2;
 	}
-	unsetenv("LD_PRELOAD");
+	if (strncmp(how, "keep:", 5) == 0)
+		how += 5;
+	else
+		unsetenv("LD_PRELOAD");
 	if (strcmp(how, "fail") == 0) {
 		char *none[] = { "/nonexistent/program", NULL };
 
