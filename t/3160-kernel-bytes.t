@@ -97,7 +97,7 @@ test_expect_success BPF,URING 'io_uring reads and writes: the completions carry 
 		--arg opcode=22)" = 6553600 &&
 	dc-write --summary --top 0 "$SHARED/u.pfw.gz" >sum &&
 	cat sum &&
-	grep "^io_uring io_uring:io_uring_comple  *205  *13107200 " sum
+	grep "^io_uring  *io_uring:io_uring_complete  *205  *13107200 " sum
 '
 
 test_expect_success BPF,URING,DASK 'io_uring in the report: reads and writes of the process' '

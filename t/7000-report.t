@@ -294,7 +294,7 @@ test_expect_success DASK 'socket messages and io_uring completions: per layer, o
 	test_cmp want got &&
 	grep "^net  *sock:sock_send_length  *200  *200000 " got &&
 	grep "^net  *sock:sock_recv_length  *400  *60000 " got &&
-	grep "^io_uring io_uring:io_uring_comple  *800  *15564800 " got &&
+	grep "^io_uring  *io_uring:io_uring_complete  *800  *15564800 " got &&
 	$Q nu.html table layer-table >layers &&
 	cat layers &&
 	grep "^sys	600	.*	-	400	200000	" layers &&
