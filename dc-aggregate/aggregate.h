@@ -35,7 +35,8 @@ enum file_op {
 	OP_NONE,
 	OP_OPEN,         /* path in, fd out: open, openat, creat */
 	OP_OPEN_HANDLE,  /* path in, handle out: fopen, H5Fopen */
-	OP_NEW_FD,       /* fd out, no path: socket, pipe, epoll... */
+	OP_NEW_FD,       /* fd out, no path: socket, eventfd, epoll... */
+	OP_NEW_FDS,      /* two fds out through an int[2]: pipe, socketpair */
 	OP_DUP,          /* fd in, fd out: dup, dup2, dup3 */
 	OP_FCNTL,        /* F_DUPFD and F_DUPFD_CLOEXEC duplicate */
 	OP_FDOPEN,       /* fd in, handle out */
@@ -45,6 +46,15 @@ enum file_op {
 	OP_CHDIR,
 	OP_FCHDIR,
 	OP_NEW_HANDLE,   /* handle in, handle out, same file: H5Dopen... */
+};
+
+/* What a call that makes descriptors makes (fdnames.c). */
+enum made_kind {
+	MADE_NONE,
+	MADE_PIPE,       /* pipe:[PID.N], both ends */
+	MADE_SOCKET,     /* socket:[PID.N] */
+	MADE_MEMFD,      /* /memfd:NAME (deleted) */
+	MADE_ANON,       /* one name for all: anon_inode:[eventfd] */
 };
 
 struct probe {
@@ -61,6 +71,10 @@ struct probe {
 	int copy_in_arg, copy_out_arg; /* a copy between two fds (sendfile,
 				       copy_file_range, splice, tee): the fd
 				       it reads and the one it writes */
+	int fdpair_arg;           /* the int[2] a pipe fills, -1: none */
+	uint8_t made;             /* enum made_kind */
+	uint8_t has_str;          /* a string argument (memfd's name) */
+	const char *made_anon;    /* MADE_ANON's name */
 };
 
 /* ---- per input ---- */
@@ -127,6 +141,9 @@ struct proc {
 	/* A relative path of its was kept as written for want of either
 	 * (counted once in the aggregator's). */
 	int cwd_missed;
+	/* The pipes and sockets it made so far, which name them
+	 * (fdnames.c). */
+	uint32_t made;
 };
 
 /* ---- all of it ---- */
@@ -215,6 +232,17 @@ void handle_frame(struct aggregator *ag, unsigned idx,
 
 /* files.c */
 void classify(struct probe *p, const char *name);
+/* fd set by call ev to file (0: a file without a name we know). */
+void set_fd(struct proc *p, int64_t fd, uint32_t file,
+	    const struct dc_event *ev);
+
+/* fdnames.c */
+/* What a probe of this name makes: p->made, made_anon, fdpair_arg. */
+void classify_made(struct probe *p, const char *name);
+/* A call that made descriptors (OP_NEW_FD, OP_NEW_FDS) and succeeded:
+ * name them in p's table, and ev after them if it names no file. */
+void name_made_fds(struct aggregator *ag, struct proc *p,
+		   const struct probe *pr, struct dc_event *ev);
 /* The directory fd a relative path of ev is taken against: the fd in
  * slot dirfd_arg (-1: none), else AT_FDCWD (the working directory). */
 int event_dirfd(const struct dc_event *ev, int dirfd_arg);

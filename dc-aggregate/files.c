@@ -113,6 +113,7 @@ void classify(struct probe *p, const char *name)
 	}
 
 	classify_copy(p, name);
+	classify_made(p, name);
 	p->op = OP_NONE;
 	if (name_is(name, close_names))
 		p->op = p->fd_arg >= 0 ? OP_CLOSE
@@ -136,6 +137,8 @@ void classify(struct probe *p, const char *name)
 		p->op = OP_OPEN_HANDLE;
 	else if (p->ret_kind == DC_RET_HANDLE && p->handle_arg >= 0)
 		p->op = OP_NEW_HANDLE;
+	else if (p->fdpair_arg >= 0)
+		p->op = OP_NEW_FDS;
 }
 
 /* Same probe, ignoring the id? */
@@ -513,8 +516,8 @@ static int fd_set_since(struct proc *p, int64_t fd, const struct dc_event *ev)
 /* fd set by call ev to file.  The file before, and when: unless ev set
  * it already, through a call made inside it (the open system call
  * under open(), whose record came first). */
-static void set_fd(struct proc *p, int64_t fd, uint32_t file,
-		   const struct dc_event *ev)
+void set_fd(struct proc *p, int64_t fd, uint32_t file,
+	    const struct dc_event *ev)
 {
 	uint64_t *since = u64map_get(&p->fd_since, (uint64_t)fd);
 
@@ -732,7 +735,7 @@ static void change_dir(struct aggregator *ag, struct proc *p,
 
 /* What a finished call did to the process's tables. */
 static void apply_op(struct aggregator *ag, struct proc *p,
-		     const struct probe *pr, const struct dc_event *ev)
+		     const struct probe *pr, struct dc_event *ev)
 {
 	const __u64 *args = DC_EVENT_ARGS(ev);
 	int failed = ev->ret < 0 || (ev->flags & DC_EVF_FAILED);
@@ -754,8 +757,9 @@ static void apply_op(struct aggregator *ag, struct proc *p,
 			set_handle(p, (uint64_t)ev->ret, ev->file_id);
 		break;
 	case OP_NEW_FD:
+	case OP_NEW_FDS:
 		if (!failed)
-			set_fd(p, ev->ret, 0, ev);
+			name_made_fds(ag, p, pr, ev);
 		break;
 	case OP_FCNTL:
 		if (!fcntl_dups(pr, ev))

@@ -2,7 +2,8 @@
 bin_PROGRAMS += dc-aggregate/dc-aggregate
 # All but its main (dc-aggregate.c): the fuzz harness runs these too.
 DC_AGGREGATE_RUN = dc-aggregate/aggregate.c \
-	dc-aggregate/aggregate.h dc-aggregate/files.c dc-aggregate/profile.c \
+	dc-aggregate/aggregate.h dc-aggregate/files.c dc-aggregate/fdnames.c \
+	dc-aggregate/profile.c \
 	dc-aggregate/cwdhold.c \
 	dc-aggregate/read.c \
 	dc-aggregate/calltree.c dc-aggregate/calltree.h \

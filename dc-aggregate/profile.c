@@ -24,6 +24,25 @@ struct interval {
 	size_t n, cap;
 };
 
+/* The bytes a call moved, or an instant of the kernel's says moved (a
+ * socket message, an io_uring completion that read or wrote): the
+ * trace's "bytes", by the writer's rule (dc-write/callargs.c), so that
+ * a profile's counters add up to what dc-write --summary finds in the
+ * trace of the same events. */
+static uint64_t event_bytes(const struct probe *pr, const struct dc_event *ev)
+{
+	struct dc_bytes b;
+	unsigned n;
+
+	if (pr == NULL || (ev->type != DC_EV_CALL && ev->type != DC_EV_INSTANT))
+		return 0;
+	n = ev->nargs < pr->nargs ? ev->nargs : pr->nargs;
+	dc_bytes_of(pr->arg_kinds, n, pr->ret_kind, DC_EVENT_ARGS(ev),
+		    ev->ret, ev->flags, &b);
+	dc_bytes_kernel(pr->arg_kinds, n, pr->ret_kind, DC_EVENT_ARGS(ev), &b);
+	return b.done > 0 ? (uint64_t)b.done : 0;
+}
+
 /* Count a finished call (or an instant) in the interval it ended in. */
 void profile_event(struct aggregator *ag, const struct dc_event *ev)
 {
@@ -66,15 +85,7 @@ void profile_event(struct aggregator *ag, const struct dc_event *ev)
 	if (ev->flags & DC_EVF_UNWOUND)
 		return;
 	e->dur_ns += ev->dur;
-	if (pr != NULL && ev->type == DC_EV_CALL) {
-		struct dc_bytes b;
-		unsigned n = ev->nargs < pr->nargs ? ev->nargs : pr->nargs;
-
-		dc_bytes_of(pr->arg_kinds, n, ret_kind, DC_EVENT_ARGS(ev),
-			    ev->ret, ev->flags, &b);
-		if (b.done > 0)
-			e->bytes += (uint64_t)b.done;
-	}
+	e->bytes += event_bytes(pr, ev);
 	if (dc_call_failed(ret_kind, ev->ret))
 		e->errors++;
 }

@@ -373,6 +373,15 @@ void open_and_load(struct collector *c)
 	c->skel = skel;
 }
 
+/* An argument kind as the BPF programs see it.  A pipe's or a
+ * socketpair's int[2] is read as a handle stored through a pointer is:
+ * the 8 bytes there at return, both descriptors (lib/event.h,
+ * DC_ARG_FDPAIR); readers get the spec's kind in the PROBE frame. */
+static __u8 bpf_kind(__u8 kind)
+{
+	return kind == DC_ARG_FDPAIR ? DC_ARG_HANDLE_OUT : kind;
+}
+
 /* Which of the BPF programs' read-through steps an argument kind needs. */
 static __u8 derive_of(__u8 kind)
 {
@@ -408,8 +417,8 @@ void fill_tables(struct collector *c)
 		cfg.ret_kind = p->ret_kind;
 		cfg.str_arg = cfg.str_arg2 = DC_NO_STR_ARG;
 		for (a = 0; a < p->nargs; a++) {
-			cfg.arg_kinds[a] = p->arg_kinds[a];
-			cfg.derive |= derive_of(p->arg_kinds[a]);
+			cfg.arg_kinds[a] = bpf_kind(p->arg_kinds[a]);
+			cfg.derive |= derive_of(cfg.arg_kinds[a]);
 			if (p->arg_kinds[a] != DC_ARG_PATH &&
 			    p->arg_kinds[a] != DC_ARG_STR)
 				continue;

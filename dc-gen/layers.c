@@ -222,6 +222,14 @@ static const struct builtin_func syscall_funcs[] = {
 	/* The working directory, so readers resolve relative paths. */
 	F("chdir", "path", "status"),
 	F("fchdir", "fd", "status"),
+	/* Descriptors that are not files, so that dc-aggregate names them
+	 * (dc-trace(5)): pipes, eventfds, memfds; sockets are the sockets
+	 * layer's. */
+	Q("pipe", "fdpair", "status"),
+	F("pipe2", "fdpair,flags", "status"),
+	Q("eventfd", "int", "fd"),
+	F("eventfd2", "int,flags", "fd"),
+	F("memfd_create", "str,flags", "fd"),
 	Q("io_uring_setup", "int,ptr", "fd"),
 	Q("io_uring_enter", "fd,int,int,flags,ptr,size", "int"),
 	F("sendfile", "fd,fd,ptr,size", "size"),
@@ -234,7 +242,7 @@ static const struct builtin_func syscall_funcs[] = {
  * sent and received, and the waits in between. */
 static const struct builtin_func socket_funcs[] = {
 	F("socket", "int,int,int", "fd"),
-	F("socketpair", "int,int,int,ptr", "status"),
+	F("socketpair", "int,int,int,fdpair", "status"),
 	F("bind", "fd,ptr,int", "status"),
 	F("listen", "fd,int", "status"),
 	Q("accept", "fd,ptr,ptr", "fd"),

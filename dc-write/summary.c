@@ -316,17 +316,40 @@ static int read_trace(struct summary *s, const char *path)
 	return bad;
 }
 
-/* The header line and the table: at most `top` rows per layer, the most
- * time-consuming first. */
-static void print_summary(struct summary *s, const char *path, unsigned top,
-			  int bad)
+/* The columns a word takes on a terminal: its UTF-8 characters (a
+ * quoted word's escapes are ASCII already). */
+static size_t word_width(const char *w)
 {
-	const char *layer = NULL;
-	unsigned shown = 0;
-	size_t i;
+	size_t n = 0;
 
-	if (s->nrows > 1) /* qsort(NULL, 0) is undefined */
-		qsort(s->rows, s->nrows, sizeof(*s->rows), by_layer_then_time);
+	for (; *w != '\0'; w++)
+		n += ((unsigned char)*w & 0xc0) != 0x80;
+	return n;
+}
+
+/* w, then blanks up to width columns (none past it: never cut). */
+static void put_cell(const char *w, size_t width)
+{
+	size_t n = word_width(w);
+
+	fputs(w, stdout);
+	for (; n < width; n++)
+		putchar(' ');
+}
+
+/* Is row i shown: among the `top` first of its layer (0: all)?  Rows
+ * are sorted by layer. */
+static int row_shown(const struct summary *s, size_t i, unsigned top,
+		     unsigned *shown)
+{
+	if (i == 0 || strcmp(s->rows[i - 1].layer, s->rows[i].layer) != 0)
+		*shown = 0;
+	return top == 0 || (*shown)++ < top;
+}
+
+/* The trace's line: what it holds, over how long, what was lost. */
+static void print_heading(const struct summary *s, const char *path, int bad)
+{
 	dc_put_word(stdout, path, strlen(path), 0);
 	printf(": %llu events from %zu processes over %.3f s",
 	       s->events, s->pids.count,
@@ -342,29 +365,55 @@ static void print_summary(struct summary *s, const char *path, unsigned top,
 		       s->truncated ? ", input truncated" : "");
 	if (bad)
 		printf(", %d unreadable lines", bad);
-	printf("\n%-8s %-24s %9s %14s %12s  %s\n", "layer", "function", "calls",
-	       "bytes", "time (ms)", "file");
+	putchar('\n');
+}
+
+/* The header line and the table: at most `top` rows per layer, the most
+ * time-consuming first.  The layer and function columns are as wide as
+ * their longest shown word (at least 8 and 24), so no name is cut and
+ * the numbers stay in line. */
+static void print_summary(struct summary *s, const char *path, unsigned top,
+			  int bad)
+{
+	size_t i, lw = 8, nw = 24;
+	char **words = xcalloc(2 * s->nrows + 1, sizeof(*words));
+	unsigned shown = 0;
+
+	if (s->nrows > 1) /* qsort(NULL, 0) is undefined */
+		qsort(s->rows, s->nrows, sizeof(*s->rows), by_layer_then_time);
+	/* Names as words (lib/quote.h): a newline in a name cannot split
+	 * the row. */
 	for (i = 0; i < s->nrows; i++) {
 		const struct row *r = &s->rows[i];
-		char *l, *n;
 
-		if (layer == NULL || strcmp(layer, r->layer) != 0) {
-			layer = r->layer;
-			shown = 0;
-		}
-		if (top > 0 && shown++ >= top)
+		if (!row_shown(s, i, top, &shown))
 			continue;
-		/* Names as words (lib/quote.h): a newline in a file name
-		 * cannot split the row. */
-		l = dc_word(r->layer, strlen(r->layer));
-		n = dc_word(r->name, strlen(r->name));
-		printf("%-8.8s %-24.24s %9llu %14llu %12.3f  ", l, n, r->calls,
-		       r->bytes, (double)r->time_us / 1e3);
+		words[2 * i] = dc_word(r->layer, strlen(r->layer));
+		words[2 * i + 1] = dc_word(r->name, strlen(r->name));
+		if (word_width(words[2 * i]) > lw)
+			lw = word_width(words[2 * i]);
+		if (word_width(words[2 * i + 1]) > nw)
+			nw = word_width(words[2 * i + 1]);
+	}
+	print_heading(s, path, bad);
+	put_cell("layer", lw + 1);
+	put_cell("function", nw);
+	printf(" %9s %14s %12s  %s\n", "calls", "bytes", "time (ms)", "file");
+	for (i = 0; i < s->nrows; i++) {
+		const struct row *r = &s->rows[i];
+
+		if (words[2 * i] == NULL)
+			continue;
+		put_cell(words[2 * i], lw + 1);
+		put_cell(words[2 * i + 1], nw);
+		printf(" %9llu %14llu %12.3f  ", r->calls, r->bytes,
+		       (double)r->time_us / 1e3);
 		dc_put_word(stdout, r->file, strlen(r->file), 0);
 		putchar('\n');
-		free(l);
-		free(n);
 	}
+	for (i = 0; i < 2 * s->nrows; i++)
+		free(words[i]);
+	free(words);
 }
 
 static void summary_free(struct summary *s)

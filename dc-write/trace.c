@@ -239,6 +239,19 @@ static char *put_event_head(char *p, const struct probe *pr,
 	return p;
 }
 
+/* The two descriptors a pipe or socketpair made (DC_ARG_FDPAIR: fds[0]
+ * in the slot's low half), as fd0 and fd1; none if the call failed, when
+ * the array holds whatever was there before. */
+static char *put_fdpair(char *p, uint64_t v, int64_t ret)
+{
+	if (ret != 0)
+		return p;
+	p = PUT(p, ",\"fd0\":");
+	p = put_i64(p, (int32_t)(uint32_t)v);
+	p = PUT(p, ",\"fd1\":");
+	return put_i64(p, (int32_t)(uint32_t)(v >> 32));
+}
+
 /* A call's or instant's arguments, return value, bytes and errno. */
 static char *put_call_args(char *p, const struct probe *pr,
 			   const struct dc_event *ev)
@@ -250,6 +263,10 @@ static char *put_call_args(char *p, const struct probe *pr,
 		if (pr->key_len[i] == 0 ||
 		    !callargs_meaningful(&pr->ca, args, n, i))
 			continue;
+		if (pr->kinds[i] == DC_ARG_FDPAIR) {
+			p = put_fdpair(p, args[i], ev->ret);
+			continue;
+		}
 		if (pr->kinds[i] == DC_ARG_DATATYPE &&
 		    (ev->flags & DC_EVF_DTSIZE)) {
 			p = PUT(p, ",\"tsize\":");

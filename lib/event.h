@@ -116,6 +116,13 @@ enum dc_arg_kind {
 	DC_ARG_CMD = 37,    /* fcntl(2) command: the next slot means
 	                       something only for commands that take an
 	                       argument */
+	DC_ARG_FDPAIR = 38, /* int[2] the call fills with two new file
+	                       descriptors (pipe, pipe2, socketpair): the
+	                       8 bytes there at return, fds[0] in the low 32
+	                       bits and fds[1] in the high (little-endian);
+	                       meaningful only if the call succeeded.  The
+	                       BPF programs read it as a DC_ARG_HANDLE_OUT
+	                       (dc-collect/load.c) */
 	DC_ARG_KIND_MAX
 };
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # lib/'s shared pieces: the one hash table (every key storable, 0 and
 # 2^64-1 included), the one FNV-1a, the one size parser (overflow and
-# ranges refused), the one quoting of names as words.  The checks are in
+# ranges refused), the one quoting of names as words; and the probe
+# spec's keys as dc-probes(5) documents them.  The checks are in
 # t/helpers/lib-test.c; each of its TAP lines must pass.  The tools' own
 # use of the parser is in t/0100-options.t.
 . "$(dirname "$0")/test-lib.sh"
@@ -17,6 +18,17 @@ test_expect_success 'lib unit tests all pass' '
 	n=$(sed -n "s/^1\.\.//p" tap) &&
 	test "$n" -gt 50 &&
 	test "$(grep -c "^ok " tap)" = "$n"
+'
+
+# dc-probes(5) describes a probe's keys in the order the spec's writer
+# (lib/spec.c, dc-gen's output) puts them: the terms after each .TP of
+# its Probes section.
+test_expect_success 'dc-probes(5) lists the probe keys in the order they are written' '
+	lib-test spec-keys >written &&
+	test "$(wc -l <written)" -ge 12 &&
+	sed -n "/^\.SS Probes/,/^\.S[HS] /p" "$DC_SRC_DIR/man/dc-probes.5" |
+		awk "prev == \".TP\" && \$1 == \".B\" { print \$2 } { prev = \$0 }" >documented &&
+	test_cmp written documented
 '
 
 # A script with a test whose prerequisite never holds, run as prove would.

@@ -27,7 +27,7 @@ test_expect_success 'setup: a signing key' '
 # system calls return what they copied, the peek too; the socket
 # events count what moved, the peek not (as the kernel prints it).
 test_expect_success BPF,PYTHON3 'a TCP transfer: the bytes of sendto and recvfrom, and of the socket messages' '
-	cat >tcp.py <<-\EOP &&
+	cat >"$SHARED/tcp.py" <<-\EOP &&
 	import socket, threading
 	N = 10000123
 	ls = socket.socket()
@@ -50,7 +50,7 @@ test_expect_success BPF,PYTHON3 'a TCP transfer: the bytes of sendto and recvfro
 	assert got == N, got
 	EOP
 	printf "layers: [sockets, net]\n" >c.yaml &&
-	trace_ok c.yaml "$SHARED/tcp.pfw.gz" probes.sig -- python3 tcp.py &&
+	trace_ok c.yaml "$SHARED/tcp.pfw.gz" probes.sig -- python3 "$SHARED/tcp.py" &&
 	cp probes.json "$SHARED/tcp.probes.json" &&
 	dc-write --summary --top 0 "$SHARED/tcp.pfw.gz" >sum &&
 	cat sum &&
@@ -97,7 +97,54 @@ test_expect_success BPF,URING 'io_uring reads and writes: the completions carry 
 		--arg opcode=22)" = 6553600 &&
 	dc-write --summary --top 0 "$SHARED/u.pfw.gz" >sum &&
 	cat sum &&
-	grep "^io_uring io_uring:io_uring_comple  *205  *13107200 " sum
+	grep "^io_uring  *io_uring:io_uring_complete  *205  *13107200 " sum
+'
+
+# The same workloads' collector streams, kept, then aggregated both ways:
+# as a trace, and summed into counters per second (dc-aggregate
+# --profile).  The counters' bytes per layer and function are the
+# trace's: the socket messages and the io_uring completions count theirs
+# (they used to count none: --profile summed the bytes of calls only).
+# profile_matches CONFIG NAME COMMAND...: collect COMMAND's stream into
+# NAME.dcs, write NAME.pfw.gz and NAME-profile.pfw.gz from it, their
+# summaries in NAME.sum and NAME-profile.sum; every row of the trace's
+# with bytes has its function's bytes in the profile's.
+profile_matches() {
+	_cfg=$1 _name=$2
+	shift 2
+	sign_spec "$_cfg" &&
+	dc-collect -k "$SHARED/key" probes.sig -- "$@" >$_name.dcs 2>collect.err &&
+	dc-aggregate $_name.dcs | dc-write $_name.pfw.gz &&
+	dc-aggregate --profile 1s $_name.dcs | dc-write $_name-profile.pfw.gz &&
+	dc-write --summary --top 0 $_name.pfw.gz >$_name.sum &&
+	dc-write --summary --top 0 $_name-profile.pfw.gz >$_name-profile.sum &&
+	cat $_name-profile.sum &&
+	grep "counter samples" $_name-profile.sum &&
+	awk "NR > 2 && \$4 > 0 { print \$1, \$2 }" $_name.sum | sort -u >moved &&
+	test -s moved &&
+	while read layer fn; do
+		test "$(row_bytes $_name.sum $layer $fn)" = "$(row_bytes $_name-profile.sum $layer $fn)" ||
+		{ echo "$layer $fn: $(row_bytes $_name.sum $layer $fn) in the trace," \
+			"$(row_bytes $_name-profile.sum $layer $fn) in the profile"; return 1; }
+	done <moved
+}
+
+test_expect_success BPF,PYTHON3 'dc-aggregate --profile: the TCP transfer'"'"'s bytes, socket messages too' '
+	printf "layers: [sockets, net]\n" >c.yaml &&
+	profile_matches c.yaml tcp python3 "$SHARED/tcp.py" &&
+	test "$(row_bytes tcp-profile.sum sock sendto)" = 10000123 &&
+	if grep -q "sock:sock_send_length" probes.json; then
+		test "$(row_bytes tcp-profile.sum net sock:sock_send_length)" = 10000123 &&
+		test "$(row_bytes tcp-profile.sum net sock:sock_recv_length)" = 10000123
+	fi
+'
+
+test_expect_success BPF,URING 'dc-aggregate --profile: io_uring completions'"'"' bytes' '
+	dd if=/dev/urandom of=in bs=64K count=100 2>/dev/null &&
+	printf "layers: [iouring]\n" >c.yaml &&
+	profile_matches c.yaml u "$URING" in 100 out &&
+	cmp in out &&
+	test "$(row_bytes u-profile.sum io_uring io_uring:io_uring_complete)" = 13107200
 '
 
 test_expect_success BPF,URING,DASK 'io_uring in the report: reads and writes of the process' '

@@ -103,6 +103,35 @@ test_expect_success '--profile: exact sums per interval, pid and probe' '
 	grep "^end events=1 " out
 '
 
+# The kernel's instants that say what moved count their bytes as the
+# trace would: a socket message its length, not a peek (flags 2) nor a
+# failure; an io_uring completion the result of a read (22) or write
+# (23), not of an open (18) or of a request not known (-1).
+test_expect_success '--profile: socket messages and io_uring completions count their bytes' '
+	cat >k.txt <<-\EOF &&
+	header host=node1 run=r1 offset=1700000000000000000 start=1000000
+	probe id=0 kind=tracepoint layer=net name=sock:sock_recv_length target=sock args=family,protocol,flags ret=size
+	probe id=1 kind=tracepoint layer=io_uring name=io_uring:io_uring_complete target=io_uring args=int,opcode ret=size
+	instant probe=0 pid=100 tid=100 ts=1100000 ret=700 args=2,6,0
+	instant probe=0 pid=100 tid=100 ts=1200000 ret=500 args=2,6,2
+	instant probe=0 pid=100 tid=100 ts=1300000 ret=-11 args=2,6,64
+	instant probe=1 pid=100 tid=100 ts=1400000 ret=65536 args=7,22
+	instant probe=1 pid=100 tid=100 ts=1500000 ret=4096 args=8,23
+	instant probe=1 pid=100 tid=100 ts=1600000 ret=5 args=9,18
+	instant probe=1 pid=100 tid=100 ts=1700000 ret=100 args=10,-1
+	end
+	EOF
+	dc-mkstream k.txt | dc-aggregate --text --profile 1s >out &&
+	grep "^counters" out >got &&
+	echo "counters start=1000000 interval=1000000000 pid=100 probe=0 calls=3 dur=0 bytes=700 errors=1 pid=100 probe=1 calls=4 dur=0 bytes=69632 errors=0" >expect &&
+	test_cmp expect got &&
+	dc-mkstream k.txt | dc-aggregate | dc-write --plain k.pfw &&
+	dc-mkstream k.txt | dc-aggregate --profile 1s | dc-write --plain kp.pfw &&
+	dc-write --summary k.pfw | awk "NR > 2 { print \$1, \$2, \$3, \$4 }" >trace.rows &&
+	dc-write --summary kp.pfw | awk "NR > 2 { print \$1, \$2, \$3, \$4 }" >profile.rows &&
+	test_cmp trace.rows profile.rows
+'
+
 test_expect_success '--profile intervals: units, and one interval for everything' '
 	write_calls >c.txt &&
 	dc-mkstream c.txt >c.dcs &&

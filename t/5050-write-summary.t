@@ -71,8 +71,52 @@ test_expect_success 'socket messages and io_uring completions: their bytes, per 
 	grep "^sys  *sendto  *3  *3000 " out &&
 	grep "^net  *sock:sock_send_length  *3  *3000 " out &&
 	grep "^net  *sock:sock_recv_length  *4  *1000 " out &&
-	grep "^io_uring io_uring:io_uring_comple  *6  *135168 " out &&
-	grep "^io_uring io_uring:io_uring_submit  *1  *0 " out
+	grep "^io_uring  *io_uring:io_uring_complete  *6  *135168 " out &&
+	grep "^io_uring  *io_uring:io_uring_submit_req  *1  *0 " out
+'
+
+# Names longer than the columns' usual widths (a layer of 8, a function
+# of 24 characters): printed whole, and the columns widen to the longest
+# shown, so every row's numbers stay under their headings.  A row left
+# out by --top does not widen them.
+test_expect_success 'long layer and function names: whole, the columns as wide as the longest' '
+	long=a_function_name_of_fifty_characters_from_a_library &&
+	test ${#long} = 50 &&
+	cat >in.txt <<-EOF &&
+	header host=node1 run=r1 offset=1700000000000000000 start=1000
+	probe id=0 kind=uprobe layer=POSIX name=write target=/lib/libc.so.6 args=fd,ptr,size ret=size
+	probe id=1 kind=uprobe layer=MyLibraryLayer name=$long target=/lib/libmy.so args=fd,ptr,size ret=size
+	probe id=2 kind=uprobe layer=MyLibraryLayer name=short target=/lib/libmy.so args=fd,ptr,size ret=size
+	probe id=3 kind=uprobe layer=MyLibraryLayer name=${long}_and_more target=/lib/libmy.so args=fd,ptr,size ret=size
+	string id=3 value=/data/a
+	call probe=0 pid=100 tid=100 ts=5000 dur=2000 ret=4096 args=3,0,4096 file=3
+	repeat 2 call probe=1 pid=100 tid=100 ts=9000 dur=3000 ret=100 args=3,0,100 file=3
+	call probe=2 pid=100 tid=100 ts=19000 dur=1000 ret=7 args=3,0,7 file=3
+	call probe=3 pid=100 tid=100 ts=29000 dur=10 ret=1 args=3,0,1 file=3
+	end events=AUTO dropped=0 flags=0
+	EOF
+	dc-mkstream <in.txt | dc-write --plain long.pfw &&
+	dc-write --summary --top 2 long.pfw >out &&
+	cat out &&
+	grep "^MyLibraryLayer  *$long  *2  *200  *0.006  /data/a\$" out &&
+	grep "^MyLibraryLayer  *short  *1  *7  *0.001  /data/a\$" out &&
+	grep "^POSIX  *write  *1  *4096  *0.002  /data/a\$" out &&
+	! grep "_and_more" out &&
+	# Each column ends where its heading does: the function column
+	# starts one blank after the longest layer, the calls column
+	# after the longest function shown.
+	sed -n 2p out >head &&
+	grep "^layer  *function  *calls " head &&
+	test "$(awk "{ print index(\$0, \"calls\") + 4 }" head)" = $((14 + 1 + 50 + 1 + 9)) &&
+	sed 1,2d out | awk -v want=$((14 + 1 + 50 + 1 + 9)) "
+		{ match(\$0, /^[^ ]+ +[^ ]+ +[0-9]+/); if (RLENGTH != want) bad++ }
+		END { exit bad + 0 }" &&
+	# Without --top, the longest function of all sets the width.
+	dc-write --summary --top 0 long.pfw >all &&
+	grep "^MyLibraryLayer  *${long}_and_more  *1  *1 " all &&
+	sed 1,2d all | awk -v want=$((14 + 1 + 59 + 1 + 9)) "
+		{ match(\$0, /^[^ ]+ +[^ ]+ +[0-9]+/); if (RLENGTH != want) bad++ }
+		END { exit bad + 0 }"
 '
 
 test_expect_success SAMPLES 'other writers: DFTracer 1.0 and the 2023 form' '

@@ -247,6 +247,55 @@ test_expect_success DASK 'the page cache served only reads of files, not of devi
 	grep -x "bytes served from the page cache (at least)	8192" kernel
 '
 
+# Access sizes count the bytes each read or write moved, not what it
+# asked for: a read of a 64 KiB buffer that returned 100 bytes is in the
+# 64-byte bucket, one at the end of its file in 0; cp's copy_file_range
+# asks for 2^63 - 1 bytes and copies 3,000,017, a read and a write of
+# the 2 MiB bucket; an fread of 4096 items of 1 byte that got 10 is in
+# 8; a socket message by its length, a peek (MSG_PEEK) moved nothing.
+# A failed read (-EAGAIN) made no access.
+test_expect_success DASK 'access sizes: the bytes each call moved, failed calls left out' '
+	cat >sz.txt <<-EOF &&
+	header host=node1 run=sz offset=1700000000000000000 start=1000 ids=0
+	probe id=0 kind=syscall layer=sys name=read target=kernel args=fd,ptr,size ret=size
+	probe id=1 kind=syscall layer=sys name=openat target=kernel args=fd,path,flags,mode ret=fd
+	probe id=2 kind=syscall layer=sys name=copy_file_range target=kernel args=fd,ptr,fd,ptr,size,flags ret=size
+	probe id=3 kind=uprobe layer=STDIO name=fread target=/lib/libc.so.6 args=ptr,isize,count,file ret=items
+	probe id=4 kind=tracepoint layer=net name=sock:sock_recv_length target=sock args=family,protocol,flags ret=size
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/cp cmdline=cp cwd=/d
+	call probe=1 pid=100 tid=100 ts=1000 dur=1000 ret=3 args=-100,0,0,0 str=/d/src seq=1
+	call probe=1 pid=100 tid=100 ts=3000 dur=1000 ret=4 args=-100,0,65,420 str=/d/dst seq=2
+	call probe=2 pid=100 tid=100 ts=5000 dur=3000 ret=3000017 args=3,0,4,0,9223372036854775807,0 seq=3
+	call probe=2 pid=100 tid=100 ts=9000 dur=1000 ret=0 args=3,0,4,0,9223372036854775807,0 seq=4
+	call probe=0 pid=100 tid=100 ts=11000 dur=1000 ret=100 args=3,0,65536 seq=5
+	repeat 2 call probe=0 pid=100 tid=100 ts=13000 dur=1000 ret=65536 args=3,0,65536 seq=6
+	call probe=0 pid=100 tid=100 ts=15000 dur=1000 ret=0 args=3,0,65536 seq=8
+	call probe=0 pid=100 tid=100 ts=17000 dur=1000 ret=-11 args=3,0,4096 error=11 seq=9
+	call probe=3 pid=100 tid=100 ts=19000 dur=1000 ret=10 args=0,1,4096,0 seq=10
+	instant probe=4 pid=100 tid=100 ts=21000 ret=300 args=2,6,0
+	instant probe=4 pid=100 tid=100 ts=22000 ret=1 args=2,6,2
+	instant probe=4 pid=100 tid=100 ts=23000 ret=-11 args=2,6,64
+	end events=AUTO dropped=0 flags=0
+	EOF
+	dc-mkstream <sz.txt | dc-aggregate | dc-write sz.pfw.gz &&
+	dc-report -w 0 sz.pfw.gz -o sz.html &&
+	$Q sz.html table sizes-table >sizes &&
+	cat sizes &&
+	sort sizes >got &&
+	sort >want <<-\EOF &&
+	STDIO	read	8	1
+	sys	read	0	2
+	sys	read	64	1
+	sys	read	65536	2
+	sys	read	2097152	1
+	sys	write	0	1
+	sys	write	2097152	1
+	net	read	0	1
+	net	read	256	1
+	EOF
+	test_cmp want got
+'
+
 # A collector's stream (ids=0) of GROUPS rounds, each: pid 100 sends
 # 1000 bytes with sendto, the socket's message (1000) under it, and
 # receives 300 bytes and peeks at 1 (MSG_PEEK) outside every call; pid
@@ -294,7 +343,7 @@ test_expect_success DASK 'socket messages and io_uring completions: per layer, o
 	test_cmp want got &&
 	grep "^net  *sock:sock_send_length  *200  *200000 " got &&
 	grep "^net  *sock:sock_recv_length  *400  *60000 " got &&
-	grep "^io_uring io_uring:io_uring_comple  *800  *15564800 " got &&
+	grep "^io_uring  *io_uring:io_uring_complete  *800  *15564800 " got &&
 	$Q nu.html table layer-table >layers &&
 	cat layers &&
 	grep "^sys	600	.*	-	400	200000	" layers &&

@@ -58,6 +58,21 @@ def int_value(v):
 _KINDS = {}
 
 
+def _access_size(args):
+    """The size of a read or write for the access sizes: the bytes it
+    moved (as _nbytes counts them: what a read returned, not the buffer
+    it offered; what a copy_file_range copied, not the 2^63 cp asks
+    for), where that is known: the call has "bytes", or a size (or
+    count) and a return value.  None for a failed call (a negative
+    return value, an errno): it moved nothing, it made no access."""
+    if "errno" in args or ("ret" in args and int_value(args["ret"]) < 0):
+        return None
+    if int_value(args.get("bytes")) >= 0 or (
+            "ret" in args and ("size" in args or "count" in args)):
+        return _nbytes(args)
+    return None
+
+
 def _nbytes(args):
     """Bytes a call moved, as dc-write --summary counts them (dc-trace(5)):
     "bytes" where the return value is not a byte count (fread's items,
@@ -154,7 +169,7 @@ def new_partial():
         "rows": {},         # (layer, name, file key) -> [calls, bytes, us]
         "width": FIRST_WIDTH, "lo": None, "hi": None,
         "series": {},       # ("p", proc, dir) / ("l", layer, dir) -> {bin: bytes}
-        "sizes": {},        # (layer, dir) -> {bucket: calls}
+        "sizes": {},        # (layer, dir) -> {bucket of bytes moved: calls}
         "fileio": {},       # file key -> [data calls, meta calls, r, w, data us, meta us]
         "blat": {},         # op letter -> {latency bucket us: requests}
         "devbytes": {},     # op letter -> bytes
@@ -340,19 +355,17 @@ class _Part:
 
     def data(self, cat, proc, d, fkeys, ts, nbytes, args):
         """A read or write (D "r" or "w", of file FKEYS[0]) or a copy (D
-        "c": read from FKEYS[0], written to FKEYS[1]): its size in the
-        histograms, its bytes in the layer's series; what it moved, as
+        "c": read from FKEYS[0], written to FKEYS[1]): the bytes it moved
+        in the access sizes, its bytes in the layer's series; what it moved, as
         (series key, file key, direction, bytes) moves, or None."""
         ways = (("r", fkeys[0]), ("w", fkeys[1])) if d == "c" else ((d, fkeys[0]),)
-        size = int_value(args.get("size"))
-        if size < 0:
-            size = int_value(args.get("count"))
+        size = _access_size(args)
         moves = ()
         for way, fkey in ways:
             if nbytes:
                 self.add_bin(("l", cat, way), ts, nbytes)
                 moves += ((("p", proc, way), fkey, way, nbytes),)
-            if size >= 0:
+            if size is not None:
                 h = self.p["sizes"].setdefault((cat, way), {})
                 b = size_bucket(size)
                 h[b] = h.get(b, 0) + 1

@@ -299,11 +299,22 @@ class Report:
         h = {"%s %s" % (l, "read" if d == "r" else "write"): v
              for (l, d), v in self.r["sizes"].items()}
         if not h:
-            w('<p class="note">No read or write call with a size.</p></section>')
+            w('<p class="note">No read or write call that moved a known number of '
+              'bytes.</p></section>')
             return
-        w(plots.histograms(h, "size asked for (power-of-two bucket, bytes)",
+        w(plots.histograms(h, "bytes moved (power-of-two bucket)",
                            "calls by size, per layer and operation"))
-        w("</section>")
+        w('<p class="note">Each read or write by the bytes it moved (what a read '
+          'returned, not the buffer it offered); failed calls are left out; block '
+          'requests by their size.</p>')
+        # The same numbers as a table: each bucket by its lower bound.
+        rows = [[text(l), text("read" if d == "r" else "write"), num(b, plots.human(b)), num(c)]
+                for (l, d), v in sorted(self.r["sizes"].items(),
+                                        key=lambda x: (layer_key(x[0][0]), x[0][1]))
+                for b, c in sorted(v.items())]
+        w("<details><summary>Calls per size</summary>")
+        w(table(["layer", "operation", "bytes moved from", "calls"], rows, tid="sizes-table"))
+        w("</details></section>")
 
     # 6. files
     def top_files(self):

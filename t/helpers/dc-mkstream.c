@@ -273,7 +273,7 @@ static const char *const arg_kinds[] = {
 	"pages", "op", "family", "protocol", "oldstate", "newstate", "sport",
 	"dport", "opcode", "reason", "isize", "count", "iov", "strlen",
 	"strout", "datatype", "mpistatus", "handleout", "handlein", "file",
-	"char", "cmd",
+	"char", "cmd", "fdpair",
 };
 static const char *const ret_kinds[] = {
 	"none", "status", "size", "fd", "handle", "offset", "int", "items",

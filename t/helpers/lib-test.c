@@ -2,7 +2,9 @@
  * lib-test - unit tests of lib/'s hash table (u64map.c), FNV-1a (hash.h),
  * size parser (numbers.c), CRC-32 (deflatelib.c) and words (quote.c), as
  * TAP.  Run by
- * t/0010-lib.t.
+ * t/0010-lib.t.  `lib-test spec-keys` instead prints the keys a probe
+ * with every one set gets in the probe spec's JSON (spec.c), in the
+ * order they are written, one a line: t/0010 holds dc-probes(5) to it.
  *
  * The table is checked against a plain array of what it should hold
  * after every operation of a long pseudo-random sequence, with keys
@@ -22,6 +24,7 @@
 #include "hash.h"
 #include "numbers.h"
 #include "quote.h"
+#include "spec.h"
 #include "u64map.h"
 
 #include "tap.h"
@@ -338,8 +341,31 @@ static void test_quote(void)
 	word_is("caf\xc3\xa9", 5, "\"caf\xc3\xa9\"");
 }
 
-int main(void)
+/* A probe with every key of dc-probes(5) set, written as the spec's
+ * JSON: its keys in the order written. */
+static int spec_keys(void)
 {
+	struct dc_probe p = {
+		.layer = "L", .kind = DC_PROBE_USDT, .target = "/bin/true",
+		.function = "f", .as = "g", .offset = 16, .semaphore = 32,
+		.nr = 1, .nargs = 2, .arg_kinds = { DC_ARG_FD, DC_ARG_SIZE },
+		.regs = { 1, 0 }, .ret_kind = DC_RET_SIZE, .optional = 1,
+	};
+	struct dc_spec spec = { DC_MODE_TRACE, 1000, 1, &p };
+	json_t *root = dc_spec_to_json(&spec), *probe, *v;
+	const char *key;
+
+	probe = json_array_get(json_object_get(root, "probes"), 0);
+	json_object_foreach(probe, key, v)
+		printf("%s\n", key);
+	json_decref(root);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "spec-keys") == 0)
+		return spec_keys();
 	test_every_key();
 	test_against_reference();
 	test_many();

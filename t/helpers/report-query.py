@@ -115,9 +115,14 @@ elif what == "plots":  # noqa
 elif what == "summary":
     print("%s events from %s processes over %s s" % (r.values["events"], r.values["processes"],
                                                     r.values["runtime"]))
-    for layer, name, calls, nbytes, us, fname in r.tables["summary-table"][1:]:
-        print("%-8.8s %-24.24s %9d %14d %12.3f  %s" % (word(layer), word(name), int(calls),
-                                                     int(nbytes), int(us) / 1e3, word(fname)))
+    rows = r.tables["summary-table"][1:]
+    # The layer and function columns as wide as their longest word, at
+    # least 8 and 24 characters.
+    lw = max([8] + [len(word(row[0])) for row in rows])
+    nw = max([24] + [len(word(row[1])) for row in rows])
+    for layer, name, calls, nbytes, us, fname in rows:
+        print("%-*s %-*s %9d %14d %12.3f  %s" % (lw, word(layer), nw, word(name), int(calls),
+                                               int(nbytes), int(us) / 1e3, word(fname)))
 elif what == "sections":
     print("\n".join(r.sections))
 else:

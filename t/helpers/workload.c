@@ -24,6 +24,16 @@
  *   workload tcp N                 loopback TCP: listen, connect, accept,
  *                                  N x send/recv 1000 bytes, close
  *   workload udpdrop N             N UDP datagrams to a closed loopback port
+ *   workload fds OUT               descriptors that are not files, each
+ *                                  with known bytes: a pipe (1000 bytes
+ *                                  written, read back), a socketpair
+ *                                  (2000 sent from one to the other), an
+ *                                  eventfd (one 8-byte write), a memfd
+ *                                  "dc-test" (300 written), a loopback
+ *                                  TCP connection (socket, connect,
+ *                                  accept; 4000 bytes); OUT gets each
+ *                                  one's descriptors and what /proc calls
+ *                                  it: "pipe 3 4 pipe:[123]"
  *   workload spin SECONDS FILE     append a line to FILE every 10 ms
  *   workload slow SECONDS FILE     dc_test_slow(): write 1 byte to FILE,
  *                                  sleep SECONDS, write 1 more, in one
@@ -32,6 +42,7 @@
  *                                  write 1 byte to /dev/null inside a
  *                                  user function; then 1 byte outside)
  */
+#define _GNU_SOURCE /* memfd_create */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +51,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/syscall.h>
@@ -312,6 +325,86 @@ static int do_tcp(long n)
 	return close(ls);
 }
 
+/* Write n bytes to fd with send (a socket) or write, and read them all
+ * back from rfd with recv or read (rfd < 0: none). */
+static void through(int fd, int rfd, size_t n, int sock)
+{
+	char buf[4000];
+	size_t got = 0;
+
+	memset(buf, 'f', sizeof(buf));
+	if ((sock ? send(fd, buf, n, 0) : write(fd, buf, n)) != (ssize_t)n)
+		fail("write");
+	while (rfd >= 0 && got < n) {
+		ssize_t r = sock ? recv(rfd, buf, n - got, 0)
+				 : read(rfd, buf, n - got);
+
+		if (r <= 0)
+			fail("read");
+		got += (size_t)r;
+	}
+}
+
+/* One line of OUT: what, its descriptors, what /proc calls the first. */
+static void name_line(FILE *out, const char *what, int fd, int fd2)
+{
+	char path[64], name[512];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, name, sizeof(name) - 1);
+	if (n < 0)
+		fail("readlink");
+	name[n] = '\0';
+	fprintf(out, "%s %d %d %s\n", what, fd, fd2, name);
+}
+
+static int do_fds(const char *path)
+{
+	struct sockaddr_in addr;
+	socklen_t len = sizeof(addr);
+	uint64_t one = 1;
+	int p[2], sv[2], ev, mfd, ls, cs, as;
+	FILE *out;
+
+	if (pipe(p) != 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		fail("pipe");
+	through(p[1], p[0], 1000, 0);
+	through(sv[0], sv[1], 2000, 1);
+	ev = eventfd(0, 0);
+	if (ev < 0 || write(ev, &one, sizeof(one)) != (ssize_t)sizeof(one))
+		fail("eventfd");
+	mfd = memfd_create("dc-test", 0);
+	if (mfd < 0)
+		fail("memfd_create");
+	through(mfd, -1, 300, 0);
+	memset(&addr, 0, sizeof(addr));
+	addr.sin_family = AF_INET;
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	cs = socket(AF_INET, SOCK_STREAM, 0);
+	if (ls < 0 || cs < 0 ||
+	    bind(ls, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
+	    listen(ls, 1) != 0 ||
+	    getsockname(ls, (struct sockaddr *)&addr, &len) != 0 ||
+	    connect(cs, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
+	    (as = accept(ls, NULL, NULL)) < 0)
+		fail("connect");
+	through(cs, as, 4000, 1);
+	out = fopen(path, "w");
+	if (out == NULL)
+		fail(path);
+	name_line(out, "pipe", p[0], p[1]);
+	name_line(out, "socketpair", sv[0], sv[1]);
+	name_line(out, "socketpair2", sv[1], sv[0]);
+	name_line(out, "eventfd", ev, ev);
+	name_line(out, "memfd", mfd, mfd);
+	name_line(out, "listen", ls, ls);
+	name_line(out, "client", cs, cs);
+	name_line(out, "accepted", as, as);
+	return fclose(out) != 0;
+}
+
 /* N UDP datagrams to a loopback port nobody listens on: each one is
  * dropped by the kernel (no socket), in this task's context. */
 static int do_udpdrop(long n)
@@ -440,6 +533,8 @@ int main(int argc, char **argv)
 		return do_tcp(atol(argv[2]));
 	if (strcmp(mode, "udpdrop") == 0 && argc == 3)
 		return do_udpdrop(atol(argv[2]));
+	if (strcmp(mode, "fds") == 0 && argc == 3)
+		return do_fds(argv[2]);
 	if (strcmp(mode, "spin") == 0 && argc == 4)
 		return do_spin(atof(argv[2]), argv[3]);
 	if (strcmp(mode, "slow") == 0 && argc == 4)
