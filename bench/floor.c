@@ -11,6 +11,7 @@
  * kernel.bpf_stats_enabled set, each kind's runs and nanoseconds per run
  * are printed on stderr at the end, one line each:
  *   floor: raw_tp runs=N ns_per_run=X
+ * and one line for each -b NAME's own program, "floor: tp_btf:NAME ...".
  *
  * Exit status: the command's (128 + the signal that ended it); 1 if the
  * programs cannot be loaded or attached or the command not run; 2 for bad
@@ -226,6 +227,16 @@ int main(int argc, char **argv)
 	for (i = 0; i < fl.nbtf; i++)
 		btf[i] = fl.btf[i]->progs.floor_btf;
 	report(btf, fl.nbtf, "tp_btf");
+	/* And each tp_btf target's own (its program is its own): a program
+	 * that runs rarely, each run meeting cold caches, is compared with
+	 * the empty program's runs at the same moments, not with the mean
+	 * of every target's, which the frequent ones make. */
+	for (i = 0; i < fl.nbtf; i++) {
+		char name[128];
+
+		snprintf(name, sizeof(name), "tp_btf:%s", o.btf[i]);
+		report(&btf[i], 1, name);
+	}
 	report(&fl.skel->progs.floor_raw, 1, "raw_tp");
 	report(&fl.skel->progs.floor_tp, 1, "tp");
 	for (i = 0; i < fl.nlinks; i++)

@@ -252,16 +252,29 @@ fi
 # one's ratio to the empty program's ns per run on the same tracepoints
 # (the file floor.ns, from floorstats just before).  WHAT names the run.
 PROGS_DUMP='cat /proc/$PPID/fdinfo/* 2>/dev/null | sed -n "s/^prog_id:[^0-9]*//p" >ids; bpftool prog show --json >progs.json'
+# The last column compares a tp_btf program with the empty program on its
+# own tracepoint (floor.tp, from floorstats), which runs at the same
+# moments: a rare program meets the same cold caches as its floor does.
 progtable() { # progtable WHAT: the rows, from ids and progs.json
 	python3 -c '
 import json, sys
 what = " (%s)" % sys.argv[1] if sys.argv[1] else ""
 floor = float(open("floor.ns").read() or 0) or float("nan")
+tpfloor = dict((l.split()[0], float(l.split()[1])) for l in open("floor.tp"))
+tp = {"dc_bio_queue_btf": "block_bio_queue", "dc_block_complete_btf": "block_rq_complete",
+      "dc_block_issue_btf": "block_rq_issue", "dc_block_split_btf": "block_split",
+      "dc_bio_backmerge_btf": "block_bio_backmerge", "dc_bio_frontmerge_btf": "block_bio_frontmerge",
+      "dc_pc_add_btf": "mm_filemap_add_to_page_cache",
+      "dc_pc_delete_btf": "mm_filemap_delete_from_page_cache",
+      "dc_fault_btf": "mm_filemap_fault", "dc_dirty_btf": "writeback_dirty_folio",
+      "dc_ra_sync_btf": "page_cache_sync_ra", "dc_ra_async_btf": "page_cache_async_ra"}
 ids = set(int(x) for x in open("ids").read().split())
 for p in json.load(open("progs.json")):
     if p["id"] in ids and p["name"].startswith("dc_") and p.get("run_cnt"):
         ns = p["run_time_ns"] / p["run_cnt"]
-        print("| datacrumbs %s%s | %d | %.1f | %.2fx |" % (p["name"], what, p["run_cnt"], ns, ns / floor))' "$1" | sort
+        own = tpfloor.get(tp.get(p["name"]))
+        own = "%.2fx of %.1f" % (ns / own, own) if own else "-"
+        print("| datacrumbs %s%s | %d | %.1f | %.2fx | %s |" % (p["name"], what, p["run_cnt"], ns, ns / floor, own))' "$1" | sort
 }
 progstats() {
 	p_spec=$1 p_what=$2; shift 2
@@ -286,7 +299,8 @@ progstats_unselected() {
 floorstats() { # floorstats WHAT TPS -- CMD...: also floor.ns, the mean
 	f_what=$1 f_opts=$2; shift 3
 	$FLOOR $f_opts -- "$@" 2>&1 | sed -n "s/^floor: //p" >floor.runs
-	sed -n "s/^\([a-z_]*\) runs=\([0-9]*\) ns_per_run=\([0-9.]*\)/| floor ($f_what: \1) | \2 | \3 | 1.00x |/p" floor.runs
+	sed -n "s/^\([a-z_]*\) runs=\([0-9]*\) ns_per_run=\([0-9.]*\)/| floor ($f_what: \1) | \2 | \3 | 1.00x | - |/p" floor.runs
+	sed -n "s/^tp_btf:\([a-z_]*\) runs=[0-9]* ns_per_run=\([0-9.]*\)/\1 \2/p" floor.runs >floor.tp
 	# Over all runs, whatever kind of program made them.
 	sed -n "s/^[a-z_]* runs=\([0-9]*\) ns_per_run=\([0-9.]*\)/\1 \2/p" floor.runs |
 		awk '{ s += $1 * $2; n += $1 } END { if (n) printf "%.1f", s / n }' >floor.ns
@@ -296,8 +310,8 @@ sysctl -q kernel.bpf_stats_enabled=1
 echo
 echo "Programs' own time (kernel.bpf_stats_enabled; runs include other processes' calls on the host):"
 echo
-echo "| program | runs | ns per run | x the floor's |"
-echo "|---|---|---|---|"
+echo "| program | runs | ns per run | x the floor's | x its tracepoint's empty program |"
+echo "|---|---|---|---|---|"
 floorstats "empty, sys_enter + sys_exit" "$SYSFLOOR" -- "$W" syswrites "$N"
 progstats sys "" "$W" syswrites "$N"
 progstats_unselected

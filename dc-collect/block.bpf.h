@@ -635,10 +635,22 @@ static __always_inline __u64 blk_rq_sector(struct request *rq)
 	return rq->__sector;
 }
 
+/* bio_dev(): the device of the bio's disk, as the classic records have
+ * it (disk_devt), and as a request's is (blk_rq_dev): a partition's bio
+ * was remapped to its disk's sectors before it was queued, but its
+ * bi_bdev is still the partition's, whose own device would match none
+ * of its requests. */
+static __always_inline __u32 blk_bio_dev(struct bio *bio)
+{
+	struct gendisk *disk = bio->bi_bdev->bd_disk;
+
+	return disk ? disk->part0->bd_dev : bio->bi_bdev->bd_dev;
+}
+
 SEC("?tp_btf/block_bio_queue")
 int BPF_PROG(dc_bio_queue_btf, struct bio *bio)
 {
-	struct blk_fields f = { .dev = bio->bi_bdev->bd_dev,
+	struct blk_fields f = { .dev = blk_bio_dev(bio),
 				.sector = bio->bi_iter.bi_sector,
 				.nr_sector = bio->bi_iter.bi_size >> 9,
 				.op = blk_op(bio->bi_opf) };
@@ -649,20 +661,20 @@ int BPF_PROG(dc_bio_queue_btf, struct bio *bio)
 SEC("?tp_btf/block_split")
 int BPF_PROG(dc_block_split_btf, struct bio *bio, unsigned int new_sector)
 {
-	return block_split(bio->bi_bdev->bd_dev, bio->bi_iter.bi_sector,
+	return block_split(blk_bio_dev(bio), bio->bi_iter.bi_sector,
 			   new_sector);
 }
 
 SEC("?tp_btf/block_bio_backmerge")
 int BPF_PROG(dc_bio_backmerge_btf, struct bio *bio)
 {
-	return bio_merged(bio->bi_bdev->bd_dev, bio->bi_iter.bi_sector);
+	return bio_merged(blk_bio_dev(bio), bio->bi_iter.bi_sector);
 }
 
 SEC("?tp_btf/block_bio_frontmerge")
 int BPF_PROG(dc_bio_frontmerge_btf, struct bio *bio)
 {
-	return bio_merged(bio->bi_bdev->bd_dev, bio->bi_iter.bi_sector +
+	return bio_merged(blk_bio_dev(bio), bio->bi_iter.bi_sector +
 			  (bio->bi_iter.bi_size >> 9));
 }
 
