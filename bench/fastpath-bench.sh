@@ -28,8 +28,14 @@
 # FAST_N, FAST_NU (uprobe path loops, about 100 times slower),
 # FAST_REPS and FAST_PAIRS (the in-process table's runs) set the sizes;
 # FAST_RAW=FILE keeps every run's figure; FAST_ONLY="w4 pair" (any of
-# w1-w4, pair for the in-process table, design2, unrelated) runs those
-# tables' rows and nothing else.
+# w1-w4, pair for the in-process table, design2, unrelated, execs) runs
+# those tables' rows and nothing else.
+#
+# The execs table: FAST_EXECS (200) x fork + exec of /bin/true + wait,
+# wall time per exec, untraced and traced (the fast path), with the
+# preload kept (the child joins the fast path; the client reads the
+# program's headers before each exec) and dropped (the child gets
+# uprobes, placed before its exec at its request).
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -125,7 +131,17 @@ fi
 # after an RCU grace period, uprobes removed): the next run would pay for
 # it.  So every traced run is followed by a pause, and each repetition
 # starts its configurations at a different one.
-settle() { sleep "${FAST_SETTLE:-1}"; }
+# A collector that gave processes uprobes of their own (fallback.c) leaves
+# taking their tracefs events down to a child (dc-collect-undo), seconds
+# long, which slows the next collector's placing of events: wait for it
+# too (60 s at most).
+settle() {
+	sleep "${FAST_SETTLE:-1}"
+	_w=0
+	while pgrep -x dc-collect-undo >/dev/null && [ $_w -lt 300 ]; do
+		sleep 0.2; _w=$((_w + 1))
+	done
+}
 # cfg KEY NAME N-FAST N-UPROBE [FILE]: one run of one configuration
 cfg() {
 	_k=$1 _name=$2 _nf=$3 _nu=$4; shift 4
@@ -297,6 +313,30 @@ if want unrelated; then
 		printf "| collector, fast path (default) | %d | %.0f | %+.0f |\n", n, f, df
 		printf "| no collector | %d | %.0f | - |\n", nu, bu
 		printf "| collector, --no-preload (uprobes) | %d | %.0f | %+.0f |\n", nu, u, du }'
+fi
+wall() { sed -n 's/.*ns_per_iteration=\([0-9.]*\) .*/\1/p' | tail -n 1; }
+if want execs; then
+	_t=$work/execs.txt _x=${FAST_EXECS:-200}
+	: >"$_t"
+	for _r in $(seq "$REPS"); do
+		for _c in kept clean; do
+			_a=; [ "$_c" = clean ] && _a=clean
+			echo "b$_c $(LD_PRELOAD="$DC_CLIENT_LIB" ./iowork execs "$_x" /bin/true $_a 2>&1 | wall) $_r" >>"$_t"
+			rm -f s.dcs
+			dc-collect -k key --output s.dcs user.sig -- \
+				./iowork execs "$_x" /bin/true $_a 2>c.err >/dev/null
+			echo "f$_c $(wall <c.err) $_r" >>"$_t"
+			settle
+		done
+	done
+	echo
+	echo "| fork + exec /bin/true + wait (wall us per exec, $_x execs) | untraced | fast path | added |"
+	echo "|---|---|---|---|"
+	awk -v bk="$(median "$_t" bkept)" -v fk="$(median "$_t" fkept)" \
+	    -v dk="$(diffmed "$_t" fkept bkept)" -v bc="$(median "$_t" bclean)" \
+	    -v fc="$(median "$_t" fclean)" -v dc="$(diffmed "$_t" fclean bclean)" 'BEGIN {
+		printf "| preload kept: the child joins the fast path | %.0f | %.0f | %+.0f |\n", bk / 1e3, fk / 1e3, dk / 1e3
+		printf "| preload dropped: uprobes placed before each exec | %.0f | %.0f | %+.0f |\n", bc / 1e3, fc / 1e3, dc / 1e3 }'
 fi
 echo
 echo "load after: $(uptime)"

@@ -22,6 +22,11 @@
  *                        uprobe on it into a call, no trap)
  *   iowork trap N        N x a call to dc_trap_site, an ordinary first
  *                        instruction (a uprobe on it traps)
+ *   iowork execs N PROG [clean]
+ *                        N x fork, execve PROG (no arguments), wait:
+ *                        with the environment as it is, or without
+ *                        LD_PRELOAD (clean); wall time per exec, the
+ *                        child's start-up included
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -29,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef WITH_HDF5
@@ -162,6 +168,31 @@ static void stop(long n)
 		((c.tv_sec - c0.tv_sec) * 1e9 + (c.tv_nsec - c0.tv_nsec)) / n);
 }
 
+/* n x fork + execve(prog) + wait, with the environment less LD_PRELOAD
+ * when clean. */
+static int execs(long n, const char *prog, int clean)
+{
+	char *argv[] = { (char *)prog, NULL };
+	int status;
+
+	if (clean)
+		unsetenv("LD_PRELOAD");
+	start();
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			execve(prog, argv, environ);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid ||
+		    !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			return 1;
+	}
+	stop(n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[65536];
@@ -178,6 +209,8 @@ int main(int argc, char **argv)
 		stop(n);
 		return 0;
 	}
+	if (strcmp(argv[1], "execs") == 0 && (argc == 4 || argc == 5))
+		return execs(n, argv[3], argc == 5 && strcmp(argv[4], "clean") == 0);
 	if (strcmp(argv[1], "w1pair") == 0)
 		return pair(0, n, NULL, buf);
 	if (strcmp(argv[1], "w2pair") == 0 && argc == 4)

@@ -237,6 +237,9 @@ static int wait_events(struct collector *c)
 		return ring_buffer__poll(c->rb, c->opt.poll_ms);
 	if (dc_fast_active(c->fast) && timeout > FAST_TICK_MS)
 		timeout = FAST_TICK_MS;
+	/* Closes left (dc_fallback_tidy): back soon for more. */
+	if (c->tidying)
+		timeout = 1;
 	n = epoll_wait(c->epoll_fd, ev, 4, timeout);
 	return n < 0 ? -errno : n;
 }
@@ -261,6 +264,7 @@ static void run(struct collector *c)
 			break;
 		}
 		drain(c);
+		c->tidying = dc_fallback_tidy(c->fallback);
 		if (c->profiler && now_ns() - c->interval_start >=
 				       (uint64_t)c->spec->interval_ms * 1000000ULL) {
 			take_counters(c);

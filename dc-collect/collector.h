@@ -97,6 +97,7 @@ struct collector {
 	pid_t child;
 	int child_status;
 	bool child_done;
+	bool tidying;            /* fallback events left to close */
 	int out_errno;        /* set when the reader went away */
 	unsigned attached, failed;
 	struct dc_features feat;

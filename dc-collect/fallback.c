@@ -616,6 +616,15 @@ bool dc_fallback_exit(struct dc_fallback *fb, pid_t pid)
 	return true;
 }
 
+/* Two ms of closes at a time: a process waiting for its uprobes before
+ * an exec waits this long at most for them. */
+#define TIDY_NS (2ULL * 1000000ULL)
+
+bool dc_fallback_tidy(struct dc_fallback *fb)
+{
+	return fb != NULL && dc_pidprobes_tidy(fb->pp, TIDY_NS);
+}
+
 void dc_fallback_free(struct dc_fallback *fb)
 {
 	if (fb == NULL)

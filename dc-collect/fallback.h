@@ -26,6 +26,10 @@ struct dc_fallback *dc_fallback_new(const struct dc_spec *spec,
 				    const char **why);
 void dc_fallback_free(struct dc_fallback *fb);
 
+/* The events of processes gone, closed for a while (dc_pidprobes_tidy):
+ * true while some are left, to be called again soon. */
+bool dc_fallback_tidy(struct dc_fallback *fb);
+
 /* Process pid exec'd program prog (NULL: not known) at ts (monotonic
  * ns).  True when it will not record its own calls and is dealt with
  * here: it got the uprobes (or has had them since before this exec), or

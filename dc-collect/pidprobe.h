@@ -78,8 +78,13 @@ size_t dc_pidprobes_hold(struct dc_pidprobes *pp, pid_t tid);
 
 /* Close the events placed into process pid by dc_pidprobes_follow, once
  * it and every process it created are gone (what they inherited ends
- * with them). */
+ * with them): later, a few at a time (dc_pidprobes_tidy). */
 void dc_pidprobes_unfollow(struct dc_pidprobes *pp, pid_t pid);
+
+/* Close events unfollowed, for about budget_ns: each close waits for the
+ * kernel (0.3 ms here), and placing events waits while one runs, so the
+ * caller does this between its other work.  True while some are left. */
+bool dc_pidprobes_tidy(struct dc_pidprobes *pp, uint64_t budget_ns);
 
 /* Close every event and remove the tracefs definitions.  The events that
  * held the programs are taken down, and the definitions removed, by a
