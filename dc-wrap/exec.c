@@ -237,65 +237,66 @@ static void gather_args(char **argv, size_t n, const char *arg, va_list *ap)
 		argv[i] = va_arg(*ap, char *);
 }
 
+enum list_how { LIST_PATH, LIST_SEARCH, LIST_ENV };
+
+/* execl, execlp and execle: arg and the arguments after it (*ap), up to
+ * their NULL, then for execle the environment. */
+static int exec_list(enum list_how how, const char *path, const char *arg,
+		     va_list *ap)
+{
+	va_list count;
+	size_t n;
+
+	va_copy(count, *ap);
+	n = count_args(arg, &count);
+	va_end(count);
+	{
+		char *argv[n + 1];
+		char *const *envp = environ;
+		bool asked;
+
+		gather_args(argv, n, arg, ap);
+		if (how == LIST_ENV)
+			envp = va_arg(*ap, char *const *);
+		asked = before_exec(envp, how == LIST_SEARCH ? IN_PATH(path) :
+							       AT_PATH(path));
+		if (how == LIST_PATH)
+			return exec_failed(asked, REAL(execv)(path, argv));
+		if (how == LIST_SEARCH)
+			return exec_failed(asked, REAL(execvp)(path, argv));
+		return exec_failed(asked, REAL(execve)(path, argv, envp));
+	}
+}
+
 DC_EXPORT int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	size_t n;
+	int r;
 
 	va_start(ap, arg);
-	n = count_args(arg, &ap);
+	r = exec_list(LIST_PATH, path, arg, &ap);
 	va_end(ap);
-	{
-		char *argv[n + 1];
-
-		va_start(ap, arg);
-		gather_args(argv, n, arg, &ap);
-		va_end(ap);
-		bool asked = before_exec(environ, AT_PATH(path));
-
-		return exec_failed(asked, REAL(execv)(path, argv));
-	}
+	return r;
 }
 
 DC_EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
-	size_t n;
+	int r;
 
 	va_start(ap, arg);
-	n = count_args(arg, &ap);
+	r = exec_list(LIST_SEARCH, file, arg, &ap);
 	va_end(ap);
-	{
-		char *argv[n + 1];
-
-		va_start(ap, arg);
-		gather_args(argv, n, arg, &ap);
-		va_end(ap);
-		bool asked = before_exec(environ, IN_PATH(file));
-
-		return exec_failed(asked, REAL(execvp)(file, argv));
-	}
+	return r;
 }
 
-/* execle: the environment comes after the arguments' NULL. */
 DC_EXPORT int execle(const char *path, const char *arg, ...)
 {
-	char *const *envp;
 	va_list ap;
-	size_t n;
+	int r;
 
 	va_start(ap, arg);
-	n = count_args(arg, &ap);
+	r = exec_list(LIST_ENV, path, arg, &ap);
 	va_end(ap);
-	{
-		char *argv[n + 1];
-
-		va_start(ap, arg);
-		gather_args(argv, n, arg, &ap);
-		envp = va_arg(ap, char *const *);
-		va_end(ap);
-		bool asked = before_exec(envp, AT_PATH(path));
-
-		return exec_failed(asked, REAL(execve)(path, argv, envp));
-	}
+	return r;
 }

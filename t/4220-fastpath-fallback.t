@@ -42,13 +42,6 @@ call_pids() {
 			   if (i[2] in w) print p[2] }' "$1" | sort -u
 }
 
-test_lazy_prereq SETGID '
-	getent group nogroup >/dev/null || { echo "no group nogroup"; false; }
-	cp "$(command -v cat)" sg-cat && chgrp nogroup sg-cat && chmod g+s sg-cat &&
-	./sg-cat /proc/self/status | awk "/^Gid:/ { exit \$2 == \$3 }" ||
-	{ echo "set-group-ID programs do not run set-group-ID here"; false; }
-'
-
 # A static program that waits for the file it names, then writes a byte
 # to /dev/null N times: gate-static FILE [N]; gate-stripped, the same
 # without its symbols.

@@ -18,13 +18,6 @@ test_lazy_prereq DYNAMIC_ENV '
 	{ echo "env(1) is not a dynamic program (it would not load the client)"; false; }
 '
 
-test_lazy_prereq SETGID '
-	getent group nogroup >/dev/null || { echo "no group nogroup"; false; }
-	cp "$(command -v cat)" sg-cat && chgrp nogroup sg-cat && chmod g+s sg-cat &&
-	./sg-cat /proc/self/status | awk "/^Gid:/ { exit \$2 == \$3 }" ||
-	{ echo "set-group-ID programs do not run set-group-ID here"; false; }
-'
-
 # A static program that writes 1 byte to /dev/null 300 times.
 test_lazy_prereq STATIC '
 	command -v cc >/dev/null || { echo "no C compiler"; false; }

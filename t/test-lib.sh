@@ -326,6 +326,14 @@ test_lazy_prereq MPICH '
 test_lazy_prereq H5CC '
 	command -v h5cc >/dev/null || { echo "h5cc (libhdf5-dev) not installed"; false; }
 '
+# SETGID: a set-group-ID program runs with that group (not on a nosuid
+# mount, not under a user namespace that maps no nogroup).
+test_lazy_prereq SETGID '
+	getent group nogroup >/dev/null || { echo "no group nogroup"; false; }
+	cp "$(command -v cat)" sg-cat && chgrp nogroup sg-cat && chmod g+s sg-cat &&
+	./sg-cat /proc/self/status | awk "/^Gid:/ { exit \$2 == \$3 }" ||
+	{ echo "set-group-ID programs do not run set-group-ID here"; false; }
+'
 test_lazy_prereq USDT '
 	command -v usdt-demo >/dev/null || { echo "usdt-demo not built (make check)"; false; }
 '
