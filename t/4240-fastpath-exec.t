@@ -144,6 +144,37 @@ test_expect_success BPF 'a dynamic program exec'"'"'d with the preload: it joins
 	! grep -q "processes without the client library" collect.err
 '
 
+test_expect_success BPF 'posix_spawn with the environment: the child joins the fast path, all its 300 writes' '
+	run -v -- "$CX" keep:spawn "$W" writes 300 &&
+	parent=$(sed -n "s/.*debug: fast path: process \([0-9]*\) joined.*/\1/p" collect.err | head -n 1) &&
+	child=$(sed -n "s/.*debug: fast path: process \([0-9]*\) joined.*/\1/p" collect.err | sed -n 2p) &&
+	test -n "$child" && test "$child" != "$parent" &&
+	test "$(count_calls t.txt POSIX write "$child" 1)" = 300 &&
+	test "$(count_calls t.txt POSIX write)" = 300 &&
+	! grep -q "processes without the client library" collect.err
+'
+
+# posix_spawn execs inside libc, where no wrapper sees it: a child whose
+# environment it gives without the preload gets its uprobes when the
+# collector reads its exec, from a window after it (dc-collect(8)); the
+# program waits for them here (fastclient gate).
+test_expect_success BPF 'posix_spawn without the preload: the child through uprobes from its exec on, its 300 writes once' '
+	mkdir gate &&
+	{ dc-collect -k "$SHARED/key" -o s.dcs "$SHARED/probes.sig" -- \
+		"$CX" spawn "$DC_BUILD_DIR/t/helpers/fastclient" gate "$PWD/gate" 300 2>collect.err & } &&
+	cpid=$! &&
+	test_when_finished "touch \"$PWD/gate/go\"; test_kill_pid $cpid dc-collect" &&
+	wait_until 60 "fastclient got no uprobes" \
+		grep -q "(fastclient) will not load the client library" collect.err &&
+	touch gate/go &&
+	wait $cpid &&
+	dc-aggregate --text <s.dcs >t.txt &&
+	pid=$(sed -n "s/.*process \([0-9]*\) (fastclient) will not load the client library (its LD_PRELOAD does not name it): its calls of the wrapped functions go through uprobes from [0-9.]* ms after its exec; earlier ones are missed$/\1/p" collect.err) &&
+	test -n "$pid" &&
+	test "$(count_calls t.txt POSIX write "$pid" 1)" = 300 &&
+	test "$(count_calls t.txt POSIX write)" = 300
+'
+
 # cat of a file of 100,003 bytes, with nothing in its environment: its
 # reads and writes move exactly the file.
 test_expect_success BPF,DYNAMIC_ENV 'env -i cat FILE: every byte cat reads and writes' '

@@ -7,10 +7,11 @@
  *
  * Removes LD_PRELOAD from the environment, then execs PROGRAM with ARGs
  * (at most 3 for the execl ones) through HOW: execve, execv, execvp,
- * execvpe, execl, execle, execlp, fexecve, execveat, or vfork (a child
+ * execvpe, execl, execle, execlp, fexecve, execveat, vfork (a child
  * of vfork(2) execs it with execve; this process waits and exits with
- * its status).  Exits 127 if the exec fails.  keep:HOW does the same
- * with LD_PRELOAD left as it is.
+ * its status) or spawn (posix_spawn(3), waited for the same way).  Exits
+ * 127 if the exec fails.  keep:HOW does the same with LD_PRELOAD left
+ * as it is.
  *
  *   cleanexec fail N
  *
@@ -19,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +49,18 @@ static int by_vfork(char **argv)
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return 126;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int by_spawn(char **argv)
+{
+	int status;
+	pid_t pid;
+
+	if (posix_spawn(&pid, argv[0], NULL, NULL, argv, environ) != 0)
+		return 127;
+	if (waitpid(pid, &status, 0) != pid)
 		return 126;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -102,6 +116,8 @@ int main(int argc, char **argv)
 		execveat(AT_FDCWD, a[0], a, environ, 0);
 	else if (strcmp(how, "vfork") == 0)
 		return by_vfork(a);
+	else if (strcmp(how, "spawn") == 0)
+		return by_spawn(a);
 	else if (strncmp(how, "execl", 5) == 0)
 		by_list(how, a, argc - 2);
 	else
