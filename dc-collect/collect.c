@@ -337,7 +337,7 @@ static bool exec_ahead(void *ctx, pid_t pid, __u32 request, int program)
 		return dc_fallback_ahead_program(c->fallback, pid, program);
 	default:
 		dc_fallback_ahead_failed(c->fallback, pid);
-		return false;
+		return true;
 	}
 }
 

@@ -607,21 +607,21 @@ static int send_config(struct dc_fast *f, struct conn *cn)
  * (the program attached, or -1): the answer says whether the uprobes
  * standing in for the client are in place (o.exec_ahead), and the
  * process waits for it before its exec.  Or that exec failed: they go,
- * unanswered. */
+ * and the answer says when (the process waits for it too: gone before
+ * it was read, it would not be admitted). */
 static void conn_exec(struct dc_fast *f, struct conn *cn, __u32 request,
 		      int program)
 {
 	struct dc_fast_ready answer = { .magic = DC_FAST_MAGIC };
-	bool before = request != DC_FAST_REQ_EXEC_FAILED;
 
 	answer.ok = f->o.exec_ahead != NULL &&
 		    (request == DC_FAST_REQ_EXEC_PROGRAM) == (program >= 0) &&
 		    f->o.exec_ahead(f->o.ctx, cn->pid, request, program);
 	if (program >= 0)
 		close(program);
-	if (before && send(cn->fd, &answer, sizeof(answer), MSG_NOSIGNAL) !=
+	if (send(cn->fd, &answer, sizeof(answer), MSG_NOSIGNAL) !=
 	    (ssize_t)sizeof(answer))
-		debug("fast path: process %d did not wait for its uprobes",
+		debug("fast path: process %d did not wait for its answer",
 		      (int)cn->pid);
 	conn_close(f, cn);
 }

@@ -33,7 +33,7 @@ typedef bool (*dc_fast_admit)(void *ctx, pid_t pid);
  * client (request DC_FAST_REQ_EXEC, or DC_FAST_REQ_EXEC_PROGRAM with
  * that program's descriptor, which the callee may not keep; else -1):
  * true when the uprobes that stand in for the client are in place in
- * it.  Or that exec failed (DC_FAST_REQ_EXEC_FAILED): they may go. */
+ * it.  Or that exec failed (DC_FAST_REQ_EXEC_FAILED): they go (true). */
 typedef bool (*dc_fast_exec_ahead)(void *ctx, pid_t pid, __u32 request,
 				   int program);
 

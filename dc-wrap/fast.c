@@ -1119,16 +1119,20 @@ DC_HIDDEN void dc_fast_before_exec(int program)
 }
 
 /* The exec dc_fast_before_exec asked for failed: the process goes on,
- * recording its own calls, and the collector may take the uprobes out
- * (it need not answer). */
+ * recording its own calls, and the collector takes the uprobes out.  It
+ * waits for that: a process that ended before its message was read would
+ * be a stranger to the collector by then. */
 DC_HIDDEN void dc_fast_exec_failed(void)
 {
+	struct dc_fast_ready answer;
 	int sock, saved = errno;
 
 	quiet(1);
 	sock = say_hello(DC_FAST_REQ_EXEC_FAILED, DC_FAST_EXEC_WAIT_MS, -1);
-	if (sock >= 0)
+	if (sock >= 0) {
+		(void)recv(sock, &answer, sizeof(answer), 0);
 		own_close(sock);
+	}
 	quiet(0);
 	errno = saved;
 }

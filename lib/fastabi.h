@@ -177,8 +177,8 @@ enum dc_fast_func {
 enum {
 	DC_FAST_REQ_JOIN = 0,    /* the handshake: a ring, then records */
 	DC_FAST_REQ_EXEC = 1,    /* uprobes, before an exec (step 5) */
-	DC_FAST_REQ_EXEC_FAILED = 2, /* ... that failed: they may go (no
-	                            answer) */
+	DC_FAST_REQ_EXEC_FAILED = 2, /* ... that failed: they go (answered
+	                            when they have) */
 	DC_FAST_REQ_EXEC_PROGRAM = 3, /* uprobes before an exec of the
 	                            program attached (SCM_RIGHTS, opened by
 	                            the process): it will not load the
