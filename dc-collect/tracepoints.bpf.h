@@ -35,10 +35,14 @@ struct kevent {
 	__u64 pid_tgid;
 	__u64 ts, dur;
 	__s64 ret;
+	__s64 bytes;             /* moved, for profile mode's sums (the
+				    trace's readers work it out from the
+				    record: lib/bytes.h) */
 	__u64 parent;            /* seq of the innermost open call, 0: none */
 	__u32 probe_id;
 	__u32 depth;
 	__u8 type, flags, nargs;
+	__u8 ret_kind;           /* profile mode: which ret fails */
 	__u64 a[DC_MAX_ARGS];
 };
 
@@ -95,12 +99,15 @@ static __always_inline void put_kernel(const struct kevent *k, const int n)
 	bpf_ringbuf_submit(ev, rb_flags());
 }
 
-/* Emit a kernel-layer record. */
+/* Emit a kernel-layer record.  In profile mode, its sums: the bytes
+ * and the failure its builder worked out (0 and DC_RET_NONE unless it
+ * set them), as dc-aggregate --profile would find them in the record
+ * by its probe's plan. */
 static __always_inline void emit_kernel(const struct kevent *k)
 {
 	if (profile_mode) {
 		profile_call(k->pid_tgid >> 32, k->probe_id, k->dur, k->ret,
-			     DC_RET_NONE, 0);
+			     k->ret_kind, k->bytes);
 		return;
 	}
 	switch (k->nargs) {
@@ -528,15 +535,20 @@ int BPF_PROG(dc_ra_async_btf, struct inode *inode, unsigned long index)
 	return 0;
 }
 
+/* A socket message: its length returned (negative: an error) moved
+ * that many bytes, except a MSG_PEEK (2) receive's, which left them
+ * queued (lib/bytes.h dc_bytes_kernel, the same rule). */
 static __always_inline void emit_sock_length(__u32 tp,
 					     struct trace_event_raw_sock_msg_length *ctx)
 {
 	struct kevent k = {
-		.ret = ctx->ret, .nargs = 3,
+		.ret = ctx->ret, .ret_kind = DC_RET_SIZE, .nargs = 3,
 		.a = { ctx->family, ctx->protocol,
 		       ctx->flags },
 	};
 
+	if (ctx->ret > 0 && !(ctx->flags & 2))
+		k.bytes = ctx->ret;
 	emit_instant_k(tp, &k);
 }
 
@@ -599,11 +611,16 @@ int dc_uring_complete(struct trace_event_raw_io_uring_complete *ctx)
 	if (!current_selected(pid_tgid))
 		return 0;
 	{
+		__s64 opcode = uring_opcode(ctx);
 		struct kevent k = {
-			.ret = ctx->res, .nargs = 2,
-			.a = { ctx->user_data, (__u64)uring_opcode(ctx) },
+			.ret = ctx->res, .ret_kind = DC_RET_SIZE, .nargs = 2,
+			.a = { ctx->user_data, (__u64)opcode },
 		};
 
+		/* A byte count only for a request that reads or writes
+		 * (lib/bytes.h, the same rule): not an open's descriptor. */
+		if (ctx->res > 0 && dc_uring_moves(opcode))
+			k.bytes = ctx->res;
 		emit_instant_sel(DC_TP_URING_COMPLETE, pid_tgid,
 				 sel_stack(task), &k);
 	}

@@ -120,8 +120,10 @@ static __inline void dc_bytes_of(const __u8 *kinds, unsigned nargs,
 }
 
 /* After dc_bytes_of, for the kernel layers' instants that say what
- * moved (user space only: the collector's BPF code never counts them,
- * and the verifier would pay for every branch).  A socket message event
+ * moved (user space only: the collector's profile mode works the same
+ * out in the two programs that emit them, emit_sock_length and
+ * dc_uring_complete in dc-collect/tracepoints.bpf.h, from the fields
+ * it knows there, rather than walk a plan).  A socket message event
  * (a family, the message flags, the length returned): a MSG_PEEK (2)
  * receive moved nothing, as the tracepoint's own length says.  An
  * io_uring completion (an opcode, the request's result): a byte count

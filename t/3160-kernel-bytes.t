@@ -23,8 +23,9 @@ test_expect_success 'setup: a signing key' '
 '
 
 # 10,000,123 bytes over loopback TCP from one thread to another, and one
-# byte peeked (MSG_PEEK) before the receiver reads them all.  The
-# system calls return what they copied, the peek too; the socket
+# byte peeked (MSG_PEEK) before the receiver reads them all; first, one
+# receive that fails (nothing sent yet, a non-blocking socket: EAGAIN).
+# The system calls return what they copied, the peek too; the socket
 # events count what moved, the peek not (as the kernel prints it).
 test_expect_success BPF,PYTHON3 'a TCP transfer: the bytes of sendto and recvfrom, and of the socket messages' '
 	cat >"$SHARED/tcp.py" <<-\EOP &&
@@ -35,6 +36,13 @@ test_expect_success BPF,PYTHON3 'a TCP transfer: the bytes of sendto and recvfro
 	ls.listen(1)
 	c = socket.create_connection(ls.getsockname())
 	a, _ = ls.accept()
+	a.setblocking(False)
+	try:
+	    a.recv(1)
+	    assert False, "received before anything was sent"
+	except BlockingIOError:
+	    pass
+	a.setblocking(True)
 	def send():
 	    c.sendall(b"x" * N)
 	    c.close()
@@ -107,8 +115,9 @@ test_expect_success BPF,URING 'io_uring reads and writes: the completions carry 
 # (they used to count none: --profile summed the bytes of calls only).
 # profile_matches CONFIG NAME COMMAND...: collect COMMAND's stream into
 # NAME.dcs, write NAME.pfw.gz and NAME-profile.pfw.gz from it, their
-# summaries in NAME.sum and NAME-profile.sum; every row of the trace's
-# with bytes has its function's bytes in the profile's.
+# summaries in NAME.sum and NAME-profile.sum (NAME-profile.pfw.gz kept
+# in $SHARED too, for the collector's own profile below); every row of
+# the trace's with bytes has its function's bytes in the profile's.
 profile_matches() {
 	_cfg=$1 _name=$2
 	shift 2
@@ -120,6 +129,7 @@ profile_matches() {
 	dc-write --summary --top 0 $_name-profile.pfw.gz >$_name-profile.sum &&
 	cat $_name-profile.sum &&
 	grep "counter samples" $_name-profile.sum &&
+	cp $_name-profile.pfw.gz "$SHARED/" &&
 	awk "NR > 2 && \$4 > 0 { print \$1, \$2 }" $_name.sum | sort -u >moved &&
 	test -s moved &&
 	while read layer fn; do
@@ -145,6 +155,78 @@ test_expect_success BPF,URING 'dc-aggregate --profile: io_uring completions'"'"'
 	profile_matches c.yaml u "$URING" in 100 out &&
 	cmp in out &&
 	test "$(row_bytes u-profile.sum io_uring io_uring:io_uring_complete)" = 13107200
+'
+
+# The same workloads with the collector in profile mode: the BPF
+# programs sum the socket messages' and the completions' bytes
+# themselves (they used to count none), by the same rule as
+# dc-aggregate --profile, whose profile of the traced run the tests
+# above kept in $SHARED: the two have the same bytes per layer and
+# function, each row that moved any, and the same failures.
+# counter_errors TRACE: "category name errors" of each function whose
+# counters in TRACE have failures.
+counter_errors() {
+	pfw-query list "$1" --ph C | python3 -c "
+import collections, json, sys
+e = collections.Counter()
+for l in sys.stdin:
+    v = json.loads(l)
+    e[v['cat'], v['name']] += v['args']['errors']
+for (c, n), k in sorted(e.items()):
+    if k:
+        print(c, n, k)
+"
+}
+
+# kprofile_matches CONFIG NAME COMMAND...: COMMAND profiled by the
+# collector (CONFIG in profile mode) into NAME-kprofile.pfw.gz, its
+# summary in NAME-kprofile.sum; dc-aggregate --profile's in
+# NAME-profile.sum.
+kprofile_matches() {
+	_cfg=$1 _name=$2
+	shift 2
+	{ printf "mode: profile\ninterval_ms: 1000\n" && cat "$_cfg"; } >p.yaml &&
+	trace_ok p.yaml $_name-kprofile.pfw.gz probes.sig -- "$@" &&
+	grep "profile mode: counters every 1000 ms" collect.err &&
+	dc-write --summary --top 0 $_name-kprofile.pfw.gz >$_name-kprofile.sum &&
+	dc-write --summary --top 0 "$SHARED/$_name-profile.pfw.gz" >$_name-profile.sum &&
+	cat $_name-kprofile.sum &&
+	grep "counter samples" $_name-kprofile.sum &&
+	counter_errors "$SHARED/$_name-profile.pfw.gz" >errors.aggregate &&
+	counter_errors $_name-kprofile.pfw.gz >errors.collector &&
+	cat errors.collector &&
+	test_cmp errors.aggregate errors.collector &&
+	cat $_name-profile.sum $_name-kprofile.sum |
+		awk "\$3 ~ /^[0-9]+\$/ && \$4 > 0 { print \$1, \$2 }" | sort -u >moved &&
+	test -s moved &&
+	while read layer fn; do
+		test "$(row_bytes $_name-profile.sum $layer $fn)" = \
+			"$(row_bytes $_name-kprofile.sum $layer $fn)" ||
+		{ echo "$layer $fn: $(row_bytes $_name-profile.sum $layer $fn)" \
+			"from dc-aggregate --profile," \
+			"$(row_bytes $_name-kprofile.sum $layer $fn) from the collector"; return 1; }
+	done <moved
+}
+
+test_expect_success BPF,PYTHON3 'the collector'"'"'s profile mode: the TCP transfer'"'"'s bytes and failures, socket messages too' '
+	printf "layers: [sockets, net]\n" >c.yaml &&
+	kprofile_matches c.yaml tcp python3 "$SHARED/tcp.py" &&
+	test "$(row_bytes tcp-kprofile.sum sock sendto)" = 10000123 &&
+	test "$(row_bytes tcp-kprofile.sum sock recvfrom)" = 10000124 &&
+	grep " recvfrom 1\$" errors.collector &&
+	if grep -q "sock:sock_send_length" probes.json; then
+		test "$(row_bytes tcp-kprofile.sum net sock:sock_send_length)" = 10000123 &&
+		test "$(row_bytes tcp-kprofile.sum net sock:sock_recv_length)" = 10000123 &&
+		grep " sock:sock_recv_length 1\$" errors.collector
+	fi
+'
+
+test_expect_success BPF,URING 'the collector'"'"'s profile mode: io_uring completions'"'"' bytes' '
+	dd if=/dev/urandom of=in bs=64K count=100 2>/dev/null &&
+	printf "layers: [iouring]\n" >c.yaml &&
+	kprofile_matches c.yaml u "$URING" in 100 out &&
+	cmp in out &&
+	test "$(row_bytes u-kprofile.sum io_uring io_uring:io_uring_complete)" = 13107200
 '
 
 test_expect_success BPF,URING,DASK 'io_uring in the report: reads and writes of the process' '

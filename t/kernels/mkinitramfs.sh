@@ -54,11 +54,13 @@ copy "$(command -v mkfs.ext4)" /usr/sbin/mkfs.ext4
 copy /etc/mke2fs.conf
 
 # Python for pfw-query and the trace checks in test bodies: the
-# interpreter and exactly the modules they import.
+# interpreter and exactly the modules they import (socket, threading and
+# the idna codec getaddrinfo encodes a host name with: t/3160's TCP
+# transfer between two threads).
 py=/usr/bin/python3
 copy "$(readlink -f $py)" /usr/bin/python3
 $py -c '
-import argparse, collections, gzip, json, mmap, os, re, struct, subprocess, sys, zlib
+import argparse, collections, encodings.idna, gzip, json, mmap, os, re, socket, struct, subprocess, sys, threading, zlib
 for m in list(sys.modules.values()):
     f = getattr(m, "__file__", None)
     if f:
