@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "collector.h"
+#include "elfsyms.h"
 #include "klayers.h"
 #include "messages.h"
 #include "umulti.h"
@@ -294,17 +295,29 @@ static struct bpf_link *client_hook(struct collector *c,
 
 /* dc_client_quiet: what the client library does for itself (its
  * handshake, its ring) is not recorded as the program's.  Without it the
- * trace is still whole, with those calls in it: said, not fatal. */
+ * trace is still whole, with those calls in it: said, not fatal.  A
+ * library from before the hook is told apart first, by its symbols:
+ * libbpf would print a line of its own before ours. */
 static void watch_quiet(struct collector *c)
 {
 	const char *lib = c->opt.mode == SEL_COMMAND ? c->client_real
 						     : client_lib_path(&c->opt);
+	const char *why = NULL;
+	struct dc_elf *elf = NULL;
+	char err[256];
 
-	if (client_hook(c, c->skel->progs.dc_client_quiet, "dc_client_quiet",
-			lib) == NULL)
+	if (dc_elf_open(lib, &elf, err, sizeof(err)) != 0)
+		why = err;
+	else if (dc_elf_find(elf, "dc_client_quiet") == NULL)
+		why = "a library from before it, without the hook";
+	else if (client_hook(c, c->skel->progs.dc_client_quiet,
+			     "dc_client_quiet", lib) == NULL)
+		why = strerror(errno);
+	dc_elf_free(elf);
+	if (why != NULL)
 		notice("fast path: cannot watch dc_client_quiet in %s (%s): the "
 		       "client library's own system calls and socket messages "
-		       "show as the program's", lib, strerror(errno));
+		       "show as the program's", lib, why);
 }
 
 /* The collector's own programs: processes, system calls, clients. */

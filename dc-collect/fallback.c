@@ -65,6 +65,7 @@ struct traced {
 	pid_t root;              /* the process they were placed into */
 	unsigned set;            /* which (dc_pidprobes_new_set) */
 	bool ahead;              /* placed before an exec not yet read */
+	enum dc_preload ahead_why; /* ... for this reason */
 };
 
 /* A static executable: uprobes on its own copies of the functions. */
@@ -414,30 +415,39 @@ static bool still_fits(struct dc_fallback *fb, struct traced *t,
 	return false;
 }
 
-/* Uprobes set into process pid before an exec: kept across it. */
-static bool place_ahead(struct dc_fallback *fb, pid_t pid, unsigned set)
+/* Uprobes set into process pid before an exec, whose program will not
+ * load the client for reason why: kept across the exec. */
+static bool place_ahead(struct dc_fallback *fb, pid_t pid, unsigned set,
+			enum dc_preload why)
 {
 	uint64_t start = mono_ns();
+	struct traced *t;
 
 	if (dc_pidprobes_follow(fb->pp, pid, set) == 0)
 		return false;
 	add(fb, pid, mono_ns(), pid, set);
-	find(fb, pid)->ahead = true;
+	t = find(fb, pid);
+	t->ahead = true;
+	t->ahead_why = why;
 	debug("process %d: uprobes placed before its exec, in %.1f ms",
 	      (int)pid, (double)(mono_ns() - start) / 1e6);
 	return true;
 }
 
-bool dc_fallback_ahead(struct dc_fallback *fb, pid_t pid)
+/* ... libc's, where the spec names the functions. */
+static bool spec_ahead(struct dc_fallback *fb, pid_t pid, enum dc_preload why)
 {
-	struct traced *t = fb ? find(fb, pid) : NULL;
+	struct traced *t = find(fb, pid);
 
-	if (fb == NULL)
-		return false;
 	if (t != NULL)
 		return t->set == DC_PIDPROBES_SPEC;
 	define_spec_set(fb);
-	return place_ahead(fb, pid, DC_PIDPROBES_SPEC);
+	return place_ahead(fb, pid, DC_PIDPROBES_SPEC, why);
+}
+
+bool dc_fallback_ahead(struct dc_fallback *fb, pid_t pid)
+{
+	return fb != NULL && spec_ahead(fb, pid, DC_PRELOAD_NOT_NAMED);
 }
 
 /* Uprobes into process pid before it execs the program at path (read
@@ -449,12 +459,12 @@ static bool ahead_of(struct dc_fallback *fb, pid_t pid, enum dc_preload why,
 
 	switch (why) {
 	case DC_PRELOAD_SECURE:
-		return dc_fallback_ahead(fb, pid);
+		return spec_ahead(fb, pid, why);
 	case DC_PRELOAD_STATIC:
 		if (find(fb, pid) != NULL)
 			return false;
 		own = own_copies_at(fb, path, elf_path);
-		return own->n > 0 && place_ahead(fb, pid, own->set);
+		return own->n > 0 && place_ahead(fb, pid, own->set, why);
 	default:
 		return false;
 	}
@@ -521,7 +531,7 @@ static int exec_after_ahead(struct dc_fallback *fb, struct traced *t,
 	own = exe_of_set(fb, t->set);
 	/* Gone already, it ran what they were placed for. */
 	if (why == DC_PRELOAD_GONE)
-		why = own ? DC_PRELOAD_STATIC : DC_PRELOAD_NOT_NAMED;
+		why = t->ahead_why;
 	if (fb->warned++ >= MAX_WARNINGS)
 		return 1;
 	if (own != NULL)

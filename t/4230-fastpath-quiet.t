@@ -93,4 +93,15 @@ test_expect_success BPF,PYTHON3 'a forked child: nothing of its handshake either
 	test "$(sock recv fork.pfw.gz 1)" = 0
 '
 
+# A client library from before the hook: said in one line, dc-collect's
+# own (libbpf, asked for a symbol that is not there, prints one first).
+test_expect_success BPF 'a client library without dc_client_quiet: one notice, nothing from libbpf' '
+	spec &&
+	echo "int dc_old_client;" >old.c &&
+	cc -shared -fPIC -o old.so old.c &&
+	dc-collect -k "$SHARED/key" --client-lib "$PWD/old.so" -o s.dcs probes.sig -- true 2>collect.err &&
+	grep "fast path: cannot watch dc_client_quiet in $PWD/old.so (a library from before it, without the hook): the client library'"'"'s own system calls and socket messages show as the program'"'"'s" collect.err &&
+	! grep -i "libbpf" collect.err
+'
+
 test_done
