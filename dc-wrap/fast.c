@@ -1083,6 +1083,27 @@ out:
 	errno = saved;
 }
 
+/* A request about an exec (DC_FAST_REQ_EXEC*, with the program
+ * attached unless -1), and its answer waited for, DC_FAST_EXEC_WAIT_MS
+ * at most, as the library's own work, not the program's (quiet).
+ * Whatever the answer, or none in time, the exec goes on: without the
+ * uprobes, the collector places them when it reads the exec, as for a
+ * process that could not ask. */
+static void exec_request(__u32 request, int program)
+{
+	struct dc_fast_ready answer;
+	int sock, saved = errno;
+
+	quiet(1);
+	sock = say_hello(request, DC_FAST_EXEC_WAIT_MS, program);
+	if (sock >= 0) {
+		(void)recv(sock, &answer, sizeof(answer), 0);
+		own_close(sock);
+	}
+	quiet(0);
+	errno = saved;
+}
+
 DC_HIDDEN int dc_fast_joined(void)
 {
 	return fast.shm != NULL;
@@ -1097,25 +1118,11 @@ DC_HIDDEN void dc_fast_quiet(int on)
  * the collector for the uprobes that stand in for it, which the kernel
  * keeps across the exec, and wait for them to be in place, or for
  * DC_FAST_EXEC_WAIT_MS; program: that program's descriptor, when the
- * environment is not why, else -1.  The socket is the library's own
- * work, not the program's (quiet). */
+ * environment is not why, else -1. */
 DC_HIDDEN void dc_fast_before_exec(int program)
 {
-	struct dc_fast_ready answer;
-	int sock, saved = errno;
-
-	quiet(1);
-	sock = say_hello(program >= 0 ? DC_FAST_REQ_EXEC_PROGRAM :
-			 DC_FAST_REQ_EXEC, DC_FAST_EXEC_WAIT_MS, program);
-	if (sock >= 0) {
-		/* Whatever the answer (or none in time), the exec goes on:
-		 * without the uprobes, the collector places them when it
-		 * reads the exec, as for a process that could not ask. */
-		(void)recv(sock, &answer, sizeof(answer), 0);
-		own_close(sock);
-	}
-	quiet(0);
-	errno = saved;
+	exec_request(program >= 0 ? DC_FAST_REQ_EXEC_PROGRAM : DC_FAST_REQ_EXEC,
+		     program);
 }
 
 /* The exec dc_fast_before_exec asked for failed: the process goes on,
@@ -1124,17 +1131,7 @@ DC_HIDDEN void dc_fast_before_exec(int program)
  * be a stranger to the collector by then. */
 DC_HIDDEN void dc_fast_exec_failed(void)
 {
-	struct dc_fast_ready answer;
-	int sock, saved = errno;
-
-	quiet(1);
-	sock = say_hello(DC_FAST_REQ_EXEC_FAILED, DC_FAST_EXEC_WAIT_MS, -1);
-	if (sock >= 0) {
-		(void)recv(sock, &answer, sizeof(answer), 0);
-		own_close(sock);
-	}
-	quiet(0);
-	errno = saved;
+	exec_request(DC_FAST_REQ_EXEC_FAILED, -1);
 }
 
 /* A forked child must not write into its parent's mapping: it starts
