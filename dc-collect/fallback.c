@@ -295,29 +295,40 @@ static void name_of(pid_t pid, const char *prog, char *buf, size_t len)
 }
 
 /* The first few processes by name; the rest in the count at the end.
- * own: the functions found in a static executable. */
+ * own: the functions found in a static executable; the uprobes were in
+ * place window ns after its exec, or before it (ahead: nothing missed,
+ * so a notice, not a warning). */
 static void tell(struct dc_fallback *fb, pid_t pid, const char *comm,
-		 enum dc_preload why, size_t own, uint64_t window)
+		 enum dc_preload why, size_t own, uint64_t window, bool ahead)
 {
+	void (*say)(const char *, ...) __attribute__((format(printf, 1, 2))) =
+		ahead ? notice : warn;
+	char when[80];
+
 	if (fb->warned++ >= MAX_WARNINGS)
 		return;
-	if (why == DC_PRELOAD_FOREIGN || (why == DC_PRELOAD_STATIC && own == 0))
+	if (why == DC_PRELOAD_FOREIGN || (why == DC_PRELOAD_STATIC && own == 0)) {
 		warn("process %d (%s) will not load the client library (%s%s): "
 		     "its calls of the wrapped functions are not traced",
 		     (int)pid, comm, dc_preload_why(why),
 		     why == DC_PRELOAD_STATIC ? ", with none of them among "
 		     "its symbols" : "");
-	else if (why == DC_PRELOAD_STATIC)
-		warn("process %d (%s) will not load the client library (%s): "
-		     "its calls of the %zu wrapped functions among its symbols "
-		     "go through uprobes on its own copies from %.1f ms after "
-		     "its exec; earlier ones are missed", (int)pid, comm,
-		     dc_preload_why(why), own, (double)window / 1e6);
+		return;
+	}
+	if (ahead)
+		snprintf(when, sizeof(when), ", placed before its exec");
 	else
-		warn("process %d (%s) will not load the client library (%s): "
-		     "its calls of the wrapped functions go through uprobes "
-		     "from %.1f ms after its exec; earlier ones are missed",
-		     (int)pid, comm, dc_preload_why(why), (double)window / 1e6);
+		snprintf(when, sizeof(when), " from %.1f ms after its exec; "
+			 "earlier ones are missed", (double)window / 1e6);
+	if (why == DC_PRELOAD_STATIC)
+		say("process %d (%s) will not load the client library (%s): "
+		    "its calls of the %zu wrapped functions among its symbols "
+		    "go through uprobes on its own copies%s", (int)pid, comm,
+		    dc_preload_why(why), own, when);
+	else
+		say("process %d (%s) will not load the client library (%s): "
+		    "its calls of the wrapped functions go through uprobes%s",
+		    (int)pid, comm, dc_preload_why(why), when);
 }
 
 /* A static executable's own copies of the wrapped functions, found by
@@ -532,18 +543,7 @@ static int exec_after_ahead(struct dc_fallback *fb, struct traced *t,
 	/* Gone already, it ran what they were placed for. */
 	if (why == DC_PRELOAD_GONE)
 		why = t->ahead_why;
-	if (fb->warned++ >= MAX_WARNINGS)
-		return 1;
-	if (own != NULL)
-		notice("process %d (%s) will not load the client library (%s): "
-		       "its calls of the %zu wrapped functions among its symbols "
-		       "go through uprobes on its own copies, placed before its "
-		       "exec", (int)t->pid, comm, dc_preload_why(why), own->n);
-	else
-		notice("process %d (%s) will not load the client library (%s): "
-		       "its calls of the wrapped functions go through uprobes, "
-		       "placed before its exec", (int)t->pid, comm,
-		       dc_preload_why(why));
+	tell(fb, t->pid, comm, why, own ? own->n : 0, 0, true);
 	return 1;
 }
 
@@ -581,7 +581,7 @@ bool dc_fallback_exec(struct dc_fallback *fb, pid_t pid, uint64_t ts,
 	}
 	if (why == DC_PRELOAD_FOREIGN ||
 	    (why == DC_PRELOAD_STATIC && (own == NULL || own->n == 0))) {
-		tell(fb, pid, comm, why, 0, 0);
+		tell(fb, pid, comm, why, 0, 0, false);
 		return true;
 	}
 	/* Each probe that cannot be placed has been named. */
@@ -594,7 +594,8 @@ bool dc_fallback_exec(struct dc_fallback *fb, pid_t pid, uint64_t ts,
 	fb->nprocs++;
 	if (now > ts && now - ts > fb->longest)
 		fb->longest = now - ts;
-	tell(fb, pid, comm, why, own ? own->n : 0, now > ts ? now - ts : 0);
+	tell(fb, pid, comm, why, own ? own->n : 0, now > ts ? now - ts : 0,
+	     false);
 	return true;
 }
 

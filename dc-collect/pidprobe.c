@@ -683,7 +683,8 @@ void dc_pidprobes_free(struct dc_pidprobes *pp)
 	for (size_t j = 0; j < pp->nf; j++)
 		close_follow(pp, &pp->f[j]);
 	free(pp->f);
-	dc_pidprobes_tidy(pp, UINT64_MAX / 2);
+	while (pp->nclosing > 0)
+		close(pp->closing[--pp->nclosing]);
 	free(pp->closing);
 	defer_undos(pp, false);
 	if (pp->lock >= 0)
