@@ -17,6 +17,7 @@
 #define DC_CLIENT_INTERNAL_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
 #include <linux/types.h>
@@ -180,6 +181,27 @@ DC_HIDDEN void dc_fast_before_exec(int program);
 DC_HIDDEN void dc_fast_quiet(int on);
 /* ... and that exec failed. */
 DC_HIDDEN void dc_fast_exec_failed(void);
+
+/* The program an exec runs: path, relative to dirfd, looked up in PATH
+ * when search (execvp's); or the descriptor fd (fexecve's), -1 if not. */
+struct dc_exec_target {
+	int dirfd;
+	const char *path;
+	int fd;
+	bool search;
+};
+
+/* exec.c: whether a collector records this process and an exec of t
+ * with envp would not load this library (its environment does not
+ * preload it, or its program is static or set-ID: lib/preload.h). */
+DC_HIDDEN bool dc_exec_unloaded(char *const envp[],
+				const struct dc_exec_target *t);
+/* The same, and if so the collector asked for the uprobes in the
+ * library's place, before the exec: true when they were. */
+DC_HIDDEN bool dc_exec_ask(char *const envp[], const struct dc_exec_target *t);
+/* After an exec that returned r (it failed): if the uprobes were asked
+ * for, the collector told to take them out.  Returns r. */
+DC_HIDDEN int dc_exec_failed(bool asked, int r);
 
 /* The next definition, resolved at first use: a wrapper may run before
  * this library's constructor (from another library's). */

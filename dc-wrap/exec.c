@@ -16,10 +16,11 @@
  *
  * Every exported member of the family is wrapped: glibc's execl, execvp
  * and the rest reach execve inside libc, where no wrapper sees them.
- * Not seen: an exec that libc makes itself (posix_spawn(3)'s child,
- * system(3) and popen(3), which use it), which keeps the collector's
- * window.  A child of vfork(2) asks as any process: it shares its
- * parent's memory, and changes none of it for good.
+ * posix_spawn(3)'s child execs inside libc too: spawn.c makes that
+ * child itself when it would need to ask.  Not seen: system(3) and
+ * popen(3), which spawn inside libc, and keep the collector's window.
+ * A child of vfork(2) asks as any process: it shares its parent's
+ * memory, and changes none of it for good.
  *
  * Without a collector each wrapper costs one branch.
  */
@@ -74,15 +75,6 @@ static bool keeps_preload(char *const envp[])
 	return false;
 }
 
-/* The program an exec runs: path, relative to dirfd, looked up in PATH
- * when search (execvp's); or the descriptor fd (fexecve's), -1 if not. */
-struct target {
-	int dirfd;
-	const char *path;
-	int fd;
-	bool search;
-};
-
 /* The library's own reads, not through its wrappers of read and fstat. */
 static ssize_t own_pread(int fd, void *buf, size_t n, off_t off)
 {
@@ -97,7 +89,7 @@ static int own_fstat(int fd, struct stat *st)
 /* The program's descriptor (t's own, or opened here) when it will not
  * load this library though its environment names it: static, or set-ID
  * (lib/preload.h).  Else -1. */
-static int unreached(const struct target *t)
+static int unreached(const struct dc_exec_target *t)
 {
 	static const struct dc_file_ops ops = { own_pread, own_fstat };
 	char found[PATH_MAX];
@@ -123,42 +115,61 @@ static int unreached(const struct target *t)
 	return -1;
 }
 
-/* Before an exec of t with envp: true when the uprobes were asked for.
- * The program is read only while a collector records this process, as
- * the library's own work (quiet), errno as it was. */
-static bool before_exec(char *const envp[], const struct target *t)
+/* Why an exec of t with envp would not load this library, with the
+ * program's descriptor in *fd when it is the program (-1 when it is the
+ * environment); false when it would, or when no collector records this
+ * process.  The program is read as the library's own work (quiet),
+ * errno as it was. */
+static bool unloaded(char *const envp[], const struct dc_exec_target *t,
+		     int *fd)
 {
-	int fd, saved;
+	int saved;
 
+	*fd = -1;
 	if (__builtin_expect(!dc_fast_joined(), 1))
 		return false;
-	if (!keeps_preload(envp)) {
-		dc_fast_before_exec(-1);
+	if (!keeps_preload(envp))
 		return true;
-	}
 	saved = errno;
 	dc_fast_quiet(1);
-	fd = unreached(t);
-	if (fd >= 0)
-		dc_fast_before_exec(fd);
-	if (fd >= 0 && fd != t->fd)
-		syscall(SYS_close, fd);
+	*fd = unreached(t);
 	dc_fast_quiet(0);
 	errno = saved;
-	return fd >= 0;
+	return *fd >= 0;
 }
 
-/* After an exec that returned (it failed, with r): the process goes on
- * recording its own calls, and the uprobes asked for may go. */
-static int exec_failed(bool asked, int r)
+DC_HIDDEN bool dc_exec_unloaded(char *const envp[],
+				const struct dc_exec_target *t)
+{
+	int fd;
+	bool r = unloaded(envp, t, &fd);
+
+	if (fd >= 0 && fd != t->fd)
+		syscall(SYS_close, fd);
+	return r;
+}
+
+DC_HIDDEN bool dc_exec_ask(char *const envp[], const struct dc_exec_target *t)
+{
+	int fd;
+
+	if (!unloaded(envp, t, &fd))
+		return false;
+	dc_fast_before_exec(fd);
+	if (fd >= 0 && fd != t->fd)
+		syscall(SYS_close, fd);
+	return true;
+}
+
+DC_HIDDEN int dc_exec_failed(bool asked, int r)
 {
 	if (asked)
 		dc_fast_exec_failed();
 	return r;
 }
 
-#define AT_PATH(p) (&(struct target){ AT_FDCWD, (p), -1, false })
-#define IN_PATH(p) (&(struct target){ AT_FDCWD, (p), -1, true })
+#define AT_PATH(p) (&(struct dc_exec_target){ AT_FDCWD, (p), -1, false })
+#define IN_PATH(p) (&(struct dc_exec_target){ AT_FDCWD, (p), -1, true })
 
 static __typeof__(execve) *real_execve;
 static __typeof__(execv) *real_execv;
@@ -168,37 +179,38 @@ static __typeof__(fexecve) *real_fexecve;
 
 DC_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	bool asked = before_exec(envp, AT_PATH(path));
+	bool asked = dc_exec_ask(envp, AT_PATH(path));
 
-	return exec_failed(asked, REAL(execve)(path, argv, envp));
+	return dc_exec_failed(asked, REAL(execve)(path, argv, envp));
 }
 
 DC_EXPORT int execv(const char *path, char *const argv[])
 {
-	bool asked = before_exec(environ, AT_PATH(path));
+	bool asked = dc_exec_ask(environ, AT_PATH(path));
 
-	return exec_failed(asked, REAL(execv)(path, argv));
+	return dc_exec_failed(asked, REAL(execv)(path, argv));
 }
 
 DC_EXPORT int execvp(const char *file, char *const argv[])
 {
-	bool asked = before_exec(environ, IN_PATH(file));
+	bool asked = dc_exec_ask(environ, IN_PATH(file));
 
-	return exec_failed(asked, REAL(execvp)(file, argv));
+	return dc_exec_failed(asked, REAL(execvp)(file, argv));
 }
 
 DC_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	bool asked = before_exec(envp, IN_PATH(file));
+	bool asked = dc_exec_ask(envp, IN_PATH(file));
 
-	return exec_failed(asked, REAL(execvpe)(file, argv, envp));
+	return dc_exec_failed(asked, REAL(execvpe)(file, argv, envp));
 }
 
 DC_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	bool asked = before_exec(envp, &(struct target){ AT_FDCWD, NULL, fd, false });
+	bool asked = dc_exec_ask(envp, &(struct dc_exec_target){
+		AT_FDCWD, NULL, fd, false });
 
-	return exec_failed(asked, REAL(fexecve)(fd, argv, envp));
+	return dc_exec_failed(asked, REAL(fexecve)(fd, argv, envp));
 }
 
 #if __GLIBC_PREREQ(2, 34)
@@ -208,10 +220,10 @@ DC_EXPORT int execveat(int dirfd, const char *path, char *const argv[],
 		       char *const envp[], int flags)
 {
 	bool empty = (flags & AT_EMPTY_PATH) != 0 && *path == '\0';
-	bool asked = before_exec(envp, &(struct target){
+	bool asked = dc_exec_ask(envp, &(struct dc_exec_target){
 		dirfd, path, empty ? dirfd : -1, false });
 
-	return exec_failed(asked, REAL(execveat)(dirfd, path, argv, envp, flags));
+	return dc_exec_failed(asked, REAL(execveat)(dirfd, path, argv, envp, flags));
 }
 #endif
 
@@ -258,13 +270,13 @@ static int exec_list(enum list_how how, const char *path, const char *arg,
 		gather_args(argv, n, arg, ap);
 		if (how == LIST_ENV)
 			envp = va_arg(*ap, char *const *);
-		asked = before_exec(envp, how == LIST_SEARCH ? IN_PATH(path) :
+		asked = dc_exec_ask(envp, how == LIST_SEARCH ? IN_PATH(path) :
 							       AT_PATH(path));
 		if (how == LIST_PATH)
-			return exec_failed(asked, REAL(execv)(path, argv));
+			return dc_exec_failed(asked, REAL(execv)(path, argv));
 		if (how == LIST_SEARCH)
-			return exec_failed(asked, REAL(execvp)(path, argv));
-		return exec_failed(asked, REAL(execve)(path, argv, envp));
+			return dc_exec_failed(asked, REAL(execvp)(path, argv));
+		return dc_exec_failed(asked, REAL(execve)(path, argv, envp));
 	}
 }
 

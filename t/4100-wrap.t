@@ -53,9 +53,18 @@ test_expect_success NM 'the hooks and the wrapped functions, nothing else, are e
 	# And the exec functions glibc exports (dc-wrap/exec.c).
 	printf "%s\n" execve execv execvp execvpe execl execle execlp \
 		fexecve execveat >>wrapped &&
+	# posix_spawn, and the functions that build its file actions
+	# (dc-wrap/spawn.c).
+	printf "%s\n" posix_spawn posix_spawnp \
+		posix_spawn_file_actions_init posix_spawn_file_actions_destroy \
+		posix_spawn_file_actions_addclose posix_spawn_file_actions_adddup2 \
+		posix_spawn_file_actions_addopen posix_spawn_file_actions_addchdir_np \
+		posix_spawn_file_actions_addfchdir_np \
+		posix_spawn_file_actions_addclosefrom_np \
+		posix_spawn_file_actions_addtcsetpgrp_np >>wrapped &&
 	sort -o wrapped wrapped &&
 	test_cmp wrapped exported &&
-	test "$(grep -c "" exported)" = 139 &&
+	test "$(grep -c "" exported)" = 150 &&
 	# What programs look up to learn whether they have MPI: a preloaded
 	# definition would answer yes in a program without it.
 	! grep -E "^(MPI_Init|MPI_Initialized|MPI_Finalize|MPI_Comm_rank)\$" exported

@@ -46,7 +46,7 @@ call_pids() {
 # A static program that waits for the file it names, then writes a byte
 # to /dev/null N times: gate-static FILE [N]; gate-stripped, the same
 # without its symbols.
-test_lazy_prereq STATIC '
+test_lazy_prereq STATIC_GATE '
 	command -v cc >/dev/null || { echo "no C compiler"; false; }
 	command -v strip >/dev/null || { echo "no strip"; false; }
 	cat >gate.c <<-\EOC &&
@@ -148,7 +148,7 @@ test_expect_success BPF 'without the client, a fortified program: its fprintf, f
 # sh on the fast path (dash, on the host) reads the program's headers and
 # asks for its uprobes before it execs it (t/4240); static busybox sh,
 # the VM's, cannot, and they are placed when the exec is read.
-test_expect_success BPF,STATIC 'a static executable: its own copies of the functions through uprobes, once' '
+test_expect_success BPF,STATIC_GATE 'a static executable: its own copies of the functions through uprobes, once' '
 	gated gate-static "$SIG" -- sh -c "\"$SHARED/gate-static\" \"$PWD/gate/go\" 300; \"$W\" writes 20" &&
 	child=$(cat gated.pid) &&
 	grep -E "process $child \(gate-static\) will not load the client library \(a static executable\): its calls of the 2 wrapped functions among its symbols go through uprobes on its own copies( from [0-9.]* ms after its exec|, placed before its exec)" collect.err &&
@@ -162,7 +162,7 @@ test_expect_success BPF,STATIC 'a static executable: its own copies of the funct
 
 # sh has libc's uprobes (no preload) and runs the static program: the
 # child inherits them, and at its exec gets the program's own copies.
-test_expect_success BPF,STATIC 'a static executable run by a process with libc'"'"'s uprobes: its own copies too, 300 bytes exact' '
+test_expect_success BPF,STATIC_GATE 'a static executable run by a process with libc'"'"'s uprobes: its own copies too, 300 bytes exact' '
 	gated gate-static "$SIG" -- env -u LD_PRELOAD sh -c \
 		"\"$SHARED/gate-static\" \"$PWD/gate/go\" 300; \"$W\" writes 20" &&
 	child=$(cat gated.pid) &&
@@ -176,7 +176,7 @@ test_expect_success BPF,STATIC 'a static executable run by a process with libc'"
 	! grep -q "never joined the fast path" collect.err
 '
 
-test_expect_success BPF,STATIC 'a static executable without symbols is named as not traced, once' '
+test_expect_success BPF,STATIC_GATE 'a static executable without symbols is named as not traced, once' '
 	gated gate-stripped "$SIG" -- sh -c "\"$SHARED/gate-stripped\" \"$PWD/gate/go\" 10" &&
 	grep "process $(cat gated.pid) (gate-stripped) will not load the client library (a static executable, with none of them among its symbols): its calls of the wrapped functions are not traced" collect.err &&
 	test "$(count_calls t.txt POSIX write)" = 0 &&

@@ -137,6 +137,11 @@ check_PROGRAMS += t/helpers/cleanexec
 t_helpers_cleanexec_SOURCES = t/helpers/cleanexec.c
 t_helpers_cleanexec_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
 t_helpers_cleanexec_LDFLAGS =
+# posix_spawn with chosen attributes and file actions (t/4250).
+check_PROGRAMS += t/helpers/spawnstate
+t_helpers_spawnstate_SOURCES = t/helpers/spawnstate.c
+t_helpers_spawnstate_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
+t_helpers_spawnstate_LDFLAGS =
 EXTRA_DIST += t/helpers/mpi-writes.c
 
 # A signed overflow on request: UBSan's findings reach the log (t/8095).

@@ -334,6 +334,25 @@ test_lazy_prereq SETGID '
 	./sg-cat /proc/self/status | awk "/^Gid:/ { exit \$2 == \$3 }" ||
 	{ echo "set-group-ID programs do not run set-group-ID here"; false; }
 '
+# STATIC: a static program, $SHARED/w300, that writes 1 byte to
+# /dev/null 300 times.
+test_lazy_prereq STATIC '
+	command -v cc >/dev/null || { echo "no C compiler"; false; }
+	cat >w300.c <<-\EOC &&
+	#include <fcntl.h>
+	#include <unistd.h>
+	int main(void)
+	{
+		int fd = open("/dev/null", O_WRONLY);
+
+		for (int i = 0; i < 300; i++)
+			if (write(fd, "x", 1) != 1)
+				return 1;
+		return 0;
+	}
+	EOC
+	cc -static -o "$SHARED/w300" w300.c || { echo "cannot link a static program"; false; }
+'
 test_lazy_prereq USDT '
 	command -v usdt-demo >/dev/null || { echo "usdt-demo not built (make check)"; false; }
 '
