@@ -73,10 +73,7 @@ test_lazy_prereq STATIC_GATE '
 # Two functions: each one's events take the kernel about 0.2 s to take
 # down after the end (in a child; a test below waits for it).
 test_expect_success 'setup: a signing key and a spec of two posix functions' '
-	dc-sign --gen-key -k "$SHARED/key" >/dev/null &&
-	printf "layers:\n  - name: posix\n    functions: [read, write]\n" >c.yaml &&
-	sign_spec c.yaml &&
-	mv probes.sig "$SIG"
+	posix_rw_spec
 '
 
 # The child drops the preload itself, not through env(1): in the test

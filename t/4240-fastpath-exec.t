@@ -19,10 +19,7 @@ test_lazy_prereq DYNAMIC_ENV '
 '
 
 test_expect_success 'setup: a signing key and a spec of two posix functions' '
-	dc-sign --gen-key -k "$SHARED/key" >/dev/null &&
-	printf "layers:\n  - name: posix\n    functions: [read, write]\n" >c.yaml &&
-	sign_spec c.yaml &&
-	mv probes.sig "$SHARED/probes.sig"
+	posix_rw_spec
 '
 
 # run [-v] -- COMMAND: trace COMMAND into t.txt (as text), messages in
@@ -33,20 +30,7 @@ run() {
 	test "$1" = -v && _v=-v && shift
 	dc-collect -k "$SHARED/key" $_v -o s.dcs "$SHARED/probes.sig" "$@" 2>collect.err &&
 	dc-aggregate --text <s.dcs >t.txt &&
-	sed -n "s/.*process \([0-9]*\) ([^)]*) will not load the client library (its LD_PRELOAD does not name it): its calls of the wrapped functions go through uprobes, placed before its exec$/\1/p" \
-		collect.err >ahead.pid
-}
-
-# placed_before N: the one process that asked wrote N bytes, each call
-# once, and nothing was missed or left out.
-placed_before() {
-	test_line_count ahead.pid 1 &&
-	pid=$(cat ahead.pid) &&
-	test "$(count_calls t.txt POSIX write "$pid" 1)" = "$1" &&
-	test "$(count_calls t.txt POSIX write)" = "$1" &&
-	grep "1 processes without the client library traced through uprobes, all placed before their exec" collect.err &&
-	! grep -q "earlier ones are missed" collect.err &&
-	! grep -q "never joined the fast path" collect.err
+	ahead_pids >ahead.pid
 }
 
 for how in execve execv execvp execvpe execl execle execlp fexecve execveat vfork; do

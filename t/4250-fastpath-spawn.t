@@ -14,10 +14,7 @@ SS="$DC_BUILD_DIR/t/helpers/spawnstate"
 W="$DC_BUILD_DIR/t/helpers/workload"
 
 test_expect_success 'setup: a signing key and a spec of two posix functions' '
-	dc-sign --gen-key -k "$SHARED/key" >/dev/null &&
-	printf "layers:\n  - name: posix\n    functions: [read, write]\n" >c.yaml &&
-	sign_spec c.yaml &&
-	mv probes.sig "$SHARED/probes.sig"
+	posix_rw_spec
 '
 
 # run COMMAND...: trace COMMAND into t.txt (as text), its output in
@@ -27,8 +24,7 @@ run() {
 	{ dc-collect -k "$SHARED/key" -o s.dcs "$SHARED/probes.sig" -- "$@" \
 		>out.txt 2>collect.err; echo $? >rc; } &&
 	dc-aggregate --text <s.dcs >t.txt &&
-	sed -n "s/.*process \([0-9]*\) ([^)]*) will not load the client library (.*): its calls of the .*, placed before its exec$/\1/p" \
-		collect.err >ahead.pid
+	ahead_pids >ahead.pid
 }
 
 # untraced COMMAND...: the same command, glibc's spawn, no collector:
@@ -37,16 +33,8 @@ untraced() {
 	{ "$@" >expect.txt 2>untraced.err; echo $? >expect.rc; }
 }
 
-# placed_before N: the one child that asked wrote N bytes, each call
-# once, nothing missed; and it found what glibc's child found.
-placed_before() {
-	test_line_count ahead.pid 1 &&
-	pid=$(cat ahead.pid) &&
-	test "$(count_calls t.txt POSIX write "$pid" 1)" = "$1" &&
-	grep "1 processes without the client library traced through uprobes, all placed before their exec" collect.err &&
-	! grep -q "earlier ones are missed" collect.err
-}
-
+# same_as_glibc: the command's output and exit status as without a
+# collector: its child found what glibc's child finds.
 same_as_glibc() {
 	test_cmp expect.rc rc &&
 	test_cmp expect.txt out.txt
@@ -112,8 +100,11 @@ done <fails
 
 test_expect_success BPF 'a thread writes while its process spawns: each write counted once, under its own process' '
 	run "$SS" spawn -c -w 5000 "$SS" report 300 &&
-	placed_before 300 &&
-	test "$(count_calls t.txt POSIX write "" 1)" = 5300
+	test_line_count ahead.pid 1 &&
+	child=$(cat ahead.pid) &&
+	test "$(count_calls t.txt POSIX write "$child" 1)" = 300 &&
+	test "$(count_calls t.txt POSIX write "" 1)" = 5300 &&
+	! grep -q "earlier ones are missed" collect.err
 '
 
 test_expect_success BPF,STATIC 'a static program spawned with the preload: all its 300 writes, on its own copies placed before its exec' '

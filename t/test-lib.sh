@@ -488,6 +488,36 @@ count_calls() {
 		END { print c + 0 }' "$1"
 }
 
+# posix_rw_spec: a signing key in $SHARED/key and, signed with it, a spec
+# of two posix functions (read, write) in $SHARED/probes.sig.
+posix_rw_spec() {
+	dc-sign --gen-key -k "$SHARED/key" >/dev/null &&
+	printf "layers:\n  - name: posix\n    functions: [read, write]\n" >c.yaml &&
+	sign_spec c.yaml &&
+	mv probes.sig "$SHARED/probes.sig"
+}
+
+# ahead_pids: the processes collect.err names as traced through uprobes
+# placed before their exec (the client asked for them, t/4240, t/4250),
+# one a line.
+ahead_pids() {
+	sed -n "s/.*process \([0-9]*\) ([^)]*) will not load the client library (.*): its calls of the .*, placed before its exec\$/\1/p" \
+		collect.err
+}
+
+# placed_before N: in t.txt (dc-aggregate --text), the one process in
+# ahead.pid made N 1-byte writes, each recorded once, and no other made
+# any; collect.err says none was missed.
+placed_before() {
+	test_line_count ahead.pid 1 &&
+	_pid=$(cat ahead.pid) &&
+	test "$(count_calls t.txt POSIX write "$_pid" 1)" = "$1" &&
+	test "$(count_calls t.txt POSIX write "" 1)" = "$1" &&
+	grep "1 processes without the client library traced through uprobes, all placed before their exec" collect.err &&
+	! grep -q "earlier ones are missed" collect.err &&
+	! grep -q "never joined the fast path" collect.err
+}
+
 # trace CONFIG.yaml TRACE [dc-collect options] -- COMMAND...: generate the
 # spec of CONFIG, sign it with $SHARED/key into probes.sig, collect, and
 # aggregate and write TRACE.  Succeeds when the pipeline's end does;
