@@ -32,10 +32,11 @@
 # those tables' rows and nothing else.
 #
 # The execs table: FAST_EXECS (200) x fork + exec of /bin/true + wait,
-# wall time per exec, untraced and traced (the fast path), with the
-# preload kept (the child joins the fast path; the client reads the
-# program's headers before each exec) and dropped (the child gets
-# uprobes, placed before its exec at its request).
+# and as many posix_spawn + wait, wall time each, untraced and traced
+# (the fast path), with the preload kept (the child joins the fast path;
+# the client reads the program's headers before each exec) and dropped
+# (the child gets uprobes, placed before its exec at its request; the
+# client makes a posix_spawn child itself then).
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -319,24 +320,30 @@ if want execs; then
 	_t=$work/execs.txt _x=${FAST_EXECS:-200}
 	: >"$_t"
 	for _r in $(seq "$REPS"); do
-		for _c in kept clean; do
-			_a=; [ "$_c" = clean ] && _a=clean
-			echo "b$_c $(LD_PRELOAD="$DC_CLIENT_LIB" ./iowork execs "$_x" /bin/true $_a 2>&1 | wall) $_r" >>"$_t"
-			rm -f s.dcs
-			dc-collect -k key --output s.dcs user.sig -- \
-				./iowork execs "$_x" /bin/true $_a 2>c.err >/dev/null
-			echo "f$_c $(wall <c.err) $_r" >>"$_t"
-			settle
+		for _how in execs spawns; do
+			for _c in kept clean; do
+				_a=; [ "$_c" = clean ] && _a=clean
+				echo "b$_how$_c $(LD_PRELOAD="$DC_CLIENT_LIB" ./iowork $_how "$_x" /bin/true $_a 2>&1 | wall) $_r" >>"$_t"
+				rm -f s.dcs
+				dc-collect -k key --output s.dcs user.sig -- \
+					./iowork $_how "$_x" /bin/true $_a 2>c.err >/dev/null
+				echo "f$_how$_c $(wall <c.err) $_r" >>"$_t"
+				settle
+			done
 		done
 	done
 	echo
-	echo "| fork + exec /bin/true + wait (wall us per exec, $_x execs) | untraced | fast path | added |"
+	echo "| $_x x fork + exec /bin/true + wait, or posix_spawn + wait (wall us each) | untraced | fast path | added |"
 	echo "|---|---|---|---|"
-	awk -v bk="$(median "$_t" bkept)" -v fk="$(median "$_t" fkept)" \
-	    -v dk="$(diffmed "$_t" fkept bkept)" -v bc="$(median "$_t" bclean)" \
-	    -v fc="$(median "$_t" fclean)" -v dc="$(diffmed "$_t" fclean bclean)" 'BEGIN {
-		printf "| preload kept: the child joins the fast path | %.0f | %.0f | %+.0f |\n", bk / 1e3, fk / 1e3, dk / 1e3
-		printf "| preload dropped: uprobes placed before each exec | %.0f | %.0f | %+.0f |\n", bc / 1e3, fc / 1e3, dc / 1e3 }'
+	for _k in "execskept|fork + exec, preload kept: the child joins the fast path" \
+		  "execsclean|fork + exec, preload dropped: uprobes placed before each exec" \
+		  "spawnskept|posix_spawn, preload kept: glibc's spawn, the child joins" \
+		  "spawnsclean|posix_spawn, preload dropped: the client makes the child, uprobes placed before"; do
+		_c=${_k%%|*}
+		awk -v what="${_k#*|}" -v b="$(median "$_t" "b$_c")" -v f="$(median "$_t" "f$_c")" \
+		    -v d="$(diffmed "$_t" "f$_c" "b$_c")" 'BEGIN {
+			printf "| %s | %.0f | %.0f | %+.0f |\n", what, b / 1e3, f / 1e3, d / 1e3 }'
+	done
 fi
 echo
 echo "load after: $(uptime)"

@@ -23,6 +23,7 @@
  *   iowork trap N        N x a call to dc_trap_site, an ordinary first
  *                        instruction (a uprobe on it traps)
  *   iowork execs N PROG [clean]
+ *   iowork spawns N PROG [clean]
  *                        N x fork, execve PROG (no arguments), wait:
  *                        with the environment as it is, or without
  *                        LD_PRELOAD (clean); wall time per exec, the
@@ -31,6 +32,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,9 +170,9 @@ static void stop(long n)
 		((c.tv_sec - c0.tv_sec) * 1e9 + (c.tv_nsec - c0.tv_nsec)) / n);
 }
 
-/* n x fork + execve(prog) + wait, with the environment less LD_PRELOAD
- * when clean. */
-static int execs(long n, const char *prog, int clean)
+/* n x fork + execve(prog) + wait (spawn: posix_spawn(prog) + wait),
+ * with the environment less LD_PRELOAD when clean. */
+static int execs(long n, const char *prog, int spawn, int clean)
 {
 	char *argv[] = { (char *)prog, NULL };
 	int status;
@@ -179,9 +181,11 @@ static int execs(long n, const char *prog, int clean)
 		unsetenv("LD_PRELOAD");
 	start();
 	for (long i = 0; i < n; i++) {
-		pid_t pid = fork();
+		pid_t pid = -1;
 
-		if (pid == 0) {
+		if (spawn && posix_spawn(&pid, prog, NULL, NULL, argv, environ) != 0)
+			return 1;
+		if (!spawn && (pid = fork()) == 0) {
 			execve(prog, argv, environ);
 			_exit(127);
 		}
@@ -209,8 +213,10 @@ int main(int argc, char **argv)
 		stop(n);
 		return 0;
 	}
-	if (strcmp(argv[1], "execs") == 0 && (argc == 4 || argc == 5))
-		return execs(n, argv[3], argc == 5 && strcmp(argv[4], "clean") == 0);
+	if ((strcmp(argv[1], "execs") == 0 || strcmp(argv[1], "spawns") == 0) &&
+	    (argc == 4 || argc == 5))
+		return execs(n, argv[3], argv[1][0] == 's',
+			     argc == 5 && strcmp(argv[4], "clean") == 0);
 	if (strcmp(argv[1], "w1pair") == 0)
 		return pair(0, n, NULL, buf);
 	if (strcmp(argv[1], "w2pair") == 0 && argc == 4)
