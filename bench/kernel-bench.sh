@@ -25,7 +25,9 @@
 # programs' own ns per run (restored after), with two more: the system
 # call programs while only the unselected loop calls, and the kernel
 # layers' programs on direct 4 KiB reads, which run them back to back
-# (warm) where the cold file's reads run each rarely (cold caches).
+# (warm) where the cold file's reads run each rarely (cold caches); and
+# the floor again on those, each run writing a record into a ring
+# (dc-floor -R): what a record costs any program.
 # KBENCH_STATS_ONLY=1 runs only those.
 set -eu
 
@@ -305,6 +307,27 @@ floorstats() { # floorstats WHAT TPS -- CMD...: also floor.ns, the mean
 	sed -n "s/^[a-z_]* runs=\([0-9]*\) ns_per_run=\([0-9.]*\)/\1 \2/p" floor.runs |
 		awk '{ s += $1 * $2; n += $1 } END { if (n) printf "%.1f", s / n }' >floor.ns
 }
+# recfloor WHAT TPS -- CMD...: the empty programs again, each run writing
+# a record of 8, then 104 bytes (dc-collect's full kernel-layer record)
+# into a ring that dc-floor reads (dc-floor -R): what a record costs
+# before anything is put in it, against the empty program on the same
+# tracepoint (floor.runs, from floorstats just before); the tracepoints
+# with 100 runs or more.
+recfloor() {
+	r_what=$1 r_opts=$2; shift 3
+	for r_bytes in 8 104; do
+		$FLOOR -R $r_bytes $r_opts -- "$@" 2>&1 | sed -n "s/^floor: //p" |
+			awk -v b="$r_bytes" -v w="$r_what" -v fl="$(cat floor.ns)" '
+				{ n = $1; sub(/^tp_btf:/, "", n); r = $2; sub(/^runs=/, "", r)
+				  ns = $3; sub(/^ns_per_run=/, "", ns) }
+				$1 == "tp_btf" || r == "" { next }
+				FILENAME == "floor.runs" { empty[n] = ns; next }
+				r + 0 >= 100 {
+					own = (n in empty) ? sprintf("%.2fx of %.1f", ns / empty[n], empty[n]) : "-"
+					printf "| floor + a %d-byte record (%s: %s) | %d | %.1f | %.2fx | %s |\n", b, w, n, r, ns, ns / fl, own
+				}' floor.runs -
+	done
+}
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -q kernel.bpf_stats_enabled=1
 echo
@@ -313,6 +336,7 @@ echo
 echo "| program | runs | ns per run | x the floor's | x its tracepoint's empty program |"
 echo "|---|---|---|---|---|"
 floorstats "empty, sys_enter + sys_exit" "$SYSFLOOR" -- "$W" syswrites "$N"
+recfloor "sys_enter + sys_exit" "$SYSFLOOR" -- "$W" syswrites "$N"
 progstats sys "" "$W" syswrites "$N"
 progstats_unselected
 if test -n "$loopdev"; then
@@ -325,5 +349,6 @@ if test -n "$loopdev"; then
 	# apart from the cold caches each of the rare runs above meets.
 	DIRECT="dd if=mnt/R of=/dev/null iflag=direct bs=4k count=16384"
 	floorstats "empty, direct 4 KiB reads ($KATTACH)" "$fopts" -- $DIRECT
+	recfloor "direct 4 KiB reads" "$fopts" -- $DIRECT
 	progstats kern "direct 4 KiB reads" "$DIRECT 2>/dev/null"
 fi
