@@ -204,12 +204,14 @@ check_names() {
 
 # dash saves fd 1 above 10 (F_DUPFD), closes it, dup2s /dev/null (fd 3)
 # onto it, runs the command, dup2s the saved one back.  N loops keep the
-# redirection open most of the time, whenever /proc is read.
+# redirection open most of the time, whenever /proc is read.  Fd 3 is
+# the shell's first free one only if none above 2 came with the test
+# (flock(1) without -o, a harness's): those are closed for the command.
 shell_loop='i=0; while [ $i -lt 50 ]; do echo $i >/dev/null; i=$((i + 1)); done; echo there'
 
 test_expect_success BPF,PYTHON3 'a shell after its exec: each fd names its file of the moment' '
 	printf "layers: [syscalls]\n" >c.yaml &&
-	trace_ok c.yaml t.pfw.gz probes.sig -- sh -c "$shell_loop" &&
+	trace_ok c.yaml t.pfw.gz probes.sig -- sh -c "$shell_loop" 3>&- 4>&- 5>&- &&
 	grep -q "^there\$" collect.err &&
 	E=$PWD/collect.err &&
 	check_names "50:fcntl:1:0:S:$E" "50:close:1::0:$E" \
@@ -224,7 +226,8 @@ test_expect_success BPF,PYTHON3 'a shell after its exec: each fd names its file 
 test_expect_success BPF,PYTHON3 'a forked shell: each fd names its file of the moment' '
 	printf "layers: [syscalls]\n" >c.yaml &&
 	trace_ok c.yaml t.pfw.gz --no-preload probes.sig -- \
-		sh -c "( { /bin/sleep 0.2; } >/dev/null; echo there ); echo done" &&
+		sh -c "( { /bin/sleep 0.2; } >/dev/null; echo there ); echo done" \
+		3>&- 4>&- 5>&- &&
 	grep -q "^there\$" collect.err &&
 	E=$PWD/collect.err &&
 	check_names "1:fcntl:1:0:S:$E" "1:close:1::0:$E" \
