@@ -418,12 +418,17 @@ static __always_inline int block_issue(const struct blk_fields *f)
 
 /* A completion whose request was never seen queued (queued before
  * tracing began, or its entry lost): emitted all the same, with pid 0,
- * and counted. */
+ * and counted.
+ *
+ * Both kinds of completion say their ret is a status (DC_RET_STATUS,
+ * the block plan's in klayers.c): profile mode counts a failed request
+ * (a negative errno) as an error, as dc-aggregate --profile does from
+ * the record by its plan; without it, none were. */
 static __always_inline void block_unknown(const struct blk_fields *f,
 					  __u32 probe_id, __u64 now)
 {
 	struct kevent k = {
-		.ts = now, .ret = f->error,
+		.ts = now, .ret = f->error, .ret_kind = DC_RET_STATUS,
 		.probe_id = probe_id, .type = DC_EV_CALL,
 		.flags = DC_EVF_ASYNC, .nargs = 4,
 		.a = { f->dev, f->sector, (__u64)f->nr_sector * 512, f->op },
@@ -475,7 +480,7 @@ static __always_inline int block_complete(const struct blk_fields *f)
 	if (start->selected) {
 		struct kevent k = {
 			.pid_tgid = start->pid_tgid, .ts = start->ts,
-			.ret = f->error,
+			.ret = f->error, .ret_kind = DC_RET_STATUS,
 			.parent = start->parent, .probe_id = probe_id,
 			.depth = start->depth, .type = DC_EV_CALL,
 			.flags = DC_EVF_ASYNC | (__u8)start->flags, .nargs = 4,

@@ -328,6 +328,10 @@ int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
 int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
 int __isoc99_fscanf(FILE *f, const char *fmt, ...);
 int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap);
+/* glibc 2.38's, declared here for older ones, whose <stdio.h> has not:
+ * only looked up by name (REAL), never linked. */
+int __isoc23_fscanf(FILE *f, const char *fmt, ...);
+int __isoc23_vfscanf(FILE *f, const char *fmt, va_list ap);
 
 #define CHK_REGS(name, as, regs) static const unsigned char regs_##name[] = { STRIP regs };
 DC_CHECKING_FUNCS(CHK_REGS)
@@ -452,15 +456,20 @@ WRAP_VPRINTF(__fprintf_chk, (FILE *f, int flag, const char *fmt, ...), fmt,
 	     __vfprintf_chk, (f, flag, fmt, ap), CHK_N(__fprintf_chk),
 	     (CHK_SLOTS(__fprintf_chk, (P(f), I(flag), P(fmt)))))
 
-/* The fscanf programs call (lib/checking.h). */
+/* The fscanf programs call (lib/checking.h): C99's, and C23's, which
+ * only a program built against glibc 2.38 or later calls, and so only
+ * where libc has the __isoc23_vfscanf it passes the call on to. */
 WRAP_VPRINTF(__isoc99_fscanf, (FILE *f, const char *fmt, ...), fmt,
 	     __isoc99_vfscanf, (f, fmt, ap), CHK_N(__isoc99_fscanf),
 	     (CHK_SLOTS(__isoc99_fscanf, (P(f), P(fmt)))))
+WRAP_VPRINTF(__isoc23_fscanf, (FILE *f, const char *fmt, ...), fmt,
+	     __isoc23_vfscanf, (f, fmt, ap), CHK_N(__isoc23_fscanf),
+	     (CHK_SLOTS(__isoc23_fscanf, (P(f), P(fmt)))))
 
 /* fscanf by its own symbol name, the old GNU one that programs built
- * before C99 call: <stdio.h> renames the C name to __isoc99_fscanf,
- * and vfscanf likewise, so the next definitions are looked up by
- * name. */
+ * before C99 call: <stdio.h> renames the C name to __isoc99_fscanf (or
+ * __isoc23_fscanf), and vfscanf likewise, so the next definitions are
+ * looked up by name. */
 int dc_fscanf(FILE *f, const char *fmt, ...) __asm__("fscanf");
 static int (*real_legacy_vfscanf)(FILE *, const char *, va_list);
 

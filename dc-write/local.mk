@@ -15,7 +15,7 @@ EXTRA_DIST += dc-write/README.md
 
 check_PROGRAMS += t/helpers/dc-mkstream
 t_helpers_dc_mkstream_SOURCES = t/helpers/dc-mkstream.c
-t_helpers_dc_mkstream_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS)
-t_helpers_dc_mkstream_LDADD = lib/libdc.la $(ZLIB_LIBS)
+t_helpers_dc_mkstream_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(JANSSON_CFLAGS)
+t_helpers_dc_mkstream_LDADD = lib/libdc.la $(ZLIB_LIBS) $(JANSSON_LIBS)
 EXTRA_DIST += t/helpers/pfw-members.py
 EXTRA_DIST += bench/write-bench.sh

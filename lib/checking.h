@@ -34,8 +34,14 @@
  * fscanf so in every program built for C99 or later (gcc's default),
  * whose %[ and %s do not take the a flag of the old GNU fscanf; it has
  * code of its own too, and takes fscanf's arguments in order.
- * (__isoc23_fscanf, glibc 2.38's for C23, is not here: this glibc has
- * none to test it with.)
+ * __isoc23_fscanf, the same for C23 (%b, 0b prefixes), is what
+ * <stdio.h> names it instead from glibc 2.38 on, in programs built with
+ * -std=c2x or later or with _GNU_SOURCE (g++'s default).  A glibc
+ * older than that has no such symbol: dc-gen probes a checking version
+ * only where its library has it, and the client's wrapper of one is
+ * reached only by a program that the dynamic linker found it for.
+ * (scanf, sscanf and vfscanf, which <stdio.h> renames likewise, are
+ * not traced: not here.)
  *
  * Plain C, for user space and for the client library alike.
  */
@@ -46,6 +52,7 @@
 	X(__fprintf_chk, fprintf, (0, 2)) \
 	X(__fread_chk, fread, (0, 2, 3, 4)) \
 	X(__fgets_chk, fgets, (0, 2, 3)) \
-	X(__isoc99_fscanf, fscanf, (0, 1))
+	X(__isoc99_fscanf, fscanf, (0, 1)) \
+	X(__isoc23_fscanf, fscanf, (0, 1))
 
 #endif /* DC_CHECKING_H */

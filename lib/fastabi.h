@@ -71,10 +71,11 @@
 #define DC_FAST_DEFAULT_SOCKET "@datacrumbs-clients"
 #define DC_FAST_MAGIC 0x64636661u        /* "dcfa" */
 #define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
-#define DC_FAST_VERSION 11u               /* 9: the checking versions of
+#define DC_FAST_VERSION 12u               /* 9: the checking versions of
                                              lib/checking.h in the table;
                                              10: and __isoc99_fscanf;
-                                             11: the hello's request */
+                                             11: the hello's request;
+                                             12: __isoc23_fscanf */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_EXEC_WAIT_MS 2000         /* ... and this long before an
                                              exec: placing the uprobes
@@ -114,7 +115,7 @@
 	X(fscanf, stdio) X(fputc, stdio) X(putc, stdio) X(preadv2, posix) \
 	X(pwritev2, posix) \
 	X(__fprintf_chk, stdio) X(__fread_chk, stdio) X(__fgets_chk, stdio) \
-	X(__isoc99_fscanf, stdio) \
+	X(__isoc99_fscanf, stdio) X(__isoc23_fscanf, stdio) \
 	X(MPI_File_open, mpiio) X(MPI_File_close, mpiio) \
 	X(MPI_File_sync, mpiio) X(MPI_File_set_view, mpiio) \
 	X(MPI_File_seek, mpiio) X(MPI_File_read, mpiio) \

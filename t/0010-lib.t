@@ -31,6 +31,27 @@ test_expect_success 'dc-probes(5) lists the probe keys in the order they are wri
 	test_cmp written documented
 '
 
+# dc-mkstream, the tests' stream writer, reads the names of argument,
+# return and probe kinds with lib/spec.c's parsers, which own them:
+# every kind spec.c names goes into a probe record by its name and comes
+# back by it from dc-aggregate --text, which names them by spec.c's
+# list too.  dc-mkstream had copies of its own, which a kind added to
+# lib/ had to be added to by hand, or the tests could not describe it.
+test_expect_success 'dc-mkstream knows every kind lib/spec.c names, by the same number' '
+	lib-test kind-names >names &&
+	test "$(grep -c "^arg " names)" -ge 39 &&
+	test "$(grep -c "^ret " names)" -ge 10 &&
+	test "$(grep -c "^probe " names)" -ge 6 &&
+	awk "{ k = \"uprobe\"; a = \"\"; r = \"none\"
+	       if (\$1 == \"arg\") a = \$2; else if (\$1 == \"ret\") r = \$2; else k = \$2
+	       printf \"probe id=%d kind=%s layer=L name=f%d args=%s ret=%s\\n\", NR - 1, k, NR - 1, a, r
+	       printf \"kind=%s args=%s ret=%s\\n\", k, a, r >\"expect\" }
+	     END { print \"end\" }" names >desc &&
+	dc-mkstream <desc | dc-aggregate --text >text &&
+	awk "/^probe / { print \$3, \$7, \$8 }" text >got &&
+	test_cmp expect got
+'
+
 # A script with a test whose prerequisite never holds, run as prove would.
 cat >"$SHARED/never.t" <<EOF
 #!/bin/sh

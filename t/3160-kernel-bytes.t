@@ -163,21 +163,6 @@ test_expect_success BPF,URING 'dc-aggregate --profile: io_uring completions'"'"'
 # dc-aggregate --profile, whose profile of the traced run the tests
 # above kept in $SHARED: the two have the same bytes per layer and
 # function, each row that moved any, and the same failures.
-# counter_errors TRACE: "category name errors" of each function whose
-# counters in TRACE have failures.
-counter_errors() {
-	pfw-query list "$1" --ph C | python3 -c "
-import collections, json, sys
-e = collections.Counter()
-for l in sys.stdin:
-    v = json.loads(l)
-    e[v['cat'], v['name']] += v['args']['errors']
-for (c, n), k in sorted(e.items()):
-    if k:
-        print(c, n, k)
-"
-}
-
 # kprofile_matches CONFIG NAME COMMAND...: COMMAND profiled by the
 # collector (CONFIG in profile mode) into NAME-kprofile.pfw.gz, its
 # summary in NAME-kprofile.sum; dc-aggregate --profile's in

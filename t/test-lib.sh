@@ -518,6 +518,22 @@ placed_before() {
 	! grep -q "never joined the fast path" collect.err
 }
 
+# counter_errors TRACE: "category name errors" of each function whose
+# counters (profile mode's, or dc-aggregate --profile's) in TRACE have
+# failures, summed over processes and intervals.
+counter_errors() {
+	pfw-query list "$1" --ph C | python3 -c "
+import collections, json, sys
+e = collections.Counter()
+for l in sys.stdin:
+    v = json.loads(l)
+    e[v['cat'], v['name']] += v['args']['errors']
+for (c, n), k in sorted(e.items()):
+    if k:
+        print(c, n, k)
+"
+}
+
 # trace CONFIG.yaml TRACE [dc-collect options] -- COMMAND...: generate the
 # spec of CONFIG, sign it with $SHARED/key into probes.sig, collect, and
 # aggregate and write TRACE.  Succeeds when the pipeline's end does;

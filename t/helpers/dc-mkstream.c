@@ -60,6 +60,7 @@
 #include <zlib.h>
 
 #include "messages.h"
+#include "spec.h"
 #include "stream.h"
 
 #define BATCH_MAX 512
@@ -256,32 +257,18 @@ static int64_t get_num(struct mk *m, struct token *tok, int n, const char *key,
 	return v ? num(m, v, key) : dflt;
 }
 
-static int lookup(struct mk *m, const char *const *names, int count,
-		  const char *s, const char *what)
+/* The kind named s, by the parser of lib/spec.c (dc-probes(5)'s names,
+ * which the spec and the stream share: kept in one place, so that a
+ * kind added there is known here too), or die. */
+static int kind_of(struct mk *m, int (*parse)(const char *), const char *s,
+		   const char *what)
 {
-	int i;
+	int k = parse(s);
 
-	for (i = 0; i < count; i++)
-		if (names[i] != NULL && strcmp(names[i], s) == 0)
-			return i;
-	bad(m, "unknown %s '%s'", what, s);
+	if (k < 0)
+		bad(m, "unknown %s '%s'", what, s);
+	return k;
 }
-
-static const char *const arg_kinds[] = {
-	"none", "fd", "size", "offset", "flags", "mode", "path", "handle",
-	"whence", "int", "ptr", "str", "dev", "sector", "inode", "index",
-	"pages", "op", "family", "protocol", "oldstate", "newstate", "sport",
-	"dport", "opcode", "reason", "isize", "count", "iov", "strlen",
-	"strout", "datatype", "mpistatus", "handleout", "handlein", "file",
-	"char", "cmd", "fdpair",
-};
-static const char *const ret_kinds[] = {
-	"none", "status", "size", "fd", "handle", "offset", "int", "items",
-	"all", "code",
-};
-static const char *const probe_kinds[] = {
-	NULL, "uprobe", "usdt", "syscall", "tracepoint", "kfunc", "internal",
-};
 
 /* ---- frames ---- */
 
@@ -323,11 +310,11 @@ static void do_probe(struct mk *m, struct token *tok, int n)
 	memset(&rec, 0, sizeof(rec));
 	rec.id = (uint32_t)get_num(m, tok, n, "id", 0);
 	v = get(tok, n, "kind");
-	rec.kind = v ? (uint16_t)lookup(m, probe_kinds, 7, v, "probe kind")
+	rec.kind = v ? (uint16_t)kind_of(m, dc_probe_kind_parse, v, "probe kind")
 		     : DC_PROBE_UPROBE;
 	v = get(tok, n, "ret");
-	rec.ret_kind = v ? (uint8_t)lookup(m, ret_kinds, DC_RET_KIND_MAX, v,
-					   "return kind") : DC_RET_NONE;
+	rec.ret_kind = v ? (uint8_t)kind_of(m, dc_ret_kind_parse, v,
+					    "return kind") : DC_RET_NONE;
 	rec.offset = (uint64_t)get_num(m, tok, n, "offset", 0);
 	v = get(tok, n, "args");
 	if (v != NULL && *v != '\0') {
@@ -337,9 +324,8 @@ static void do_probe(struct mk *m, struct token *tok, int n)
 		     a = strtok_r(NULL, ",", &save)) {
 			if (rec.nargs == DC_MAX_ARGS)
 				bad(m, "more than %d arguments", DC_MAX_ARGS);
-			rec.arg_kinds[rec.nargs++] = (uint8_t)lookup(m,
-				arg_kinds, sizeof(arg_kinds) / sizeof(arg_kinds[0]),
-				a, "argument kind");
+			rec.arg_kinds[rec.nargs++] = (uint8_t)kind_of(m,
+				dc_arg_kind_parse, a, "argument kind");
 		}
 		free(list);
 	}

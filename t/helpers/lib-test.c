@@ -5,6 +5,8 @@
  * t/0010-lib.t.  `lib-test spec-keys` instead prints the keys a probe
  * with every one set gets in the probe spec's JSON (spec.c), in the
  * order they are written, one a line: t/0010 holds dc-probes(5) to it.
+ * `lib-test kind-names` prints the argument, return and probe kinds
+ * spec.c names, one a line, for t/0010 to hold dc-mkstream to them.
  *
  * The table is checked against a plain array of what it should hold
  * after every operation of a long pseudo-random sequence, with keys
@@ -362,10 +364,28 @@ static int spec_keys(void)
 	return 0;
 }
 
+/* "arg NAME", "ret NAME" and "probe NAME" of every kind with a name,
+ * each list in the kinds' order. */
+static int kind_names(void)
+{
+	int k;
+
+	for (k = 0; k < DC_ARG_KIND_MAX; k++)
+		printf("arg %s\n", dc_arg_kind_name(k));
+	for (k = 0; k < DC_RET_KIND_MAX; k++)
+		printf("ret %s\n", dc_ret_kind_name(k));
+	for (k = 0; k < 256; k++)
+		if (strcmp(dc_probe_kind_name(k), "unknown") != 0)
+			printf("probe %s\n", dc_probe_kind_name(k));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && strcmp(argv[1], "spec-keys") == 0)
 		return spec_keys();
+	if (argc == 2 && strcmp(argv[1], "kind-names") == 0)
+		return kind_names();
 	test_every_key();
 	test_against_reference();
 	test_many();
