@@ -101,25 +101,10 @@ FLOOR=$build/bench/dc-floor
 	echo "kernel-ab: build bench/dc-floor and t/helpers/workload first (make check)" >&2
 	exit 1
 }
-work=$(mktemp -d /tmp/dc-kab.XXXXXX)
-loopdev= stats_was=
-cleanup() {
-	test -n "$stats_was" && sysctl -q kernel.bpf_stats_enabled="$stats_was"
-	if test -n "$loopdev"; then
-		umount "$work/mnt" 2>/dev/null || :
-		losetup -d "$loopdev" 2>/dev/null || :
-	fi
-	rm -rf "$work" "/dev/shm/dc-kab.$$"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-cd "$work"
+. "$src/bench/kernel-common.sh"
+kernel_workdir dc-kab
 dc-sign --gen-key -k key >/dev/null
-img=/dev/shm/dc-kab.$$
-truncate -s 400M "$img"
-loopdev=$(losetup -f --show "$img")
-mkfs.ext4 -q -F "$loopdev"
-mkdir mnt && mount "$loopdev" mnt
+kernel_loopdev
 dd if=/dev/urandom of=mnt/R bs=1M count=256 2>/dev/null && sync
 printf 'layers: [%s]\n' "${AB_LAYERS:-block, pagecache, faults}" >kern.yaml
 dc-gen kern.yaml >kern.json 2>/dev/null

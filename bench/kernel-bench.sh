@@ -41,19 +41,8 @@ W="$build/t/helpers/workload"
 N=${BENCH_CALLS:-1000000}
 RUNS=${BENCH_RUNS:-5}
 FLOOR=$build/bench/dc-floor
-work=$(mktemp -d /tmp/dc-kbench.XXXXXX)
-loopdev= stats_was=
-cleanup() {
-	test -n "$stats_was" && sysctl -q kernel.bpf_stats_enabled="$stats_was"
-	if test -n "$loopdev"; then
-		umount "$work/mnt" 2>/dev/null || :
-		losetup -d "$loopdev" 2>/dev/null || :
-	fi
-	rm -rf "$work" "/dev/shm/dc-kbench.$$"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-cd "$work"
+. "$src/bench/kernel-common.sh"
+kernel_workdir dc-kbench
 [ -x "$FLOOR" ] && [ -x "$W" ] || {
 	echo "kernel-bench: build bench/dc-floor and t/helpers/workload first (make check)" >&2
 	exit 1
@@ -191,11 +180,7 @@ row "the same loop, not selected, a traced loop beside it (sharing the 2 CPUs)" 
 
 # ---- block, page cache, faults: cold buffered reads ----
 if losetup -f >/dev/null 2>&1 && command -v mkfs.ext4 >/dev/null; then
-	img=/dev/shm/dc-kbench.$$
-	truncate -s 400M "$img"
-	loopdev=$(losetup -f --show "$img")
-	mkfs.ext4 -q -F "$loopdev"
-	mkdir mnt && mount "$loopdev" mnt
+	kernel_loopdev
 	dd if=/dev/urandom of=mnt/R bs=1M count=256 2>/dev/null && sync
 	spec kern 'layers: [block, pagecache, faults]'
 	tps=$(python3 -c '

@@ -1,0 +1,36 @@
+# bench/kernel-common.sh - sourced by kernel-bench.sh and kernel-ab.sh:
+# their work directory, a loop device for the kernel layers, and the
+# cleanup of both at exit.
+#
+#   kernel_workdir NAME  make /tmp/NAME.XXXXXX and cd into it; from then
+#                        on, exit removes it, takes the loop device
+#                        down, and puts kernel.bpf_stats_enabled back to
+#                        $stats_was (set it before changing the sysctl)
+#   kernel_loopdev       a 400 MiB ext4 on a loop device backed by
+#                        memory (/dev/shm: the disk's noise is not in
+#                        the reads), mounted at mnt; $loopdev names it
+
+kernel_workdir() {
+	work=$(mktemp -d "/tmp/$1.XXXXXX")
+	img=/dev/shm/$1.$$
+	loopdev= stats_was=
+	trap kernel_cleanup EXIT
+	trap 'exit 1' INT TERM HUP
+	cd "$work"
+}
+
+kernel_cleanup() {
+	test -n "$stats_was" && sysctl -q kernel.bpf_stats_enabled="$stats_was"
+	if test -n "$loopdev"; then
+		umount "$work/mnt" 2>/dev/null || :
+		losetup -d "$loopdev" 2>/dev/null || :
+	fi
+	rm -rf "$work" "$img"
+}
+
+kernel_loopdev() {
+	truncate -s 400M "$img"
+	loopdev=$(losetup -f --show "$img")
+	mkfs.ext4 -q -F "$loopdev"
+	mkdir mnt && mount "$loopdev" mnt
+}
