@@ -29,6 +29,41 @@ test_lazy_prereq ISOC23 '
 	{ echo "this libc has no __isoc23_fscanf (glibc before 2.38)"; false; }
 '
 
+# scan_program FUNCTION [DECLARATION]: a C program that reads two
+# numbers with FUNCTION from the file argv[1], which holds one, and
+# prints both results and the number: "1 42 -1".
+scan_program() {
+	cat <<-EOF
+	#include <stdio.h>
+
+	${2:-}
+
+	int main(int argc, char **argv)
+	{
+		FILE *f = argc > 1 ? fopen(argv[1], "r") : NULL;
+		int n = 0, m = 0, r1, r2;
+
+		if (f == NULL)
+			return 2;
+		r1 = $1(f, "%d", &n);
+		r2 = $1(f, "%d", &m);
+		printf("%d %d %d\\n", r1, n, r2);
+		return fclose(f) != 0;
+	}
+	EOF
+}
+
+# two_fscanf_calls: in t.txt and u.txt (traced_both's), the program's two
+# calls, each as fscanf: one read a number, one met the end.
+two_fscanf_calls() {
+	for t in t.txt u.txt; do
+		test "$(count_calls $t STDIO fscanf)" = 2 &&
+		test "$(count_calls $t STDIO fscanf "" 1)" = 1 &&
+		test "$(count_calls $t STDIO fscanf "" -1)" = 1 ||
+		{ echo "$t:"; grep "^call " $t; return 1; }
+	done
+}
+
 # stdio_of TARGET: a dc-gen config of the stdio layer's fscanf in TARGET.
 stdio_of() {
 	printf "layers:\n  - name: stdio\n    target: %s\n    functions: [fscanf]\n" "$1"
@@ -77,25 +112,8 @@ test_expect_success CC 'setup: a stand-in libc with the C23 fscanf, and a progra
 	EOF
 	cc -shared -fPIC -Wl,-soname,libc.so.isoc23 -Wl,--version-script=lib23.map \
 		-o "$LIB23" lib23.c &&
-	cat >scan23.c <<-\EOF &&
-	#include <stdio.h>
-
-	int __isoc23_fscanf(FILE *f, const char *fmt, ...);
-
-	/* Two numbers read from argv[1] holding one: 1, then EOF. */
-	int main(int argc, char **argv)
-	{
-		FILE *f = argc > 1 ? fopen(argv[1], "r") : NULL;
-		int n = 0, m = 0, r1, r2;
-
-		if (f == NULL)
-			return 2;
-		r1 = __isoc23_fscanf(f, "%d", &n);
-		r2 = __isoc23_fscanf(f, "%d", &m);
-		printf("%d %d %d\n", r1, n, r2);
-		return fclose(f) != 0;
-	}
-	EOF
+	scan_program __isoc23_fscanf \
+		"int __isoc23_fscanf(FILE *f, const char *fmt, ...);" >scan23.c &&
 	cc -o "$SHARED/scan23" scan23.c -L"$SHARED" -l:libc.so.isoc23 \
 		-Wl,-rpath,"$SHARED" &&
 	echo 42 >"$SHARED/in" &&
@@ -172,33 +190,13 @@ test_expect_success BPF,CC,PYTHON3 'a program calling __isoc23_fscanf: each call
 	stdio_of "$LIB23" >c.yaml &&
 	traced_both c.yaml "$SHARED/scan23" "$SHARED/in" &&
 	check_c23_probe probes.json "$LIB23" &&
-	for t in t.txt u.txt; do
-		test "$(count_calls $t STDIO fscanf)" = 2 &&
-		test "$(count_calls $t STDIO fscanf "" 1)" = 1 &&
-		test "$(count_calls $t STDIO fscanf "" -1)" = 1 ||
-		{ echo "$t:"; grep "^call " $t; return 1; }
-	done
+	two_fscanf_calls
 '
 
 # The real one, where the host has it: a program built for C23 calls it
 # for fscanf.
 test_expect_success BPF,CC,ISOC23,PYTHON3 'this libc'"'"'s __isoc23_fscanf, called by a program built for C23: recorded as fscanf' '
-	cat >c23.c <<-\EOF &&
-	#include <stdio.h>
-
-	int main(int argc, char **argv)
-	{
-		FILE *f = fopen(argv[1], "r");
-		int n = 0, m = 0, r1, r2;
-
-		if (f == NULL)
-			return 2;
-		r1 = fscanf(f, "%d", &n);
-		r2 = fscanf(f, "%d", &m);
-		printf("%d %d %d\n", r1, n, r2);
-		return fclose(f) != 0;
-	}
-	EOF
+	scan_program fscanf >c23.c &&
 	cc -std=c2x -o c23 c23.c &&
 	test "$(./c23 "$SHARED/in")" = "1 42 -1" &&
 	if command -v nm >/dev/null; then
@@ -207,12 +205,7 @@ test_expect_success BPF,CC,ISOC23,PYTHON3 'this libc'"'"'s __isoc23_fscanf, call
 	stdio_of "$(libc_path)" >c.yaml &&
 	traced_both c.yaml ./c23 "$SHARED/in" &&
 	check_c23_probe probes.json "$(libc_path)" &&
-	for t in t.txt u.txt; do
-		test "$(count_calls $t STDIO fscanf)" = 2 &&
-		test "$(count_calls $t STDIO fscanf "" 1)" = 1 &&
-		test "$(count_calls $t STDIO fscanf "" -1)" = 1 ||
-		{ echo "$t:"; grep "^call " $t; return 1; }
-	done
+	two_fscanf_calls
 '
 
 test_done
