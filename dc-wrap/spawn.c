@@ -367,9 +367,8 @@ static bool read_attr(struct spawn *sp, const posix_spawnattr_t *attr)
 static bool actions_doable(const struct action *v, int n)
 {
 	for (int i = 0; i < n; i++)
-		if (v[i].kind == ACT_CLOSEFROM &&
-		    syscall(SYS_close_range, ~0U, ~0U, 0) != 0)
-			return false;
+		if (v[i].kind == ACT_CLOSEFROM)
+			return syscall(SYS_close_range, ~0U, ~0U, 0) == 0;
 	return true;
 }
 
@@ -564,14 +563,15 @@ static bool spawn_here(int *r, pid_t *pid, const struct dc_exec_target *t,
 	void *stack;
 	pid_t child;
 
-	if (!dc_exec_unloaded(envp, t) || !read_attr(&sp, attr) ||
+	/* The attributes first: they cost no system call.  The program is
+	 * read again in the child (dc_exec_ask), after the file actions,
+	 * which may change what a relative path names. */
+	if (!read_attr(&sp, attr) || !dc_exec_unloaded(envp, t) ||
 	    !take(fa, &sp.acts, &sp.nacts))
 		return false;
-	stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-	if (stack == MAP_FAILED || !actions_doable(sp.acts, sp.nacts)) {
-		if (stack != MAP_FAILED)
-			munmap(stack, CHILD_STACK);
+	if (!actions_doable(sp.acts, sp.nacts) ||
+	    (stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0)) == MAP_FAILED) {
 		free(sp.acts);
 		return false;
 	}

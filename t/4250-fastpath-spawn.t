@@ -58,7 +58,7 @@ while read -r opts; do
 		untraced \"\$SS\" spawn -c $opts \"\$SS\" report 300 &&
 		run \"\$SS\" spawn -c $opts \"\$SS\" report 300 &&
 		same_as_glibc &&
-		placed_before 300
+		placed_before 300 +output
 	"
 done <cases
 
@@ -67,7 +67,7 @@ test_expect_success BPF 'posix_spawnp without the preload: found in PATH past a 
 	untraced "$SS" spawn -c -p -e PATH="$PWD/a:$PWD/b" spawnstate report 300 &&
 	run "$SS" spawn -c -p -e PATH="$PWD/a:$PWD/b" spawnstate report 300 &&
 	same_as_glibc &&
-	placed_before 300
+	placed_before 300 +output
 '
 
 # A spawn that fails is posix_spawn's error, as glibc's: a program that
@@ -125,8 +125,7 @@ subprocess._USE_POSIX_SPAWN or sys.exit(3)
 sys.exit(subprocess.run([\"$W\", \"writes\", \"300\"], env={}, close_fds=False,
 			stdout=subprocess.DEVNULL).returncode)" &&
 	test "$(cat rc)" = 0 &&
-	placed_before 300 &&
-	test "$(count_calls t.txt POSIX write)" = 300
+	placed_before 300
 '
 
 test_done

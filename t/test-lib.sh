@@ -505,14 +505,16 @@ ahead_pids() {
 		collect.err
 }
 
-# placed_before N: in t.txt (dc-aggregate --text), the one process in
-# ahead.pid made N 1-byte writes, each recorded once, and no other made
-# any; collect.err says none was missed.
+# placed_before N [+output]: in t.txt (dc-aggregate --text), the one
+# process in ahead.pid made N 1-byte writes, each recorded once, and the
+# trace has no other write (with +output: no other 1-byte write, the
+# process printing what it found too); collect.err says none was missed.
 placed_before() {
 	test_line_count ahead.pid 1 &&
 	_pid=$(cat ahead.pid) &&
 	test "$(count_calls t.txt POSIX write "$_pid" 1)" = "$1" &&
 	test "$(count_calls t.txt POSIX write "" 1)" = "$1" &&
+	{ test "${2:-}" = +output || test "$(count_calls t.txt POSIX write)" = "$1"; } &&
 	grep "1 processes without the client library traced through uprobes, all placed before their exec" collect.err &&
 	! grep -q "earlier ones are missed" collect.err &&
 	! grep -q "never joined the fast path" collect.err
