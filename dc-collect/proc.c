@@ -222,12 +222,30 @@ size_t dc_fds_record(pid_t pid, unsigned char *buf, size_t cap)
 	return put_taken(buf, cap, pos, taken);
 }
 
+/* Whether file (len bytes) is under /proc/self or /proc/thread-self: in
+ * *skip, the length of that prefix. */
+static bool proc_self(const char *file, size_t len, size_t *skip)
+{
+	static const char *const self[] = { "/proc/self", "/proc/thread-self" };
+	size_t i, n;
+
+	for (i = 0; i < sizeof(self) / sizeof(self[0]); i++) {
+		n = strlen(self[i]);
+		if (len >= n && memcmp(file, self[i], n) == 0 &&
+		    (len == n || file[n] == '/')) {
+			*skip = n;
+			return true;
+		}
+	}
+	return false;
+}
+
 bool dc_proc_runs(pid_t pid, const char *file, size_t len,
 		  const unsigned char *payload, size_t plen)
 {
 	char path[PATH_MAX + 64], real[PATH_MAX];
 	const char *exe;
-	size_t el;
+	size_t el, skip;
 
 	if (dc_get_str(payload, plen, sizeof(struct dc_process_rec), &exe,
 		       &el) == 0 || el == 0 || len == 0 || len >= PATH_MAX)
@@ -235,7 +253,12 @@ bool dc_proc_runs(pid_t pid, const char *file, size_t len,
 	/* fexecve and execveat name an fd: nothing to compare with. */
 	if (len > 8 && memcmp(file, "/dev/fd/", 8) == 0)
 		return true;
-	if (file[0] == '/')
+	/* /proc/self is the exec'ing process (busybox runs its applets
+	 * through /proc/self/exe), not the collector that reads it. */
+	if (proc_self(file, len, &skip))
+		snprintf(path, sizeof(path), "/proc/%d%.*s", (int)pid,
+			 (int)(len - skip), file + skip);
+	else if (file[0] == '/')
 		snprintf(path, sizeof(path), "%.*s", (int)len, file);
 	else
 		snprintf(path, sizeof(path), "/proc/%d/cwd/%.*s", (int)pid,

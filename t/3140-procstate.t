@@ -133,6 +133,30 @@ test_expect_success BPF,PYTHON3 'two execs in a row: each its own PR, the first 
 	EOF
 '
 
+# A program that runs itself again through /proc/self/exe (busybox's
+# applets do, and runc): the exec names /proc/self, the exec'ing
+# process's, not the collector's, which reads /proc then.  Described
+# all the same, as the program it is.
+test_expect_success BPF,PYTHON3 'an exec of /proc/self/exe is described as the program it runs' '
+	printf "layers: [posix]\n" >c.yaml &&
+	trace_ok c.yaml t.pfw.gz probes.sig -- \
+		sh -c "exec /proc/self/exe -c \"sleep 0.3; true\"" &&
+	python3 - <<-\EOF
+	import gzip, json, os
+	lines = [json.loads(l) for l in gzip.open("t.pfw.gz", "rt")
+	         if l.startswith("{")]
+	execs = [e for e in lines if e["name"] == "exec" and e["ph"] == "i"]
+	pid = execs[0]["pid"]
+	assert [e["pid"] for e in execs[:2]] == [pid, pid], execs
+	prs = [e["args"] for e in lines if e["name"] == "PR" and e["pid"] == pid
+	       and e["args"].get("origin") == "exec"]
+	assert len(prs) == 2, prs
+	assert prs[1]["since"] == execs[1]["ts"], (prs, execs)
+	assert prs[1]["name"] == os.path.realpath("/bin/sh"), prs[1]
+	assert prs[1]["cmdline"] == "/proc/self/exe -c sleep 0.3; true", prs[1]
+	EOF
+'
+
 # A process's description says its working directory: after its own
 # chdir, a PR of its own says the new one, since the chdir's end, before
 # its next event.  The shell lives on (sleep, not its last command, is

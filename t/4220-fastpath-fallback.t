@@ -12,6 +12,15 @@ FC="$DC_BUILD_DIR/t/helpers/fastclient"
 W="$DC_BUILD_DIR/t/helpers/workload"
 SIG="$SHARED/probes.sig"
 
+# wait_collect SECS MSG CMD...: wait_until, and when it gives up, the
+# collector's first messages (collect.err), for the failure's output.
+wait_collect() {
+	wait_until "$@" || {
+		head -n 30 collect.err | sed "s/^/collect.err: /" >&2
+		false
+	}
+}
+
 # gated NAME [dc-collect options] -- COMMAND: trace COMMAND, one of whose
 # processes, running program NAME (an extended regular expression: a|b
 # for either), will not load the client and waits for gate/go; once the
@@ -25,7 +34,7 @@ gated() {
 	{ dc-collect -k "$SHARED/key" -v -o s.dcs "$@" 2>collect.err & } &&
 	_cpid=$! &&
 	test_when_finished "touch \"$PWD/gate/go\"; test_kill_pid $_cpid dc-collect" &&
-	wait_until 60 "$_name got no uprobes" \
+	wait_collect 60 "$_name got no uprobes" \
 		grep -q -E "\(($_name)\) will not load the client library" collect.err &&
 	touch gate/go &&
 	wait $_cpid &&
@@ -200,19 +209,19 @@ test_expect_success BPF 'the uprobe events go with the process and, after the en
 		until test -e \"$PWD/gate2/go\"; do sleep 0.05; done" 2>collect.err & } &&
 	cpid=$! &&
 	test_when_finished "touch \"$PWD/gate/go\" \"$PWD/gate2/go\"; test_kill_pid $cpid dc-collect" &&
-	wait_until 60 "fastclient got no uprobes" \
+	wait_collect 60 "fastclient got no uprobes" \
 		grep -q "(fastclient) will not load the client library" collect.err &&
 	test "$(events $cpid)" -gt 0 &&
 	fds=$(perf_fds $cpid) &&
 	touch gate/go &&
 	: with the process gone, its events go: at least one for each event defined &&
-	wait_until 60 "the gone process'"'"'s events stay open" \
+	wait_collect 60 "the gone process'"'"'s events stay open" \
 		eval "test \$(perf_fds $cpid) -le $((fds - $(events $cpid)))" &&
 	touch gate2/go &&
 	wait $cpid &&
 	undo=$(sed -n "s/.*uprobe events taken down in the background by process \([0-9]*\)$/\1/p" collect.err) &&
 	test -n "$undo" &&
-	wait_until 120 "the events are still being taken down" \
+	wait_collect 120 "the events are still being taken down" \
 		eval "! kill -0 $undo 2>/dev/null" &&
 	test "$(events $cpid)" = 0 &&
 	dc-aggregate --text <s.dcs >t.txt &&
@@ -239,7 +248,7 @@ test_expect_success BPF 'before defining its events, a collector removes the unu
 	echo "p:datacrumbs/p${dead}_0badcafe_0 $W:0x0" >>$ue &&
 	echo "p:datacrumbs/p$$_0badcafe_0 $W:0x0" >>$ue &&
 	touch gate/go &&
-	wait_until 60 "fastclient got no uprobes" \
+	wait_collect 60 "fastclient got no uprobes" \
 		grep -q "(fastclient) will not load the client library" collect.err &&
 	touch gate2/go &&
 	wait $cpid &&
