@@ -279,18 +279,18 @@ static void comm_of(pid_t pid, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
-/* The name of process pid for its exec of prog: what the kernel named
- * it then, prog's last component cut to 15 bytes.  Not its comm now,
- * which may be a later exec's (busybox runs its applets through
- * /proc/self/exe: "exe"); that only when prog is not known (NULL). */
+/* The name of process pid, which exec'd prog (NULL: not known): its
+ * comm, or when it is gone, what the kernel would have made it, prog's
+ * last component cut to 15 bytes.  Its comm, not prog's name: what is
+ * decided for it is read from /proc now, and it may have exec'd again
+ * since prog (busybox runs its applets through /proc/self/exe: "exe"). */
 static void name_of(pid_t pid, const char *prog, char *buf, size_t len)
 {
 	const char *base;
 
-	if (prog == NULL || *prog == '\0') {
-		comm_of(pid, buf, len);
+	comm_of(pid, buf, len);
+	if (strcmp(buf, "?") != 0 || prog == NULL)
 		return;
-	}
 	base = strrchr(prog, '/');
 	base = base ? base + 1 : prog;
 	snprintf(buf, len, "%.15s", base);

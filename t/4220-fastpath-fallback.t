@@ -119,9 +119,10 @@ test_expect_success BPF,SETGID 'a set-group-ID child (AT_SECURE ignores the prel
 # preload back: the child joins the fast path, and the uprobes it
 # inherited stand aside.  Where env is static (busybox, in the test VM),
 # the command gets them before its exec and is named as env or sh,
-# whichever it runs when the collector reads that exec.
+# whichever it runs when the collector reads that exec: busybox runs
+# sh through /proc/self/exe, whose name is "exe".
 test_expect_success BPF 'no double counting: a child of a process with uprobes that loads the client again' '
-	gated "env|sh" "$SIG" -- env -u LD_PRELOAD sh -c "
+	gated "env|sh|exe" "$SIG" -- env -u LD_PRELOAD sh -c "
 		until test -e \"$PWD/gate/go\"; do sleep 0.05; done
 		LD_PRELOAD=\"$DC_CLIENT_LIB\" \"$W\" writes 700" &&
 	test "$(count_calls t.txt POSIX write)" = 700 &&
