@@ -15,11 +15,19 @@
 #   syscalls    N x write(2) of 1 byte to /dev/null through syscall(2)
 #               (libc's write() may carry other tracers' uprobes)
 #   unselected  the same loop, not selected, while a traced one runs
-#   kernel      64 KiB buffered reads of a cold 256 MiB file on a loop
+#   kernel      bench/kwork.c's workloads on a 256 MiB file on a loop
 #               device backed by memory, so the disk's noise is not in
-#               it, with the block, pagecache and faults layers (the
+#               them, with the block, pagecache and faults layers (the
 #               floor attached as dc-collect attaches: tp_btf for the
-#               block programs where the kernel has it)
+#               block programs where the kernel has it): 4 KiB buffered
+#               reads of the file cold without readahead, 4 KiB O_DIRECT
+#               reads, and its pages mapped and read cold, a fault each:
+#               1 to 5 events an iteration (64 KiB reads with readahead
+#               make one in 3, too few to measure).  A request completes
+#               in a kernel worker or an interrupt, so these rows
+#               measure all the CPU time spent on the workload's CPU
+#               during its loop (kwork's soaker), the collector kept
+#               off that CPU
 #
 # Then one more run of each with kernel.bpf_stats_enabled for the
 # programs' own ns per run (restored after), with two more: the system
@@ -28,7 +36,9 @@
 # (warm) where the cold file's reads run each rarely (cold caches); and
 # the floor again on those, each run writing a record into a ring
 # (dc-floor -R): what a record costs any program.
-# KBENCH_STATS_ONLY=1 runs only those.
+# KBENCH_STATS_ONLY=1 runs only those; KBENCH_KERNEL_ONLY=1 only the
+# kernel layers' rows; KBENCH_VERBOSE=1 prints each run's figures
+# (wall, then CPU) on stderr.
 set -eu
 
 build=${DC_BUILD_DIR:?DC_BUILD_DIR names the build directory}
@@ -76,10 +86,18 @@ interleave() {
 	[ -z "${KBENCH_STATS_ONLY:-}" ] || return 0
 	r=0
 	while [ $r -lt "$RUNS" ]; do
-		for cfg in "$@"; do
+		# Each round begins with the next configuration: none always
+		# follows the same one (the trace the one before wrote).
+		i=0
+		for cfg in "$@" "$@"; do
+			i=$((i + 1))
+			[ $i -gt $((r % $#)) ] && [ $i -le $((r % $# + $#)) ] ||
+				continue
 			"run_$cfg" >m.out 2>&1 || { cat m.out >&2; return 1; }
 			printf '%s %s\n' "$(field ns_per_iteration <m.out)" \
-				"$(field cpu_ns_per_iteration <m.out)" >>"$cfg.runs"
+				"$(field "$KFIELD" <m.out)" >>"$cfg.runs"
+			[ -z "${KBENCH_VERBOSE:-}" ] ||
+				echo "kernel-bench: $cfg $(tail -n 1 "$cfg.runs")" >&2
 		done
 		r=$((r + 1))
 	done
@@ -91,23 +109,46 @@ med() {
 	c=$(cut -d' ' -f2 "$1.runs" | sort -n | sed -n "${mid}p")
 	echo "$w $c"
 }
+# paired CFG BASE: "WALL CPU" of CFG as BASE's medians plus the medians
+# of CFG's differences from BASE round by round (the runs of a round are
+# minutes closer than the rounds: what the machine does meanwhile falls
+# on both alike), so that row's adds are those medians.
+paired() {
+	[ -s "$1.runs" ] && [ -s "$2.runs" ] || { echo "0 0"; return 0; }
+	paste -d' ' "$1.runs" "$2.runs" | awk -v base="$(med "$2")" '
+		{ w[NR] = $1 - $3; c[NR] = $2 - $4 }
+		function mid(a, n,   i, j, t) {
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+					t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+				}
+			return a[int((n + 1) / 2)]
+		}
+		END { split(base, b, " ")
+		      printf "%.1f %.1f\n", b[1] + mid(w, NR), b[2] + mid(c, NR) }'
+}
 
+# PIN: a command that puts what it runs on the CPUs the workload leaves
+# (the kernel layers' rows); KFIELD: the workload's figure; TRACE: where
+# the traced runs' trace goes (the kernel layers' rows: in memory, so no
+# run's trace is written back to disk during the next run's loop).
+PIN= KFIELD=cpu_ns_per_iteration TRACE=out.pfw.gz
 untraced() { DC_WORKLOAD_REPORT=1 "$@" 2>&1; }
 floor() { # floor TPS -- CMD...: TPS as dc-floor options
 	f_opts=$1; shift 2
-	DC_WORKLOAD_REPORT=1 $FLOOR $f_opts -- "$@" 2>&1
+	DC_WORKLOAD_REPORT=1 $PIN $FLOOR $f_opts -- "$@" 2>&1
 }
 traced() { # traced SPEC CMD...: the whole pipeline
 	t_spec=$1; shift
-	{ DC_WORKLOAD_REPORT=1 dc-collect -k key "$t_spec.sig" -- "$@" 2>collect.err; } |
-		dc-aggregate | dc-write --force out.pfw.gz
+	{ DC_WORKLOAD_REPORT=1 $PIN dc-collect -k key "$t_spec.sig" -- "$@" 2>collect.err; } |
+		$PIN dc-aggregate | $PIN dc-write --force "$TRACE"
 	cat collect.err
 	grep -q " 0 dropped" collect.err || { echo "kernel-bench: events dropped" >&2; return 1; }
 }
 have_bpftrace() { command -v bpftrace >/dev/null 2>&1; }
 bt() { # bt PROGRAM CMD...
 	b_prog=$1; shift
-	DC_WORKLOAD_REPORT=1 bpftrace -e "$b_prog" -c "$*" 2>&1
+	DC_WORKLOAD_REPORT=1 $PIN bpftrace -e "$b_prog" -c "$*" 2>&1
 }
 
 # row NAME BASE FLOOR PEER DC: "WALL CPU" pairs; ratios of added CPU.
@@ -122,11 +163,11 @@ row() {
 			n, bc, fa, peer, da, (fa > 0 ? da / fa : 0), pr, bw, fw, dw }'
 }
 
-echo "| workload (CPU time per iteration) | untraced | floor adds | bpftrace adds | datacrumbs adds | datacrumbs / floor | datacrumbs / bpftrace | wall: untraced / floor / datacrumbs |"
-echo "|---|---|---|---|---|---|---|---|"
-
 # ---- system calls ----
 spec sys 'layers: [syscalls]'
+if [ -z "${KBENCH_KERNEL_ONLY:-}" ]; then
+echo "| workload (CPU time per iteration) | untraced | floor adds | bpftrace adds | datacrumbs adds | datacrumbs / floor | datacrumbs / bpftrace | wall: untraced / floor / datacrumbs |"
+echo "|---|---|---|---|---|---|---|---|"
 BT_SYS='tracepoint:raw_syscalls:sys_enter /pid == cpid/ { @e = count(); } tracepoint:raw_syscalls:sys_exit /pid == cpid/ { @x = count(); }'
 run_sys_base() { untraced "$W" syswrites "$N"; }
 run_sys_floor() { floor "$SYSFLOOR" -- "$W" syswrites "$N"; }
@@ -178,10 +219,17 @@ row "the same loop, not selected (the collector tracing another, idle process)" 
 row "the same loop, not selected, a traced loop beside it (sharing the 2 CPUs)" \
 	"$(med bes_none)" "$(med sys_floor)" "- -" "$(med bes_dc)"
 
-# ---- block, page cache, faults: cold buffered reads ----
-if losetup -f >/dev/null 2>&1 && command -v mkfs.ext4 >/dev/null; then
-	kernel_loopdev
-	dd if=/dev/urandom of=mnt/R bs=1M count=256 2>/dev/null && sync
+fi
+
+# ---- block, page cache, faults: what they cost the CPU they run on ----
+# A block request completes in a kernel worker or an interrupt, not in
+# the thread that asked for it, so that thread's CPU time misses it:
+# these rows measure everything that ran on the workload's CPU during its
+# loop (bench/kwork.c: a soaker thread of lowest priority beside it
+# counts the time it did not get).  The workload and the kernel's unbound
+# workers (the loop device's) run on the last CPU, the collector, the
+# floor's loader and bpftrace on the others.
+kernel_rows() {
 	spec kern 'layers: [block, pagecache, faults]'
 	tps=$(python3 -c '
 import json
@@ -205,29 +253,59 @@ print(" ".join(fs))')
 		esac
 	done)
 	probes=$(for t in $tps; do printf 'tracepoint:%s,' "$t"; done)
-	cold() { dd if=mnt/R iflag=nocache count=0 2>/dev/null; "$@"; }
-	run_k_base() { cold untraced "$W" read mnt/R; }
-	run_k_floor() { cold floor "$fopts" -- "$W" read mnt/R; }
-	run_k_bt() { cold bt "${probes%,} { @[probe] = count(); }" "$W" read mnt/R; }
-	run_k_dc() { cold traced kern "$W" read mnt/R; }
-	peer="- -"
-	if have_bpftrace; then
-		interleave k_base k_floor k_bt k_dc
-		peer=$(med k_bt)
-	else
-		interleave k_base k_floor k_dc
+	KCPU=$(( $(nproc) - 1 ))
+	if [ "$KCPU" -lt 1 ] || [ ! -w "$WQMASK" ]; then
+		echo "| kernel layers: they need 2 CPUs and $WQMASK | | | | | | | |"
+		return 0
 	fi
-	events=0
-	[ ! -f out.pfw.gz ] || events=$(python3 -c '
-import gzip, json
+	cc -O2 -o kwork "$src/bench/kwork.c" -lpthread
+	wq_was=$(cat "$WQMASK")
+	printf '%x\n' $((1 << KCPU)) >"$WQMASK"
+	PIN="taskset -c 0-$((KCPU - 1))" KFIELD=host_ns_per_iteration
+	TRACE=$shm/out.pfw.gz
+	export KWORK_CPU=$KCPU KWORK_WARM=1024
+	for kw in "rread 16384:16384 x 4 KiB buffered reads of a cold file, POSIX_FADV_RANDOM (no readahead)" \
+		  "dread 16384:16384 x 4 KiB O_DIRECT reads" \
+		  "mtouch 16384:16384 pages of a cold file mapped with MADV_RANDOM, a byte read from each"; do
+		kw_what=${kw#*:} kw=${kw%%:*}
+		kw_mode=${kw% *} kw_n=${kw#* }
+		run_k_base() { untraced ./kwork $kw_mode mnt/R $kw_n; }
+		run_k_floor() { floor "$fopts" -- ./kwork $kw_mode mnt/R $kw_n; }
+		run_k_bt() { bt "${probes%,} { @[probe] = count(); }" ./kwork $kw_mode mnt/R $kw_n; }
+		run_k_dc() { traced kern ./kwork $kw_mode mnt/R $kw_n; }
+		peer="- -"
+		if have_bpftrace; then
+			interleave k_base k_floor k_bt k_dc
+			peer=
+		else
+			interleave k_base k_floor k_dc
+		fi
+		events=0
+		[ ! -f "$TRACE" ] || events=$(python3 -c '
+import gzip, json, sys
 n = 0
-for line in gzip.open("out.pfw.gz", "rt"):
+for line in gzip.open(sys.argv[2], "rt"):
     line = line.strip().rstrip(",")
     if line.startswith("{") and json.loads(line).get("cat") in ("block", "pagecache", "faults"):
         n += 1
-print(n)')
-	row "4096 x 64 KiB buffered reads of a cold file, block + pagecache + faults ($events events; floor and datacrumbs: $KATTACH)" \
-		"$(med k_base)" "$(med k_floor)" "$peer" "$(med k_dc)"
+print("%.1f" % (n / float(sys.argv[1])))' "$((kw_n + KWORK_WARM))" "$TRACE")
+		[ "$peer" = "- -" ] || peer=$(paired k_bt k_base)
+		row "$kw_what ($events events each)" "$(med k_base)" \
+			"$(paired k_floor k_base)" "$peer" "$(paired k_dc k_base)"
+	done
+	printf '%s\n' "$wq_was" >"$WQMASK"
+	PIN= KFIELD=cpu_ns_per_iteration TRACE=out.pfw.gz
+	unset KWORK_CPU KWORK_WARM
+}
+if losetup -f >/dev/null 2>&1 && command -v mkfs.ext4 >/dev/null; then
+	kernel_loopdev
+	dd if=/dev/urandom of=mnt/R bs=1M count=256 2>/dev/null && sync
+	echo
+	echo "The kernel layers (block, pagecache, faults; floor and datacrumbs attached as dc-collect attaches them), on a 256 MiB file on ext4 on a loop device backed by memory: the CPU time everything took on the workload's CPU during its loop, per iteration (bench/kwork.c):"
+	echo
+	echo "| workload (its CPU's time per iteration) | untraced | floor adds | bpftrace adds | datacrumbs adds | datacrumbs / floor | datacrumbs / bpftrace | wall: untraced / floor / datacrumbs |"
+	echo "|---|---|---|---|---|---|---|---|"
+	kernel_rows
 else
 	echo "| kernel layers: no loop device or mkfs.ext4 here | | | | | | | |"
 fi
@@ -313,6 +391,7 @@ recfloor() {
 				}' floor.runs -
 	done
 }
+[ -z "${KBENCH_KERNEL_ONLY:-}" ] || exit 0
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -q kernel.bpf_stats_enabled=1
 echo

@@ -6,26 +6,32 @@
 #                        on, exit removes it, takes the loop device
 #                        down, and puts kernel.bpf_stats_enabled back to
 #                        $stats_was (set it before changing the sysctl)
+#                        and the unbound workqueues' CPUs ($WQMASK) to
+#                        $wq_was (the same); $shm is a directory of its
+#                        own in /dev/shm
 #   kernel_loopdev       a 400 MiB ext4 on a loop device backed by
 #                        memory (/dev/shm: the disk's noise is not in
 #                        the reads), mounted at mnt; $loopdev names it
 
 kernel_workdir() {
 	work=$(mktemp -d "/tmp/$1.XXXXXX")
-	img=/dev/shm/$1.$$
-	loopdev= stats_was=
+	img=/dev/shm/$1.$$ shm=/dev/shm/$1.$$.d
+	loopdev= stats_was= wq_was=
+	WQMASK=/sys/devices/virtual/workqueue/cpumask
 	trap kernel_cleanup EXIT
 	trap 'exit 1' INT TERM HUP
+	mkdir "$shm"
 	cd "$work"
 }
 
 kernel_cleanup() {
 	test -n "$stats_was" && sysctl -q kernel.bpf_stats_enabled="$stats_was"
+	test -n "$wq_was" && printf '%s\n' "$wq_was" >"$WQMASK"
 	if test -n "$loopdev"; then
 		umount "$work/mnt" 2>/dev/null || :
 		losetup -d "$loopdev" 2>/dev/null || :
 	fi
-	rm -rf "$work" "$img"
+	rm -rf "$work" "$img" "$shm"
 }
 
 kernel_loopdev() {

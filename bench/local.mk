@@ -21,6 +21,6 @@ bench/floor.bpf.o: $(srcdir)/bench/floor.bpf.c dc-collect/vmlinux.h
 
 bench/floor.skel.h: bench/floor.bpf.o
 	$(AM_V_GEN)$(BPFTOOL) gen skeleton $< name floor_bpf > $@.tmp && mv $@.tmp $@
-EXTRA_DIST += bench/fastpath-bench.sh bench/preload-floor.c bench/iowork.c
+EXTRA_DIST += bench/fastpath-bench.sh bench/preload-floor.c bench/iowork.c bench/kwork.c
 EXTRA_DIST += bench/collector-bench.sh
 EXTRA_DIST += bench/aggregate-bench.sh
