@@ -254,7 +254,9 @@ bool dc_proc_runs(pid_t pid, const char *file, size_t len,
 	if (len > 8 && memcmp(file, "/dev/fd/", 8) == 0)
 		return true;
 	/* /proc/self is the exec'ing process (busybox runs its applets
-	 * through /proc/self/exe), not the collector that reads it. */
+	 * through /proc/self/exe), not the collector that reads it; its
+	 * exe there is whatever it runs now, so a second exec since
+	 * cannot be told either. */
 	if (proc_self(file, len, &skip))
 		snprintf(path, sizeof(path), "/proc/%d%.*s", (int)pid,
 			 (int)(len - skip), file + skip);
