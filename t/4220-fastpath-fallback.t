@@ -13,10 +13,14 @@ W="$DC_BUILD_DIR/t/helpers/workload"
 SIG="$SHARED/probes.sig"
 
 # wait_collect SECS MSG CMD...: wait_until, and when it gives up, the
-# collector's first messages (collect.err), for the failure's output.
+# collector's first and last messages (collect.err), for the failure's
+# output (the VM's is cut short: 20 and 10 lines).
 wait_collect() {
 	wait_until "$@" || {
-		head -n 30 collect.err | sed "s/^/collect.err: /" >&2
+		{ head -n 20 collect.err
+		  test "$(wc -l <collect.err)" -le 30 || echo ...
+		  tail -n +21 collect.err | tail -n 10; } |
+			sed "s/^/collect.err: /" >&2
 		false
 	}
 }
