@@ -27,7 +27,12 @@
 #               in a kernel worker or an interrupt, so these rows
 #               measure all the CPU time spent on the workload's CPU
 #               during its loop (kwork's soaker), the collector kept
-#               off that CPU
+#               off that CPU.  And the same buffered and mapped reads of
+#               a sparse file's holes: the page cache and faults without
+#               a device (ext4 fills a hole's page itself), all of it in
+#               the workload's thread, 2.4-3.3 us an iteration where the
+#               device's take 11-12 and spread more: the floor's few
+#               hundred ns show there
 #
 # Then one more run of each with kernel.bpf_stats_enabled for the
 # programs' own ns per run (restored after), with two more: the system
@@ -37,8 +42,9 @@
 # the floor again on those, each run writing a record into a ring
 # (dc-floor -R): what a record costs any program.
 # KBENCH_STATS_ONLY=1 runs only those; KBENCH_KERNEL_ONLY=1 only the
-# kernel layers' rows; KBENCH_VERBOSE=1 prints each run's figures
-# (wall, then CPU) on stderr.
+# kernel layers' rows, KBENCH_ROWS="MODE/FILE..." only those of them
+# (rread/R dread/R mtouch/R rread/H mtouch/H: R the file, H the holes);
+# KBENCH_VERBOSE=1 prints each run's figures (wall, then CPU) on stderr.
 set -eu
 
 build=${DC_BUILD_DIR:?DC_BUILD_DIR names the build directory}
@@ -229,6 +235,7 @@ fi
 # counts the time it did not get).  The workload and the kernel's unbound
 # workers (the loop device's) run on the last CPU, the collector, the
 # floor's loader and bpftrace on the others.
+drop() { dd if="$kw_file" iflag=nocache count=0 2>/dev/null; }
 kernel_rows() {
 	spec kern 'layers: [block, pagecache, faults]'
 	tps=$(python3 -c '
@@ -264,15 +271,21 @@ print(" ".join(fs))')
 	PIN="taskset -c 0-$((KCPU - 1))" KFIELD=host_ns_per_iteration
 	TRACE=$shm/out.pfw.gz
 	export KWORK_CPU=$KCPU KWORK_WARM=1024
-	for kw in "rread 16384:16384 x 4 KiB buffered reads of a cold file, POSIX_FADV_RANDOM (no readahead)" \
-		  "dread 16384:16384 x 4 KiB O_DIRECT reads" \
-		  "mtouch 16384:16384 pages of a cold file mapped with MADV_RANDOM, a byte read from each"; do
+	for kw in "rread R 16384:16384 x 4 KiB buffered reads of a cold file, POSIX_FADV_RANDOM (no readahead)" \
+		  "dread R 16384:16384 x 4 KiB O_DIRECT reads" \
+		  "mtouch R 16384:16384 pages of a cold file mapped with MADV_RANDOM, a byte read from each" \
+		  "rread H 16384:the same buffered reads of a sparse file's holes (no I/O: the page cache alone)" \
+		  "mtouch H 16384:the same mapped pages of a sparse file's holes (no I/O: faults and the page cache)"; do
 		kw_what=${kw#*:} kw=${kw%%:*}
-		kw_mode=${kw% *} kw_n=${kw#* }
-		run_k_base() { untraced ./kwork $kw_mode mnt/R $kw_n; }
-		run_k_floor() { floor "$fopts" -- ./kwork $kw_mode mnt/R $kw_n; }
-		run_k_bt() { bt "${probes%,} { @[probe] = count(); }" ./kwork $kw_mode mnt/R $kw_n; }
-		run_k_dc() { traced kern ./kwork $kw_mode mnt/R $kw_n; }
+		set -- $kw
+		kw_mode=$1 kw_file=mnt/$2 kw_n=$3
+		case " ${KBENCH_ROWS:-$kw_mode/$2} " in *" $kw_mode/$2 "*) ;; *) continue ;; esac
+		# The pages the run before left are dropped first, untraced
+		# (kwork drops them too: none left, none counted as events).
+		run_k_base() { drop; untraced ./kwork $kw_mode $kw_file $kw_n; }
+		run_k_floor() { drop; floor "$fopts" -- ./kwork $kw_mode $kw_file $kw_n; }
+		run_k_bt() { drop; bt "${probes%,} { @[probe] = count(); }" ./kwork $kw_mode $kw_file $kw_n; }
+		run_k_dc() { drop; traced kern ./kwork $kw_mode $kw_file $kw_n; }
 		peer="- -"
 		if have_bpftrace; then
 			interleave k_base k_floor k_bt k_dc
@@ -300,6 +313,7 @@ print("%.1f" % (n / float(sys.argv[1])))' "$((kw_n + KWORK_WARM))" "$TRACE")
 if losetup -f >/dev/null 2>&1 && command -v mkfs.ext4 >/dev/null; then
 	kernel_loopdev
 	dd if=/dev/urandom of=mnt/R bs=1M count=256 2>/dev/null && sync
+	truncate -s 80M mnt/H
 	echo
 	echo "The kernel layers (block, pagecache, faults; floor and datacrumbs attached as dc-collect attaches them), on a 256 MiB file on ext4 on a loop device backed by memory: the CPU time everything took on the workload's CPU during its loop, per iteration (bench/kwork.c):"
 	echo
