@@ -98,4 +98,28 @@ assert sum(pages) == 2048, sum(pages)
 "
 '
 
+# Without system calls traced, a readahead's pages are counted until
+# the thread's next readahead or its exit (dc-collect/tracepoints.bpf.h):
+# none lost, the last one sent at the thread's exit, and a readahead
+# at the end of the file may find no page to read (an asynchronous one).
+test_expect_success BPF,PYTHON3,READAHEAD 'page cache alone: every readahead and every page, their pages adding up to the file' '
+	cold "$SHARED/R" &&
+	printf "layers: [pagecache]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- "$WORKLOAD" read "$SHARED/R" &&
+	pfw-query list t.pfw.gz --ph i --cat pagecache >pc.json &&
+	python3 -c "
+import json
+ev = [json.loads(l) for l in open(\"pc.json\")]
+ev = [e for e in ev if e[\"args\"].get(\"inode\") == $(stat -c %i "$SHARED/R")]
+ra = [e for e in ev if e[\"name\"].startswith(\"readahead:\")]
+add = [e for e in ev if e[\"name\"] == \"filemap:mm_filemap_add_to_page_cache\"]
+print(len(ra), \"readaheads of\", sum(e[\"args\"][\"pages\"] for e in ra), \"pages,\",
+      len(add), \"adds of\", sum(e[\"args\"][\"pages\"] for e in add))
+sync = [e for e in ra if e[\"name\"] == \"readahead:page_cache_sync_ra\"]
+assert len(ra) > 1 and sync and all(e[\"args\"][\"pages\"] > 0 for e in sync)
+assert sum(e[\"args\"][\"pages\"] for e in ra) == 2048
+assert sum(e[\"args\"][\"pages\"] for e in add) == 2048
+"
+'
+
 test_done
