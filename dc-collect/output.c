@@ -308,6 +308,8 @@ struct dc_event_buf {
 
 _Static_assert(sizeof(struct dc_event) == DC_EVENT_HDR_SIZE,
 	       "the arguments follow the header");
+_Static_assert(sizeof(struct dc_short_instant) == DC_SHORT_HDR_SIZE,
+	       "the short form's arguments follow its header");
 
 /* A short instant (collect.h) as the stream's record, in *full; NULL if
  * its sizes do not add up. */
