@@ -77,33 +77,6 @@ struct dc_probe_cfg {
  * ret = the client's open calls then); dc-collect/nest.c. */
 #define DC_EV_NEST_ENTER 0x80
 
-/* Record type of the ring only: a kernel-layer instant with no return
- * value (the page cache's, faults', dirtied folios', readaheads'), whose
- * stream record would carry dur, ret, file_id, error and seq all 0: its
- * 40-byte header holds the rest, 32 bytes a record fewer to write at
- * events of their kind (bench/RESULTS.md, session 16).  dc-collect makes
- * it the stream's DC_EV_INSTANT as it takes it from the ring (output.c,
- * on_record), before anything else reads it. */
-#define DC_EV_SHORT_INSTANT 0x81
-
-struct dc_short_instant {
-	__u16 size;              /* DC_SHORT_HDR_SIZE + 8 * nargs */
-	__u8 type;               /* DC_EV_SHORT_INSTANT */
-	__u8 flags;
-	__u32 probe_id;
-	__u32 pid;
-	__u32 tid;
-	__u64 ts;
-	__u16 depth;
-	__u8 nargs;
-	__u8 reserved0;
-	__u32 reserved1;
-	__u64 parent;
-	/* __u64 args[nargs] */
-};
-
-#define DC_SHORT_HDR_SIZE 40
-
 /* One pending call on a thread's stack. */
 struct dc_call_frame {
 	__u32 probe_id;

@@ -300,56 +300,13 @@ void fast_sink(void *ctx, struct dc_event *ev)
 
 static void process_record(struct collector *c, const struct dc_event *ev);
 
-/* Room for a kernel-layer record of the stream's form, without string. */
-struct dc_event_buf {
-	struct dc_event ev;
-	__u64 args[DC_MAX_ARGS];
-};
-
-_Static_assert(sizeof(struct dc_event) == DC_EVENT_HDR_SIZE,
-	       "the arguments follow the header");
-_Static_assert(sizeof(struct dc_short_instant) == DC_SHORT_HDR_SIZE,
-	       "the short form's arguments follow its header");
-
-/* A short instant (collect.h) as the stream's record, in *full; NULL if
- * its sizes do not add up. */
-static const struct dc_event *
-expand_short(const void *data, size_t size, struct dc_event_buf *full)
-{
-	const struct dc_short_instant *si = data;
-	struct dc_event *ev = &full->ev;
-
-	if (size < DC_SHORT_HDR_SIZE || si->nargs > DC_MAX_ARGS ||
-	    si->size != DC_SHORT_HDR_SIZE + 8 * si->nargs || si->size > size)
-		return NULL;
-	memset(ev, 0, DC_EVENT_HDR_SIZE);
-	ev->size = DC_EVENT_HDR_SIZE + 8 * si->nargs;
-	ev->type = DC_EV_INSTANT;
-	ev->flags = si->flags;
-	ev->probe_id = si->probe_id;
-	ev->pid = si->pid;
-	ev->tid = si->tid;
-	ev->ts = si->ts;
-	ev->depth = si->depth;
-	ev->nargs = si->nargs;
-	ev->parent = si->parent;
-	memcpy(DC_EVENT_ARGS(ev), si + 1, 8 * si->nargs);
-	return ev;
-}
-
-/* A record from the kernel's ring: its layout checked here, once. */
 int on_record(void *ctx, void *data, size_t size)
 {
 	struct collector *c = ctx;
 	const struct dc_event *ev = data;
-	struct dc_event_buf full;
 
-	if (size >= DC_SHORT_HDR_SIZE && ev->type == DC_EV_SHORT_INSTANT)
-		ev = expand_short(data, size, &full);
-	else if (size < DC_EVENT_HDR_SIZE || ev->size < DC_EVENT_HDR_SIZE ||
-		 ev->size > size)
-		ev = NULL;
-	if (ev == NULL) {
+	if (size < DC_EVENT_HDR_SIZE || ev->size < DC_EVENT_HDR_SIZE ||
+	    ev->size > size) {
 		warn("ignoring a malformed ring-buffer record (%zu bytes)", size);
 		return 0;
 	}

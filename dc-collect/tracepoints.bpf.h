@@ -84,40 +84,11 @@ static __always_inline int tp_probe_id(__u32 tp, __u32 *probe_id)
 	return 0;
 }
 
-/* An instant with no return value, of n argument slots, in the ring's
- * short form (collect.h): its header in five words, all written. */
-static __always_inline void put_short(const struct kevent *k, const int n)
-{
-	const __u32 size = DC_SHORT_HDR_SIZE + 8 * n;
-	__u64 *w = bpf_ringbuf_reserve(&events, size, 0);
-	int i;
-
-	if (!w) {
-		count_drop(k->probe_id);
-		return;
-	}
-	w[0] = size | ((__u64)DC_EV_SHORT_INSTANT << 16) |
-	       ((__u64)k->flags << 24) | ((__u64)k->probe_id << 32);
-	w[1] = (k->pid_tgid >> 32) | (k->pid_tgid << 32); /* pid, then tid */
-	w[2] = k->ts;
-	w[3] = (__u16)k->depth | ((__u64)n << 16);
-	w[4] = k->parent;
-	for (i = 0; i < n; i++)
-		w[DC_SHORT_HDR_SIZE / 8 + i] = k->a[i];
-	bpf_ringbuf_submit(w, rb_flags());
-}
-
-/* A kernel-layer record of n argument slots (see reserve_event); an
- * instant without a return value in the short form. */
+/* A kernel-layer record of n argument slots (see reserve_event). */
 static __always_inline void put_kernel(const struct kevent *k, const int n)
 {
-	struct dc_event *ev;
+	struct dc_event *ev = reserve_event(k->probe_id, n);
 
-	if (k->type == DC_EV_INSTANT && k->ret == 0 && k->dur == 0) {
-		put_short(k, n);
-		return;
-	}
-	ev = reserve_event(k->probe_id, n);
 	if (!ev)
 		return;
 	fill_header(ev, k->type, k->probe_id, k->pid_tgid, k->ts, k->dur,
