@@ -27,6 +27,19 @@
 # per-round ratios 0.95-1.03, and 0.86 for the rarest program (8 rounds,
 # this 2-core VM, busy; bench/RESULTS.md, session 14).
 #
+# AB_MEASURE=cpu measures instead what each configuration adds to the
+# CPU time of a workload with no device: bench/kwork.c's 4 KiB buffered
+# reads and mapped pages of a sparse file's holes (16,384; a readahead
+# and a page, or a fault and a page, each), on the last CPU, everything
+# else on the others (bench/RESULTS.md, session 16: the floor's addition
+# steady there, where the loop device's I/O spreads it).  The rounds add
+# an untraced run; raw lines "round config workload cpu 1 ns" (ns: all
+# the CPU time on the workload's CPU per iteration).  --summary then
+# prints each configuration's median addition over the untraced run of
+# its round, that over the floor's, and with BASE the median of the
+# per-round differences from BASE.  One pair of runs differs by 100-300
+# ns here: 16 rounds or more to see 30.
+#
 # DC_BUILD_DIR names the build (its dc-gen, dc-sign, dc-aggregate,
 # dc-write, dc-floor and t/helpers/workload); run as root, alone (BPF
 # tests and benchmarks disturb each other).
@@ -46,6 +59,25 @@ import collections, json, statistics as st, sys
 tp_of = json.loads(sys.argv[1])
 rows = [l.split() for l in open(sys.argv[2]) if l[:1].isdigit()]
 base = sys.argv[3] if len(sys.argv) > 3 else None
+cpu = collections.defaultdict(dict)      # (wl, cfg) -> round -> ns
+for r, cfg, wl, prog, n, v in rows:
+    if prog == "cpu":
+        cpu[(wl, cfg)][r] = float(v)
+rows = [x for x in rows if x[3] != "cpu"]
+for wl in sorted({k[0] for k in cpu}):
+    unt = cpu.get((wl, "untraced"), {})
+    add = dict((c, dict((r, v - unt[r]) for r, v in cpu[(w, c)].items() if r in unt))
+               for (w, c) in cpu if w == wl and c != "untraced")
+    fl = st.median(add["floor"].values()) if add.get("floor") else float("nan")
+    print("## %s: CPU ns per iteration, untraced %.0f (median of %d rounds)" % (wl, st.median(unt.values()), len(unt)))
+    print("| configuration | adds (median) | x the floor | - %s per round: median (rounds lower) |" % (base or "BASE"))
+    print("|---|---|---|---|")
+    for c in sorted(add, key=lambda c: (c != "floor", c != base, c)):
+        m = st.median(add[c].values())
+        d = [v - add[base][r] for r, v in add[c].items() if base in add and r in add[base]]
+        diff = "%+.0f (%d of %d)" % (st.median(d), sum(x < 0 for x in d), len(d)) if d and c != base else "-"
+        print("| %s | %+.0f | %.2fx | %s |" % (c, m, m / fl, diff))
+    print()
 ns = collections.defaultdict(dict)       # (wl, prog, cfg) -> round -> ns
 runs = collections.defaultdict(list)
 floor = collections.defaultdict(dict)    # wl -> round -> ns
@@ -156,9 +188,43 @@ one() { # one ROUND CFG BIN WL CMD
 	settle
 }
 
+# AB_MEASURE=cpu: one run's CPU time per iteration on the last CPU.
+KCPU=$(( $(nproc) - 1 ))
+PIN="taskset -c 0-$((KCPU > 0 ? KCPU - 1 : 0))"
+one_cpu() { # one_cpu ROUND CFG BIN WL KWORK-ARGS...
+	c_r=$1 c_cfg=$2 c_bin=$3 c_wl=$4; shift 4
+	dd if=mnt/H iflag=nocache count=0 2>/dev/null
+	case $c_cfg in
+	untraced) KWORK_CPU=$KCPU ./kwork "$@" 2>m.out ;;
+	floor) KWORK_CPU=$KCPU $PIN $FLOOR $fopts -- ./kwork "$@" 2>m.out ;;
+	*)	KWORK_CPU=$KCPU $PIN "$c_bin" -k key kern.sig -- ./kwork "$@" 2>m.out |
+			$PIN dc-aggregate | $PIN dc-write --force out.pfw.gz
+		grep -q " 0 dropped" m.out ||
+			echo "kernel-ab: $c_cfg, round $c_r: $(tail -n 1 m.out)" >&2 ;;
+	esac
+	sed -n "s/.*host_ns_per_iteration=\([0-9.]*\).*/$c_r $c_cfg $c_wl cpu 1 \1/p" m.out
+}
+# Both kinds of round: each configuration's runs on the workloads.
+one_round() { # one_round ROUND CFG BIN
+	if [ "${AB_MEASURE:-stats}" = cpu ]; then
+		one_cpu "$1" "$2" "$3" holes-read rread mnt/H 16384
+		one_cpu "$1" "$2" "$3" holes-mapped mtouch mnt/H 16384
+	else
+		one "$1" "$2" "$3" direct "$DIRECT"
+		one "$1" "$2" "$3" cold "$COLD"
+	fi
+}
+
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
-sysctl -q kernel.bpf_stats_enabled=1
-set -- floor=floor "$@"
+if [ "${AB_MEASURE:-stats}" = cpu ]; then
+	[ "$KCPU" -ge 1 ] || { echo "kernel-ab: AB_MEASURE=cpu needs 2 CPUs" >&2; exit 1; }
+	truncate -s 80M mnt/H
+	cc -O2 -o kwork "$src/bench/kwork.c" -lpthread
+	set -- untraced=untraced floor=floor "$@"
+else
+	sysctl -q kernel.bpf_stats_enabled=1
+	set -- floor=floor "$@"
+fi
 n=$#
 r=0
 while [ $r -lt "$rounds" ]; do
@@ -170,8 +236,7 @@ while [ $r -lt "$rounds" ]; do
 			j=$(( (n - 1 - i + r) % n + 1 ))
 		fi
 		eval "c_spec=\${$j}"
-		one $r "${c_spec%%=*}" "${c_spec#*=}" direct "$DIRECT"
-		one $r "${c_spec%%=*}" "${c_spec#*=}" cold "$COLD"
+		one_round $r "${c_spec%%=*}" "${c_spec#*=}"
 		i=$((i + 1))
 	done
 	r=$((r + 1))
