@@ -218,8 +218,7 @@ one_round() { # one_round ROUND CFG BIN
 stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 if [ "${AB_MEASURE:-stats}" = cpu ]; then
 	[ "$KCPU" -ge 1 ] || { echo "kernel-ab: AB_MEASURE=cpu needs 2 CPUs" >&2; exit 1; }
-	truncate -s 80M mnt/H
-	cc -O2 -o kwork "$src/bench/kwork.c" -lpthread
+	kernel_holes
 	set -- untraced=untraced floor=floor "$@"
 else
 	sysctl -q kernel.bpf_stats_enabled=1

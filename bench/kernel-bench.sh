@@ -48,6 +48,7 @@
 set -eu
 
 build=${DC_BUILD_DIR:?DC_BUILD_DIR names the build directory}
+build=$(cd "$build" && pwd) # the runs happen in a work directory
 src=$(cd "$(dirname "$0")/.." && pwd)
 PATH="$build/dc-gen:$build/dc-sign:$build/dc-collect:$build/dc-aggregate:$build/dc-write:$build/bench:$PATH"
 export DC_DATA_DIR="$src/configs"
@@ -265,7 +266,6 @@ print(" ".join(fs))')
 		echo "| kernel layers: they need 2 CPUs and $WQMASK | | | | | | | |"
 		return 0
 	fi
-	cc -O2 -o kwork "$src/bench/kwork.c" -lpthread
 	wq_was=$(cat "$WQMASK")
 	printf '%x\n' $((1 << KCPU)) >"$WQMASK"
 	PIN="taskset -c 0-$((KCPU - 1))" KFIELD=host_ns_per_iteration
@@ -313,7 +313,7 @@ print("%.1f" % (n / float(sys.argv[1])))' "$((kw_n + KWORK_WARM))" "$TRACE")
 if losetup -f >/dev/null 2>&1 && command -v mkfs.ext4 >/dev/null; then
 	kernel_loopdev
 	dd if=/dev/urandom of=mnt/R bs=1M count=256 2>/dev/null && sync
-	truncate -s 80M mnt/H
+	kernel_holes
 	echo
 	echo "The kernel layers (block, pagecache, faults; floor and datacrumbs attached as dc-collect attaches them), on a 256 MiB file on ext4 on a loop device backed by memory: the CPU time everything took on the workload's CPU during its loop, per iteration (bench/kwork.c):"
 	echo

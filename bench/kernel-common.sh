@@ -12,6 +12,10 @@
 #   kernel_loopdev       a 400 MiB ext4 on a loop device backed by
 #                        memory (/dev/shm: the disk's noise is not in
 #                        the reads), mounted at mnt; $loopdev names it
+#   kernel_holes         after kernel_loopdev: mnt/H, a sparse file of
+#                        80 MiB (20,480 pages: kwork's 16,384 and its
+#                        1,024 warm-up ones), and ./kwork built from
+#                        bench/kwork.c ($src names the source tree)
 
 kernel_workdir() {
 	work=$(mktemp -d "/tmp/$1.XXXXXX")
@@ -39,4 +43,9 @@ kernel_loopdev() {
 	loopdev=$(losetup -f --show "$img")
 	mkfs.ext4 -q -F "$loopdev"
 	mkdir mnt && mount "$loopdev" mnt
+}
+
+kernel_holes() {
+	truncate -s 80M mnt/H
+	cc -O2 -o kwork "$src/bench/kwork.c" -lpthread
 }
