@@ -51,6 +51,8 @@ const volatile __u64 cgroup_id = 0;      /* --cgroup: its id, 0 if unused */
 const volatile __u32 cgroup_level = 0;   /* ... and its depth below the root */
 const volatile bool follow_ra = false;   /* readahead traced: stacks hold it */
 const volatile bool fast_path = false;   /* clients record user-level calls */
+const volatile bool batching = false;    /* kernel-layer records in per-CPU
+                                            batches (common.bpf.h) */
 /* Threads' stacks in 2^stack_slot_bits slots of stack_slots (fewer only
  * in tests: DC_TEST_STACK_SLOTS), the others in task storage. */
 const volatile __u32 stack_slot_bits = DC_STACK_SLOT_BITS;
@@ -149,6 +151,22 @@ int BPF_PROG(dc_exec, struct task_struct *p, pid_t old_pid,
 	}
 	emit_proc(DC_EV_EXEC, DC_IPROBE_EXEC, tgid, BPF_CORE_READ(p, pid),
 		  old_pid, 0, BPF_CORE_READ(bprm, filename));
+	return 0;
+}
+
+/* Send this CPU's batch of kernel-layer records (common.bpf.h).  Never
+ * attached: user space test-runs it on each CPU whose batch holds
+ * records, at every drain (output.c).  1: it interrupted a program
+ * adding to the batch; user space tries again. */
+SEC("raw_tp")
+int dc_batch_flush(void *ctx)
+{
+	struct cpu_batch *b = batch_take();
+
+	if (!b)
+		return 1;
+	batch_send(b, BPF_RB_NO_WAKEUP);
+	batch_give(b);
 	return 0;
 }
 

@@ -227,14 +227,19 @@ static double now_seconds(void)
 }
 
 /* Wait for the kernel's ring or a client; with client rings mapped, no
- * longer than FAST_TICK_MS: clients wake nobody when they write. */
+ * longer than FAST_TICK_MS: clients wake nobody when they write.  A
+ * process's record held back by the merge (output.c) is described from
+ * /proc when it goes out, best while the process is still there: back
+ * in a millisecond. */
 static int wait_events(struct collector *c)
 {
 	struct epoll_event ev[4];
 	int timeout = c->opt.poll_ms, n;
 
+	if (process_waits(c))
+		timeout = 1;
 	if (c->fast == NULL)
-		return ring_buffer__poll(c->rb, c->opt.poll_ms);
+		return ring_buffer__poll(c->rb, timeout);
 	if (dc_fast_active(c->fast) && timeout > FAST_TICK_MS)
 		timeout = FAST_TICK_MS;
 	/* Closes left (dc_fallback_tidy): back soon for more. */
@@ -392,6 +397,17 @@ void follow_clients(struct collector *c, const struct dc_event *ev)
 	}
 }
 
+/* Whether a program that adds to the per-CPU batches is needed: the
+ * kernel layers' decoded tracepoints (tracepoints.bpf.h, block.bpf.h).
+ * Without them there is nothing to batch or to send at each drain. */
+static bool batched_layers(const struct collector *c)
+{
+	for (int tp = 0; tp < DC_TP_COUNT; tp++)
+		if (c->tp_needed[tp])
+			return true;
+	return false;
+}
+
 /* The fast path: after loading (it needs the kernel's map), before
  * attaching (covered functions get no uprobe) and before the command. */
 static void start_fast_path(struct collector *c)
@@ -473,6 +489,8 @@ static void load(struct collector *c, uid_t *owner)
 	c->want_fast = c->spec->mode != DC_MODE_PROFILE &&
 		       ((c->opt.mode == SEL_COMMAND && !c->opt.no_preload) ||
 			(c->opt.mode == SEL_CLIENTS && c->opt.fast));
+	c->batching = c->spec->mode != DC_MODE_PROFILE &&
+		      batched_layers(c) && dc_features_batch(&c->feat);
 
 	if (c->opt.output == NULL && isatty(STDOUT_FILENO))
 		dc_usage_error("standard output is a terminal: pipe it into "
@@ -484,6 +502,9 @@ static void load(struct collector *c, uid_t *owner)
 				 c, NULL);
 	if (c->rb == NULL)
 		sysdie("cannot open the ring buffer");
+	/* The merge waits for the batches each drain sends (output.c). */
+	if (c->batching)
+		dc_nest_watch(&c->nest, bpf_map__fd(c->skel->maps.events));
 	if (c->spec->mode == DC_MODE_PROFILE) {
 		c->profiler = dc_profiler_new(bpf_map__fd(c->skel->maps.profile));
 		notice("profile mode: counters every %u ms instead of events",

@@ -77,6 +77,44 @@ struct dc_probe_cfg {
  * ret = the client's open calls then); dc-collect/nest.c. */
 #define DC_EV_NEST_ENTER 0x80
 
+/* Record type of the ring only: a per-CPU batch of kernel-layer records
+ * (common.bpf.h, cpu_batch): this 8-byte mark (size 8, the type), then
+ * the records one after another.  dc-collect/output.c unpacks it. */
+#define DC_EV_BATCH 0x81
+#define DC_BATCH_MARK 8
+#define DC_BATCH_BYTES 4096     /* a batch's records, its mark included */
+#define DC_BATCH_RECS 64        /* records in a batch at most: more than
+                                   4096 bytes of the smallest hold */
+
+/* What each CPU keeps, in a cache line written by that CPU alone (CPUs
+ * emitting at once do not pass one line back and forth; past 256 CPUs
+ * two share one, which costs time, not correctness; common.bpf.h):
+ *  - the answers to "is this thread selected?" it last gave, so a
+ *    thread making system calls in a row (selected or not: the syscall
+ *    tracepoints fire for every thread on the host) asks the hash map
+ *    once: tid << 32 | generation << 1 | selected, one 64-bit word, so
+ *    a program preempted on the same CPU never reads half an answer (an
+ *    answer holds whichever CPU gave it); a few, by tid: a traced thread
+ *    and a bystander taking turns on one CPU keep theirs;
+ *  - its looks at the ring (rb_flags: racy updates only make a look or
+ *    a wakeup come a little early or late);
+ *  - whether its batch holds records, for user space, which sends only
+ *    those (output.c: a CPU with nothing pending is not interrupted).
+ * One line for all: an event of a selected thread touches one line
+ * fewer. */
+#define DC_SEL_WAYS 4
+
+struct dc_cpu_line {
+	__u64 tag[DC_SEL_WAYS];  /* the selection answers */
+	__u32 since;             /* records since the last look */
+	__u32 batched;           /* its batch holds records (1), or not */
+	__u64 seen;              /* the reader's position then */
+	__u64 woken;             /* its position at this CPU's last
+	                            wakeup, + 1; 0: none */
+	__u64 pad;
+};
+#define DC_CPU_LINES 256
+
 /* One pending call on a thread's stack. */
 struct dc_call_frame {
 	__u32 probe_id;

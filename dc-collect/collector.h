@@ -121,6 +121,12 @@ struct collector {
 	struct dc_nest nest;          /* client records under uprobe calls */
 	struct dc_fallback *fallback; /* uprobes for processes without the
 	                                 client library */
+	bool batching;                /* kernel-layer records in per-CPU
+	                                 batches (common.bpf.h), merged */
+	uint64_t batch_horizon;       /* every record batched before this
+	                                 time is in the ring (output.c) */
+	bool flush_failed;            /* said once: a CPU's batch could not
+	                                 be sent */
 };
 
 static inline uint64_t now_ns(void)
@@ -166,6 +172,7 @@ void fast_sink(void *ctx, struct dc_event *ev);
 int on_record(void *ctx, void *data, size_t size);
 void drain_ordered(struct collector *c, bool final);
 void drain(struct collector *c);
+bool process_waits(const struct collector *c);
 void take_counters(struct collector *c);
 unsigned long long report_drops(struct collector *c);
 

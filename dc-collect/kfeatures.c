@@ -151,6 +151,30 @@ static bool probe_global_args(void)
 	return fd >= 0;
 }
 
+/* Whether user space can run a program on a CPU of its choosing: a test
+ * run with BPF_F_TEST_RUN_ON_CPU (5.10), how each CPU is made to send its
+ * batch of kernel-layer records (common.bpf.h, output.c).  A raw
+ * tracepoint program of two instructions, run on CPU 0, answers 1. */
+static bool probe_cpu_run(void)
+{
+	static const struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 0, .imm = 1 }, /* r0 = 1 */
+		{ .code = 0x95 },                         /* exit */
+	};
+	LIBBPF_OPTS(bpf_test_run_opts, run, .flags = BPF_F_TEST_RUN_ON_CPU,
+		    .cpu = 0);
+	bool ok;
+	int fd;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "dc_probe_cpu", "GPL",
+			   insns, 2, NULL);
+	if (fd < 0)
+		return false;
+	ok = bpf_prog_test_run_opts(fd, &run) == 0 && run.retval == 1;
+	close(fd);
+	return ok;
+}
+
 void dc_features_detect(struct dc_features *f)
 {
 	struct utsname u;
@@ -185,6 +209,10 @@ void dc_features_detect(struct dc_features *f)
 	if (f->classic_forced)
 		f->tp_btf_layers = false;
 	f->global_args = probe_global_args();
+	f->cpu_run = probe_cpu_run();
+	/* DC_TEST_NO_BATCH set: each record straight into the ring, as
+	 * where no program runs on a chosen CPU, so tests can run both. */
+	f->batch_off = getenv("DC_TEST_NO_BATCH") != NULL;
 }
 
 /* tp_btf where the kernel takes it on a kernel layer's tracepoint (tried
@@ -209,6 +237,14 @@ enum dc_kfunc_method dc_features_kfunc_method(const struct dc_features *f)
 	if (f->kprobes && f->cookie)
 		return DC_KFUNC_KPROBE;
 	return DC_KFUNC_NONE;
+}
+
+/* Per-CPU batches where user space can make any CPU send its batch:
+ * without that, records would wait in a quiet CPU's batch for as long
+ * as it stays quiet, and the end of a run could not gather them. */
+bool dc_features_batch(const struct dc_features *f)
+{
+	return f->cpu_run && !f->batch_off;
 }
 
 const char *dc_kfunc_method_name(enum dc_kfunc_method m)
@@ -252,7 +288,8 @@ const char *dc_features_line(const struct dc_features *f)
 			 strerror(f->fentry_errno));
 	snprintf(line, sizeof(line),
 		 "kernel %s: uprobes %s (%s), ring buffer %s, cookies %s; "
-		 "kernel functions: kprobes %s, %s: %s; tracepoints: %s",
+		 "kernel functions: kprobes %s, %s: %s; tracepoints: %s; "
+		 "kernel-layer records: %s",
 		 f->release, f->uprobes ? "yes" : "no",
 		 f->umulti ? "multi-link" : "one by one",
 		 f->denied ? "not permitted" : f->ringbuf ? "yes" : "no",
@@ -265,6 +302,9 @@ const char *dc_features_line(const struct dc_features *f)
 			 : "kernel layers fall back to tracepoints",
 		 dc_features_klayers_btf(f) ? "tp_btf"
 		 : f->classic_forced ? "classic (DC_TEST_CLASSIC_TP)"
-				     : "classic (no tp_btf)");
+				     : "classic (no tp_btf)",
+		 dc_features_batch(f) ? "batched per CPU"
+		 : f->batch_off ? "one by one (DC_TEST_NO_BATCH)"
+				: "one by one (no test runs on a chosen CPU)");
 	return line;
 }

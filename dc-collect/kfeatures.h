@@ -25,6 +25,9 @@ struct dc_features {
 	bool classic_forced; /* DC_TEST_CLASSIC_TP: tp_btf_layers off */
 	bool global_args;  /* the verifier checks a global function with
 	                      pointer arguments once, on its own */
+	bool cpu_run;      /* a program runs on a chosen CPU (test run
+	                      with BPF_F_TEST_RUN_ON_CPU) */
+	bool batch_off;    /* DC_TEST_NO_BATCH: no per-CPU batches */
 	int fentry_errno;  /* why fentry failed to load */
 	bool denied;       /* BPF refused us (EPERM): not root, no CAP_BPF */
 	bool fentry_unused; /* works, but --kfunc kprobes asked for kprobes */
@@ -45,6 +48,9 @@ void dc_features_detect(struct dc_features *f);
  * records the kernel fills first): the one decision. */
 bool dc_features_klayers_btf(const struct dc_features *f);
 enum dc_kfunc_method dc_features_kfunc_method(const struct dc_features *f);
+/* Whether kernel-layer records may wait in per-CPU batches
+ * (common.bpf.h): the one decision. */
+bool dc_features_batch(const struct dc_features *f);
 const char *dc_kfunc_method_name(enum dc_kfunc_method m);
 /* One line, no newline, describing f and the fallback in force. */
 const char *dc_features_line(const struct dc_features *f);

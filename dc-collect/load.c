@@ -336,6 +336,8 @@ void open_and_load(struct collector *c)
 	skel->rodata->follow_ra = c->tp_needed[DC_TP_RA_SYNC] ||
 				  c->tp_needed[DC_TP_RA_ASYNC];
 	skel->rodata->fast_path = c->want_fast;
+	skel->rodata->batching = c->batching;
+	bpf_program__set_autoload(skel->progs.dc_batch_flush, c->batching);
 	test_bits("DC_TEST_BLOCK_SET_BITS", &skel->rodata->block_set_bits);
 	test_bits("DC_TEST_STACK_SLOTS", &skel->rodata->stack_slot_bits);
 	skel->rodata->wakeup_bytes = c->opt.wakeup ? c->opt.wakeup

@@ -12,7 +12,10 @@
  * wait for the next drain: a kernel record, for the client records that
  * end before it, which may not be in the rings yet; a client record
  * written between `upto` and the heads, for the kernel records that end
- * before it and wait (a system call made inside it).
+ * before it and wait (a system call made inside it).  The kernel's
+ * per-CPU batches of kernel-layer records (common.bpf.h) are out of the
+ * ring's order too: their records join the clients' side, and `upto` is
+ * no later than the time the drain had every CPU send its batch.
  */
 #include "config.h"
 

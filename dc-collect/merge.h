@@ -35,7 +35,10 @@ struct dc_merge {
 typedef void (*dc_merge_emit)(void *ctx, const struct dc_event *ev,
 			      bool kernel);
 
+/* A record of the kernel's ring, in ring order. */
 void dc_merge_kernel(struct dc_merge *m, const struct dc_event *ev);
+/* A record out of the ring's order, placed by its end: a client's, or
+ * one of the kernel's per-CPU batches (output.c). */
 void dc_merge_client(struct dc_merge *m, const struct dc_event *ev);
 /* The same without a copy: a client record written into the room for
  * size bytes at the end of the queue, then added (not while it runs). */

@@ -30,8 +30,11 @@ struct dc_nest_call {
 void dc_nest_watch(struct dc_nest *nt, int ring_fd)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	void *p = mmap(NULL, 2 * page, PROT_READ, MAP_SHARED, ring_fd, 0);
+	void *p;
 
+	if (nt->pos != NULL)
+		return;
+	p = mmap(NULL, 2 * page, PROT_READ, MAP_SHARED, ring_fd, 0);
 	if (p == MAP_FAILED)
 		sysdie("cannot map the ring buffer's positions");
 	nt->pos = p;

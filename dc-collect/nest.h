@@ -43,8 +43,8 @@ struct dc_nest {
 	size_t pos_len;
 };
 
-/* Watch the positions of the kernel's ring (a BPF ring buffer map);
- * dies if they cannot be mapped. */
+/* Watch the positions of the kernel's ring (a BPF ring buffer map),
+ * once however often asked; dies if they cannot be mapped. */
 void dc_nest_watch(struct dc_nest *nt, int ring_fd);
 /* Where the ring's writers are: every record reserved so far ends there. */
 uint64_t dc_nest_produced(const struct dc_nest *nt);

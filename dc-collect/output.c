@@ -300,11 +300,38 @@ void fast_sink(void *ctx, struct dc_event *ev)
 
 static void process_record(struct collector *c, const struct dc_event *ev);
 
+/* A batch of kernel-layer records (DC_EV_BATCH: its mark, then the
+ * records; common.bpf.h): each into the merge, among the records that
+ * come out of the ring's order, to be placed by time (merge.c). */
+static void on_batch(struct collector *c, const unsigned char *data,
+		     size_t size)
+{
+	size_t off = DC_BATCH_MARK;
+
+	while (off < size) {
+		const struct dc_event *ev = (const void *)(data + off);
+
+		if (size - off < DC_EVENT_HDR_SIZE ||
+		    ev->size < DC_EVENT_HDR_SIZE || ev->size > size - off) {
+			warn("ignoring the rest of a malformed batch of kernel records (%zu of %zu bytes)",
+			     size - off, size);
+			return;
+		}
+		dc_merge_client(&c->merge, ev);
+		off += ev->size;
+	}
+}
+
 int on_record(void *ctx, void *data, size_t size)
 {
 	struct collector *c = ctx;
 	const struct dc_event *ev = data;
 
+	if (size >= DC_BATCH_MARK && ev->size == DC_BATCH_MARK &&
+	    ev->type == DC_EV_BATCH) {
+		on_batch(c, data, size);
+		return 0;
+	}
 	if (size < DC_EVENT_HDR_SIZE || ev->size < DC_EVENT_HDR_SIZE ||
 	    ev->size > size) {
 		warn("ignoring a malformed ring-buffer record (%zu bytes)", size);
@@ -317,8 +344,9 @@ int on_record(void *ctx, void *data, size_t size)
 	}
 	if (ev->type == DC_EV_CALL)
 		dc_nest_call(&c->nest, ev);
-	/* With clients, the kernel's records wait to be merged with theirs. */
-	if (c->fast != NULL) {
+	/* With clients or batches, the kernel's records wait to be merged
+	 * with theirs. */
+	if (c->fast != NULL || c->batching) {
 		dc_merge_kernel(&c->merge, ev);
 		return 0;
 	}
@@ -374,34 +402,123 @@ static void merged_record(void *ctx, const struct dc_event *ev, bool kernel)
 		append_record(ctx, ev);
 }
 
-/* Client rings: their heads first (at `upto`), then the kernel's ring,
- * then the client records up to those heads, merged by end time with the
- * kernel's (merge.c).  final: nothing waits for a next drain. */
+/* Try a flush this many times on a CPU whose batch is busy (the test
+ * run interrupted a program adding to it, which goes on once the run
+ * returns), at the end of a run this many: */
+#define FLUSH_TRIES 8
+#define FLUSH_TRIES_FINAL 1000
+/* A CPU's mark that its batch holds records is read this long after the
+ * time it may have been set by: stores reach other CPUs in far less. */
+#define FLUSH_SKEW_NS 20000
+
+/* Make one CPU send its batch (a test run of dc_batch_flush there);
+ * false if it could not. */
+static bool flush_cpu(struct collector *c, int fd, int cpu, int tries)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, run, .flags = BPF_F_TEST_RUN_ON_CPU,
+		    .cpu = (__u32)cpu);
+
+	while (tries-- > 0) {
+		if (bpf_prog_test_run_opts(fd, &run) != 0) {
+			/* Offline: its batch waits until it is back. */
+			if (errno == ENXIO)
+				return true;
+			if (!c->flush_failed)
+				syswarn("cannot make CPU %d send its kernel records", cpu);
+			c->flush_failed = true;
+			return false;
+		}
+		if (run.retval == 0)
+			return true;
+		sched_yield();
+	}
+	return false;
+}
+
+/* Make each CPU whose batch holds records send it (common.bpf.h), and
+ * move c->batch_horizon: every record batched before it is in the ring
+ * now.  Not moved while a CPU's batch stays busy: its records might end
+ * before the kernel's records taken out next.  With more CPUs than
+ * lines (collect.h), lines are shared and every CPU is asked. */
+static void flush_cpu_batches(struct collector *c, bool final)
+{
+	int fd = bpf_program__fd(c->skel->progs.dc_batch_flush);
+	const volatile struct dc_cpu_line *lines = c->skel->bss->cpu_lines;
+	int ncpu = libbpf_num_possible_cpus(), cpu;
+	uint64_t t = now_ns();
+	bool all = true;
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		if (ncpu <= DC_CPU_LINES && !lines[cpu].batched)
+			continue;
+		if (!flush_cpu(c, fd, cpu, final ? FLUSH_TRIES_FINAL : FLUSH_TRIES))
+			all = false;
+	}
+	if (final && !all)
+		warn("some kernel-layer records could not be taken from a CPU at the end");
+	if (all || c->flush_failed)
+		c->batch_horizon = t - FLUSH_SKEW_NS;
+}
+
+/* Whether a process's own record (fork, exec, exit) waits in the merge
+ * for the next drain. */
+bool process_waits(const struct collector *c)
+{
+	const struct dc_merge *m = &c->merge;
+
+	for (size_t off = 0; off < m->klen;) {
+		const struct dc_event *ev = (const void *)(m->kq + off);
+
+		if (ev->type == DC_EV_FORK || ev->type == DC_EV_EXEC ||
+		    ev->type == DC_EV_EXIT_PROC)
+			return true;
+		off += ev->size;
+	}
+	return false;
+}
+
+/* The kernel's per-CPU batches sent first (the time before that is
+ * `upto`), and the client rings' heads taken (`upto` then, if sooner);
+ * then the kernel's ring; then the client records up to those heads and
+ * the batched records, merged by end time with the kernel's (merge.c).
+ * final: nothing waits for a next drain. */
 void drain_ordered(struct collector *c, bool final)
 {
-	uint64_t upto = 0, produced = 0;
+	uint64_t upto = UINT64_MAX, produced = 0;
 	int n;
 
-	if (c->fast != NULL) {
-		dc_fast_service(c->fast);
-		upto = now_ns();
-		dc_fast_snapshot(c->fast);
-		produced = dc_nest_produced(&c->nest);
+	if (c->batching) {
+		flush_cpu_batches(c, final);
+		upto = c->batch_horizon;
 	}
+	if (c->fast != NULL) {
+		uint64_t now;
+
+		dc_fast_service(c->fast);
+		now = now_ns();
+		if (now < upto)
+			upto = now;
+		dc_fast_snapshot(c->fast);
+	}
+	if (c->fast != NULL || c->batching)
+		produced = dc_nest_produced(&c->nest);
 	/* consume, not poll: records submitted without a wakeup are only
 	 * found by looking.  A record still being written stops it; on the
 	 * fast path every record begun before the snapshot is read before
-	 * the client records are placed (nest.h), so again until then. */
+	 * the client records are placed (nest.h), and every batch sent
+	 * before the merge places its records, so again until then. */
 	while ((n = ring_buffer__consume(c->rb)) >= 0 &&
 	       dc_nest_behind(&c->nest, produced))
 		sched_yield();
 	if (n < 0 && n != -EINTR)
 		warn("reading the ring buffer failed: %s", strerror(-n));
-	if (c->fast != NULL) {
+	if (c->fast != NULL)
 		dc_fast_drain(c->fast);
+	if (c->fast != NULL || c->batching)
 		dc_merge_run(&c->merge, upto, final, merged_record, c);
+	if (c->fast != NULL)
 		dc_nest_drained(&c->nest);
-	}
 	flush_out(c);
 }
 

@@ -43,6 +43,8 @@ struct kevent {
 	__u32 depth;
 	__u8 type, flags, nargs;
 	__u8 ret_kind;           /* profile mode: which ret fails */
+	__u8 direct;             /* its program may be preempted: never
+	                            into a batch (put_kernel) */
 	__u64 a[DC_MAX_ARGS];
 };
 
@@ -84,18 +86,39 @@ static __always_inline int tp_probe_id(__u32 tp, __u32 *probe_id)
 	return 0;
 }
 
-/* A kernel-layer record of n argument slots (see reserve_event). */
-static __always_inline void put_kernel(const struct kevent *k, const int n)
+/* A kernel-layer record's fields, after its header's size and count. */
+static __always_inline void fill_kernel(struct dc_event *ev,
+					const struct kevent *k, const int n)
 {
-	struct dc_event *ev = reserve_event(k->probe_id, n);
-
-	if (!ev)
-		return;
 	fill_header(ev, k->type, k->probe_id, k->pid_tgid, k->ts, k->dur,
 		    k->ret, (__u16)k->depth);
 	ev->flags = k->flags;
 	ev->parent = k->parent;
 	put_args(ev, k->a, n);
+}
+
+/* A kernel-layer record of n argument slots: into this CPU's batch
+ * (common.bpf.h) where there are batches, unless its program may be
+ * preempted (k->direct), the batch is busy, or it was written after its
+ * parent's record (DC_EVF_PARENT_DONE: user space orders a batch's
+ * records by time, which would put it first); else straight into the
+ * ring (see reserve_event). */
+static __always_inline void put_kernel(const struct kevent *k, const int n)
+{
+	struct cpu_batch *b = NULL;
+	struct dc_event *ev;
+
+	if (batching && !k->direct && !(k->flags & DC_EVF_PARENT_DONE))
+		b = batch_take();
+	if (b) {
+		fill_kernel(batch_room(b, k->probe_id, n), k, n);
+		batch_give(b);
+		return;
+	}
+	ev = reserve_event(k->probe_id, n);
+	if (!ev)
+		return;
+	fill_kernel(ev, k, n);
 	bpf_ringbuf_submit(ev, rb_flags());
 }
 
@@ -650,6 +673,7 @@ static __always_inline int emit_cookie_instant(void *ctx)
 	if (!current_selected(pid_tgid))
 		return 0;
 	k.pid_tgid = pid_tgid;
+	k.direct = 1; /* a uprobe, or maybe a faultable tracepoint */
 	k.probe_id = (__u32)bpf_get_attach_cookie(ctx);
 	k.type = DC_EV_INSTANT;
 	k.ts = bpf_ktime_get_ns();

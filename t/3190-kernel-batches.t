@@ -1,0 +1,142 @@
+#!/bin/sh
+# Kernel-layer records wait in per-CPU batches where user space can make
+# any CPU send its batch (dc-collect/common.bpf.h), and are placed by
+# time among the others (output.c, merge.c): the trace is the same as
+# with each record sent on its own (DC_TEST_NO_BATCH): every page of
+# the file, each page under the read system call that brought it in,
+# nothing lost, nothing orphaned, from one CPU or from two at once.
+. "$(dirname "$0")/test-lib.sh"
+
+# BATCHES: the start-up line says the kernel-layer records are batched.
+test_lazy_prereq BATCHES '
+	check_kernel >features &&
+	grep "kernel-layer records: batched per CPU" features ||
+	{ echo "no per-CPU batches here: $(grep -o "kernel-layer records: .*" features)"; false; }
+'
+
+# pages.py TRACE INODE...: for each file, the pages its page-cache adds
+# brought in ("INODE PAGES"); asserts that each add names (p_idx) a read
+# system call of its own thread, one level up, that holds its time, and
+# that the trace counts nothing lost and no orphan.
+write_pages_check() {
+	cat >"$SHARED/pages.py" <<-\PY
+	import collections, gzip, json, sys
+	ev, end = {}, None
+	for line in gzip.open(sys.argv[1], "rt"):
+	    line = line.strip().rstrip(",")
+	    if line in ("[", "]", ""):
+	        continue
+	    o = json.loads(line)
+	    ev[o["id"]] = o
+	    if o.get("cat") == "datacrumbs" and o.get("name") == "end":
+	        end = o
+	inodes = [int(i) for i in sys.argv[2:]]
+	pages = collections.Counter()
+	for o in ev.values():
+	    a = o.get("args", {})
+	    if o.get("name") != "filemap:mm_filemap_add_to_page_cache" or \
+	       a.get("inode") not in inodes:
+	        continue
+	    p = ev[a["p_idx"]]
+	    assert p["cat"] == "sys" and p["name"] == "read", (o, p)
+	    assert p["tid"] == o["tid"], (o, p)
+	    assert p["args"]["level"] == a["level"] - 1, (o, p)
+	    assert p["ts"] <= o["ts"] <= p["ts"] + p["dur"], (o, p)
+	    pages[a["inode"]] += a["pages"]
+	assert end is not None
+	assert end["args"].get("dropped", 0) == 0, end
+	assert end["args"].get("orphans", 0) == 0, end
+	for i in inodes:
+	    print(i, pages[i])
+	PY
+}
+
+test_expect_success 'setup: a signing key, two 8 MiB files' '
+	dc-sign --gen-key -k "$SHARED/key" >/dev/null &&
+	dd if=/dev/urandom of="$SHARED/A" bs=1M count=8 2>/dev/null &&
+	dd if=/dev/urandom of="$SHARED/B" bs=1M count=8 2>/dev/null && sync &&
+	write_pages_check
+'
+
+test_expect_success BPF 'the start-up line says how kernel-layer records are sent' '
+	printf "layers: [pagecache]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- true &&
+	test "$(cat collect.rc)" = 0 &&
+	grep -E "kernel-layer records: (batched per CPU|one by one \\(no test runs on a chosen CPU\\))$" collect.err &&
+	(
+		DC_TEST_NO_BATCH=1 && export DC_TEST_NO_BATCH &&
+		trace c.yaml t2.pfw.gz probes.sig -- true
+	) &&
+	test "$(cat collect.rc)" = 0 &&
+	grep "kernel-layer records: one by one (DC_TEST_NO_BATCH)$" collect.err
+'
+
+# A cold read of 8 MiB makes thousands of page-cache records (a batch
+# holds at most 64): batches sent full, the last ones by the drain at
+# the end, each record placed before the read that returned after it.
+for mode in batched single; do
+	test_expect_success BPF,BATCHES,PYTHON3 "a cold read, records $mode: every page, each under its read" "
+		dd if=\"\$SHARED/A\" iflag=nocache count=0 2>/dev/null &&
+		printf 'layers: [syscalls, pagecache]\n' >c.yaml &&
+		(
+			if test $mode = single; then
+				DC_TEST_NO_BATCH=1 && export DC_TEST_NO_BATCH
+			fi &&
+			trace c.yaml t.pfw.gz probes.sig -- \"\$WORKLOAD\" read \"\$SHARED/A\"
+		) &&
+		test \"\$(cat collect.rc)\" = 0 &&
+		python3 \"\$SHARED/pages.py\" t.pfw.gz \$(stat -c %i \"\$SHARED/A\") >pages &&
+		cat pages &&
+		test \"\$(cat pages)\" = \"\$(stat -c %i \"\$SHARED/A\") 2048\"
+	"
+done
+
+test_lazy_prereq TWO_CPUS '
+	test "$(nproc)" -ge 2 || { echo "one CPU"; false; }
+'
+
+# Two readers pinned to two CPUs at once: each CPU's batch holds the
+# other reader's records at no time, and the merge interleaves them.
+test_expect_success BPF,BATCHES,PYTHON3,TWO_CPUS 'two readers on two CPUs at once: every page of both files, each under its read' '
+	dd if="$SHARED/A" iflag=nocache count=0 2>/dev/null &&
+	dd if="$SHARED/B" iflag=nocache count=0 2>/dev/null &&
+	printf "layers: [syscalls, pagecache]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz probes.sig -- sh -c "
+		taskset -c 0 \"$WORKLOAD\" read \"$SHARED/A\" &
+		taskset -c 1 \"$WORKLOAD\" read \"$SHARED/B\" &
+		wait" &&
+	test "$(cat collect.rc)" = 0 &&
+	python3 "$SHARED/pages.py" t.pfw.gz $(stat -c %i "$SHARED/A") $(stat -c %i "$SHARED/B") >pages &&
+	cat pages &&
+	test "$(cut -d" " -f2 pages | tr "\n" " ")" = "2048 2048 "
+'
+
+# A process that reads and then waits: its records reach the stream
+# while it runs (the drains send the batches), not only at the end.
+test_expect_success BPF,BATCHES,PYTHON3 'records of a process still running reach the stream at the next drain' '
+	dd if="$SHARED/A" iflag=nocache count=0 2>/dev/null &&
+	printf "layers: [pagecache]\n" >c.yaml &&
+	sign_spec c.yaml &&
+	{ dc-collect -k "$SHARED/key" probes.sig -- sh -c "
+		cat \"$SHARED/A\" >/dev/null && touch read.done &&
+		while ! test -e stop; do sleep 0.1; done" \
+		2>collect.err >live.stream & } &&
+	collector=$! &&
+	test_when_finished "touch stop; wait $collector" &&
+	wait_for_file read.done &&
+	sleep 1 &&
+	dc-aggregate <live.stream 2>agg.err | dc-write live.pfw.gz 2>write.err;
+	cat agg.err write.err &&
+	pfw-query list live.pfw.gz --ph i --cat pagecache >pc.json &&
+	python3 -c "
+import json
+ev = [json.loads(l) for l in open(\"pc.json\")]
+n = sum(e[\"args\"][\"pages\"] for e in ev
+        if e[\"name\"] == \"filemap:mm_filemap_add_to_page_cache\" and
+           e[\"args\"][\"inode\"] == $(stat -c %i "$SHARED/A"))
+print(n, \"pages in the stream so far\")
+assert n == 2048, n
+"
+'
+
+test_done
