@@ -237,7 +237,12 @@ static void attach_tracepoint(struct collector *c, size_t i)
 	}
 	memcpy(category, p->function, (size_t)(colon - p->function));
 	category[colon - p->function] = '\0';
+	/* The system-call tracepoints may fault (6.14 and later): their
+	 * programs can be preempted, and must not hold the CPU's batch. */
 	opts.bpf_cookie = (__u64)i;
+	if (strcmp(category, "syscalls") != 0 &&
+	    strcmp(category, "raw_syscalls") != 0)
+		opts.bpf_cookie |= DC_COOKIE_BATCH;
 	if (!keep(c, bpf_program__attach_tracepoint_opts(c->skel->progs.dc_tp_generic,
 							 category, colon + 1, &opts))) {
 		warn("cannot attach tracepoint %s: %s", p->function, strerror(errno));

@@ -398,14 +398,14 @@ void follow_clients(struct collector *c, const struct dc_event *ev)
 }
 
 /* Whether a program that adds to the per-CPU batches is needed: the
- * kernel layers' decoded tracepoints (tracepoints.bpf.h, block.bpf.h).
- * Without them there is nothing to batch or to send at each drain. */
+ * kernel layers' tracepoints (tracepoints.bpf.h, block.bpf.h).  Without
+ * them there is nothing to batch or to send at each drain. */
 static bool batched_layers(const struct collector *c)
 {
 	for (int tp = 0; tp < DC_TP_COUNT; tp++)
 		if (c->tp_needed[tp])
 			return true;
-	return false;
+	return c->generic_tp;
 }
 
 /* The fast path: after loading (it needs the kernel's map), before

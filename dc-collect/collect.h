@@ -115,6 +115,11 @@ struct dc_cpu_line {
 };
 #define DC_CPU_LINES 256
 
+/* A generic tracepoint's cookie: its probe id, and this bit where its
+ * program runs with preemption off (every tracepoint but the faultable
+ * system-call ones), so its records may go into the CPU's batch. */
+#define DC_COOKIE_BATCH (1ULL << 32)
+
 /* One pending call on a thread's stack. */
 struct dc_call_frame {
 	__u32 probe_id;

@@ -663,18 +663,21 @@ int dc_skb_drop(struct trace_event_raw_kfree_skb *ctx)
 }
 
 /* An instant with no fields, for the probe id in the program's cookie,
- * read only once the task is known to be selected (a helper call). */
+ * read only once the task is known to be selected (a helper call); into
+ * the CPU's batch if the cookie says its program cannot be preempted. */
 static __always_inline int emit_cookie_instant(void *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 pid_tgid = task_pid_tgid(task);
 	struct kevent k = {};
+	__u64 cookie;
 
 	if (!current_selected(pid_tgid))
 		return 0;
+	cookie = bpf_get_attach_cookie(ctx);
 	k.pid_tgid = pid_tgid;
-	k.direct = 1; /* a uprobe, or maybe a faultable tracepoint */
-	k.probe_id = (__u32)bpf_get_attach_cookie(ctx);
+	k.direct = !(cookie & DC_COOKIE_BATCH);
+	k.probe_id = (__u32)cookie;
 	k.type = DC_EV_INSTANT;
 	k.ts = bpf_ktime_get_ns();
 	set_place(&k, sel_stack(task));
@@ -682,8 +685,9 @@ static __always_inline int emit_cookie_instant(void *ctx)
 	return 0;
 }
 
-/* A USDT probe site: an instant; the cookie is the probe id.  (The
- * probe's own arguments are not decoded yet.) */
+/* A USDT probe site: an instant; the cookie is the probe id, never with
+ * DC_COOKIE_BATCH (a uprobe's program can be preempted).  (The probe's
+ * own arguments are not decoded yet.) */
 SEC("uprobe")
 int BPF_KPROBE(dc_usdt)
 {

@@ -91,6 +91,33 @@ for mode in batched single; do
 	"
 done
 
+# Any other tracepoint (the generic program, its cookie saying it may
+# batch) the same: a process that signals itself 1000 times makes 1000
+# signal_generate events, and one more, its exit's SIGCHLD to its parent.
+for mode in batched single; do
+	test_expect_success BPF,BATCHES,PYTHON3 "a generic tracepoint, records $mode: one per signal sent" "
+		cat >c.yaml <<-\\EOF &&
+		layers:
+		  - name: SIG
+		    kind: tracepoint
+		    functions: [signal:signal_generate]
+		EOF
+		(
+			if test $mode = single; then
+				DC_TEST_NO_BATCH=1 && export DC_TEST_NO_BATCH
+			fi &&
+			trace c.yaml t.pfw.gz probes.sig -- python3 -c '
+import os, signal
+signal.signal(signal.SIGUSR1, lambda *a: None)
+for _ in range(1000):
+    os.kill(os.getpid(), signal.SIGUSR1)
+print(os.getpid(), file=open(\"pid\", \"w\"))'
+		) &&
+		test \"\$(cat collect.rc)\" = 0 &&
+		test \"\$(pfw-query count t.pfw.gz --ph i --pid \$(cat pid) --name signal:signal_generate)\" = 1001
+	"
+done
+
 test_lazy_prereq TWO_CPUS '
 	test "$(nproc)" -ge 2 || { echo "one CPU"; false; }
 '
