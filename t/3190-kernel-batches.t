@@ -14,23 +14,27 @@ test_lazy_prereq BATCHES '
 	{ echo "no per-CPU batches here: $(grep -o "kernel-layer records: .*" features)"; false; }
 '
 
-# pages.py TRACE INODE...: for each file, the pages its page-cache adds
+# pages TRACE INODE...: for each file, the pages its page-cache adds
 # brought in ("INODE PAGES"); asserts that each add names (p_idx) a read
 # system call of its own thread, one level up, that holds its time, and
 # that the trace counts nothing lost and no orphan.
+pages() {
+	_trace=$1
+	shift
+	{ pfw-query list "$_trace" && pfw-query list "$_trace" --ph i; } |
+		python3 "$SHARED/pages.py" "$@"
+}
+
 write_pages_check() {
 	cat >"$SHARED/pages.py" <<-\PY
-	import collections, gzip, json, sys
-	ev, end = {}, None
-	for line in gzip.open(sys.argv[1], "rt"):
-	    line = line.strip().rstrip(",")
-	    if line in ("[", "]", ""):
-	        continue
+	import collections, json, sys
+	ev = {}
+	for line in sys.stdin:
 	    o = json.loads(line)
 	    ev[o["id"]] = o
-	    if o.get("cat") == "datacrumbs" and o.get("name") == "end":
-	        end = o
-	inodes = [int(i) for i in sys.argv[2:]]
+	end = [o for o in ev.values()
+	       if o.get("cat") == "datacrumbs" and o.get("name") == "end"][0]
+	inodes = [int(i) for i in sys.argv[1:]]
 	pages = collections.Counter()
 	for o in ev.values():
 	    a = o.get("args", {})
@@ -43,7 +47,6 @@ write_pages_check() {
 	    assert p["args"]["level"] == a["level"] - 1, (o, p)
 	    assert p["ts"] <= o["ts"] <= p["ts"] + p["dur"], (o, p)
 	    pages[a["inode"]] += a["pages"]
-	assert end is not None
 	assert end["args"].get("dropped", 0) == 0, end
 	assert end["args"].get("orphans", 0) == 0, end
 	for i in inodes:
@@ -85,7 +88,7 @@ for mode in batched single; do
 			trace c.yaml t.pfw.gz probes.sig -- \"\$WORKLOAD\" read \"\$SHARED/A\"
 		) &&
 		test \"\$(cat collect.rc)\" = 0 &&
-		python3 \"\$SHARED/pages.py\" t.pfw.gz \$(stat -c %i \"\$SHARED/A\") >pages &&
+		pages t.pfw.gz \$(stat -c %i \"\$SHARED/A\") >pages &&
 		cat pages &&
 		test \"\$(cat pages)\" = \"\$(stat -c %i \"\$SHARED/A\") 2048\"
 	"
@@ -133,7 +136,7 @@ test_expect_success BPF,BATCHES,PYTHON3,TWO_CPUS 'two readers on two CPUs at onc
 		taskset -c 1 \"$WORKLOAD\" read \"$SHARED/B\" &
 		wait" &&
 	test "$(cat collect.rc)" = 0 &&
-	python3 "$SHARED/pages.py" t.pfw.gz $(stat -c %i "$SHARED/A") $(stat -c %i "$SHARED/B") >pages &&
+	pages t.pfw.gz $(stat -c %i "$SHARED/A") $(stat -c %i "$SHARED/B") >pages &&
 	cat pages &&
 	test "$(cut -d" " -f2 pages | tr "\n" " ")" = "2048 2048 "
 '
