@@ -300,6 +300,14 @@ void fast_sink(void *ctx, struct dc_event *ev)
 
 static void process_record(struct collector *c, const struct dc_event *ev);
 
+/* Whether ev, with room bytes from its start to the end of what holds
+ * it, is a whole record: a header at least, and no longer than room. */
+static bool record_fits(const struct dc_event *ev, size_t room)
+{
+	return room >= DC_EVENT_HDR_SIZE && ev->size >= DC_EVENT_HDR_SIZE &&
+	       ev->size <= room;
+}
+
 /* A batch of kernel-layer records (DC_EV_BATCH: its mark, then the
  * records; common.bpf.h): each into the merge, among the records that
  * come out of the ring's order, to be placed by time (merge.c). */
@@ -311,8 +319,7 @@ static void on_batch(struct collector *c, const unsigned char *data,
 	while (off < size) {
 		const struct dc_event *ev = (const void *)(data + off);
 
-		if (size - off < DC_EVENT_HDR_SIZE ||
-		    ev->size < DC_EVENT_HDR_SIZE || ev->size > size - off) {
+		if (!record_fits(ev, size - off)) {
 			warn("ignoring the rest of a malformed batch of kernel records (%zu of %zu bytes)",
 			     size - off, size);
 			return;
@@ -332,8 +339,7 @@ int on_record(void *ctx, void *data, size_t size)
 		on_batch(c, data, size);
 		return 0;
 	}
-	if (size < DC_EVENT_HDR_SIZE || ev->size < DC_EVENT_HDR_SIZE ||
-	    ev->size > size) {
+	if (!record_fits(ev, size)) {
 		warn("ignoring a malformed ring-buffer record (%zu bytes)", size);
 		return 0;
 	}
@@ -438,8 +444,10 @@ static bool flush_cpu(struct collector *c, int fd, int cpu, int tries)
 /* Make each CPU whose batch holds records send it (common.bpf.h), and
  * move c->batch_horizon: every record batched before it is in the ring
  * now.  Not moved while a CPU's batch stays busy: its records might end
- * before the kernel's records taken out next.  With more CPUs than
- * lines (collect.h), lines are shared and every CPU is asked. */
+ * before the kernel's records taken out next.  Moved all the same once
+ * the kernel refused a flush (said once, flush_cpu): else the ring's
+ * records would wait for good.  With more CPUs than lines (collect.h),
+ * lines are shared and every CPU is asked. */
 static void flush_cpu_batches(struct collector *c, bool final)
 {
 	int fd = bpf_program__fd(c->skel->progs.dc_batch_flush);
@@ -455,7 +463,7 @@ static void flush_cpu_batches(struct collector *c, bool final)
 		if (!flush_cpu(c, fd, cpu, final ? FLUSH_TRIES_FINAL : FLUSH_TRIES))
 			all = false;
 	}
-	if (final && !all)
+	if (final && !all && !c->flush_failed)
 		warn("some kernel-layer records could not be taken from a CPU at the end");
 	if (all || c->flush_failed)
 		c->batch_horizon = t - FLUSH_SKEW_NS;
