@@ -352,7 +352,7 @@ static void attach_internal(struct collector *c)
 				 "dc_client_register", lib))
 			sysdie("cannot watch dc_client_register in %s", lib);
 	}
-	if (c->want_fast)
+	if (c->fast != NULL)
 		watch_quiet(c);
 }
 

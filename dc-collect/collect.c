@@ -418,10 +418,6 @@ static void start_fast_path(struct collector *c)
 
 	if (!c->want_fast)
 		return;
-	if (c->opt.mode == SEL_COMMAND &&
-	    realpath(client_lib_path(&c->opt), c->client_real) == NULL)
-		sysdie("cannot preload the client library %s (--client-lib, "
-		       "or --no-preload)", client_lib_path(&c->opt));
 	memset(&o, 0, sizeof(o));
 	if (c->opt.mode == SEL_COMMAND) {
 		snprintf(name, sizeof(name), "@datacrumbs-%d-%llx", (int)getpid(),
@@ -446,12 +442,17 @@ static void start_fast_path(struct collector *c)
 	c->fast = dc_fast_open(&o, c->spec, c->skip);
 	if (c->fast == NULL)
 		return;
-	/* Nothing for the client to record: no preload, no socket. */
+	/* Nothing for the client to record: no preload, no socket, and
+	 * no need of the library (a spec of kernel layers alone). */
 	if (dc_fast_ncovered(c->fast) == 0) {
 		dc_fast_close(c->fast);
 		c->fast = NULL;
 		return;
 	}
+	if (c->opt.mode == SEL_COMMAND &&
+	    realpath(client_lib_path(&c->opt), c->client_real) == NULL)
+		sysdie("cannot preload the client library %s (--client-lib, "
+		       "or --no-preload)", client_lib_path(&c->opt));
 	c->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (c->epoll_fd < 0 ||
 	    epoll_ctl(c->epoll_fd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(c->rb), &ev) != 0 ||

@@ -358,6 +358,21 @@ test_expect_success BPF 'DC_TEST_BLOCK_SET_BITS out of range: one error line, ex
 	tail -n 1 err | grep -x "dc-collect: DC_TEST_BLOCK_SET_BITS=12: not a number from 0 to 11"
 '
 
+test_expect_success BPF,LOOP,PYTHON3 'kernel layers alone need no client library: traced with none installed; a posix spec says it is missing' '
+	printf "layers: [block]\n" >c.yaml &&
+	DC_CLIENT_LIB=/nonexistent/libdcclient.so trace_ok c.yaml t.pfw.gz probes.sig -- \
+		dd if="$MNT/R" of=/dev/null bs=1M count=4 iflag=direct &&
+	! grep -i "client" collect.err &&
+	pid=$(pfw-query pids t.pfw.gz --cat block --arg dev=$(loop_devno) | grep -v "^0\$") &&
+	set -- $(block_bytes t.pfw.gz "$pid" R) &&
+	test "$1" = 4194304 &&
+	printf "layers: [posix]\n" >p.yaml &&
+	sign_spec p.yaml &&
+	test_must_fail_with 1 env DC_CLIENT_LIB=/nonexistent/libdcclient.so \
+		dc-collect -k "$SHARED/key" probes.sig -- true 2>err >/dev/null &&
+	tail -n 1 err | grep -x "dc-collect: cannot preload the client library /nonexistent/libdcclient.so (--client-lib, or --no-preload): No such file or directory"
+'
+
 # A request that fails: a loop device whose backing file was cut to
 # nothing after it was set up keeps its size, and a direct read of its
 # first 4 KiB finds no data behind it, which the loop driver ends with
