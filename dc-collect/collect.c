@@ -492,6 +492,7 @@ static void load(struct collector *c, uid_t *owner)
 			(c->opt.mode == SEL_CLIENTS && c->opt.fast));
 	c->batching = c->spec->mode != DC_MODE_PROFILE &&
 		      batched_layers(c) && dc_features_batch(&c->feat);
+	batch_test_hooks(c);
 
 	if (c->opt.output == NULL && isatty(STDOUT_FILENO))
 		dc_usage_error("standard output is a terminal: pipe it into "

@@ -127,6 +127,9 @@ struct collector {
 	                                 time is in the ring (output.c) */
 	bool flush_failed;            /* said once: a CPU's batch could not
 	                                 be sent */
+	unsigned flush_every;         /* DC_TEST_FLUSH_EVERY: only every Nth
+	                                 drain makes the CPUs send (output.c) */
+	unsigned long long flush_drains; /* drains counted for it */
 };
 
 static inline uint64_t now_ns(void)
@@ -170,6 +173,7 @@ void snapshot_processes(struct collector *c);
 struct dc_event *fast_room(void *ctx, size_t size);
 void fast_sink(void *ctx, struct dc_event *ev);
 int on_record(void *ctx, void *data, size_t size);
+void batch_test_hooks(struct collector *c);
 void drain_ordered(struct collector *c, bool final);
 void drain(struct collector *c);
 bool process_waits(const struct collector *c);

@@ -20,6 +20,7 @@
 
 #include "collector.h"
 #include "messages.h"
+#include "numbers.h"
 #include "proc.h"
 
 /* ---- output ---- */
@@ -441,6 +442,35 @@ static bool flush_cpu(struct collector *c, int fd, int cpu, int tries)
 	return false;
 }
 
+/* DC_TEST_FLUSH_EVERY=N, for tests: only every Nth drain, and the last,
+ * makes the CPUs send their batches; the others send nothing and count
+ * as a drain at which a CPU's batch stayed busy, so the horizon stays
+ * where it was and the ring's newer records wait.  That happens by
+ * itself only in a race microseconds wide: tests make it happen at will
+ * (t/3190: the horizon, and process_waits' polls).  Read once, at
+ * start-up; 1 (every drain) without it. */
+void batch_test_hooks(struct collector *c)
+{
+	const char *v = getenv("DC_TEST_FLUSH_EVERY");
+	long long n = 1;
+
+	if (v != NULL && !dc_parse_int(v, 1, 1000000, &n))
+		die("DC_TEST_FLUSH_EVERY=%s: not a number from 1 to 1000000", v);
+	c->flush_every = (unsigned)n;
+	/* Said, so a test knows the hook is in force, not misspelt. */
+	if (v != NULL && c->batching)
+		notice("DC_TEST_FLUSH_EVERY=%u: batches sent at one drain in %u only, and at the end",
+		       c->flush_every, c->flush_every);
+}
+
+/* Whether this drain leaves the batches where they are (the hook). */
+static bool flush_skipped(struct collector *c, bool final)
+{
+	if (final || c->flush_every <= 1)
+		return false;
+	return ++c->flush_drains % c->flush_every != 0;
+}
+
 /* Make each CPU whose batch holds records send it (common.bpf.h), and
  * move c->batch_horizon: every record batched before it is in the ring
  * now.  Not moved while a CPU's batch stays busy: its records might end
@@ -454,10 +484,10 @@ static void flush_cpu_batches(struct collector *c, bool final)
 	const volatile struct dc_cpu_line *lines = c->skel->bss->cpu_lines;
 	int ncpu = libbpf_num_possible_cpus(), cpu;
 	uint64_t t = now_ns();
-	bool all = true;
+	bool skip = flush_skipped(c, final), all = !skip;
 
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	for (cpu = 0; cpu < ncpu; cpu++) {
+	for (cpu = 0; !skip && cpu < ncpu; cpu++) {
 		if (ncpu <= DC_CPU_LINES && !lines[cpu].batched)
 			continue;
 		if (!flush_cpu(c, fd, cpu, final ? FLUSH_TRIES_FINAL : FLUSH_TRIES))
