@@ -5,6 +5,10 @@
 # with each record sent on its own (DC_TEST_NO_BATCH): every page of
 # the file, each page under the read system call that brought it in,
 # nothing lost, nothing orphaned, from one CPU or from two at once.
+# When a drain could not make a CPU send its batch (DC_TEST_FLUSH_EVERY
+# makes that happen at will), the ring's newer records wait for it, and
+# a process record waiting so brings the next drain in 1 ms: every page
+# still under its read, every exec'd program described while it runs.
 . "$(dirname "$0")/test-lib.sh"
 
 # BATCHES: the start-up line says the kernel-layer records are batched.
@@ -41,6 +45,7 @@ write_pages_check() {
 	    if o.get("name") != "filemap:mm_filemap_add_to_page_cache" or \
 	       a.get("inode") not in inodes:
 	        continue
+	    assert a["p_idx"] in ev, ("its parent is not in the trace", o)
 	    p = ev[a["p_idx"]]
 	    assert p["cat"] == "sys" and p["name"] == "read", (o, p)
 	    assert p["tid"] == o["tid"], (o, p)
@@ -167,6 +172,86 @@ n = sum(e[\"args\"][\"pages\"] for e in ev
 print(n, \"pages in the stream so far\")
 assert n == 2048, n
 "
+'
+
+test_expect_success BPF 'DC_TEST_FLUSH_EVERY out of range: one error line, exit 1' '
+	printf "layers: [pagecache]\n" >c.yaml &&
+	sign_spec c.yaml &&
+	test_must_fail_with 1 env DC_TEST_FLUSH_EVERY=0 \
+		dc-collect -k "$SHARED/key" probes.sig -- true 2>err &&
+	cat err &&
+	test "$(grep -vc "^dc-collect: kernel " err)" = 1 &&
+	tail -n 1 err | grep -x "dc-collect: DC_TEST_FLUSH_EVERY=0: not a number from 1 to 1000000"
+'
+
+# A drain that could not make every CPU send its batch leaves the
+# horizon where it was: the ring's records that ended after it wait, so
+# no read is placed before pages it brought in that still sit in a
+# batch (they would name a parent gone by).  By itself that takes a
+# busy batch, microseconds wide; flushes at one drain in 3 make it most
+# drains: a reader of 64 KiB at a time, 2 ms apart, without readahead
+# (POSIX_FADV_RANDOM: each read adds its own 16 pages), drained every
+# 1 ms, so most drains find a read returned with its pages batched.
+test_expect_success BPF,BATCHES,PYTHON3 'flushes at one drain in 3: every page of a slow reader, each under its read' '
+	dd if="$SHARED/A" iflag=nocache count=0 2>/dev/null &&
+	printf "layers: [syscalls, pagecache]\n" >c.yaml &&
+	(
+		DC_TEST_FLUSH_EVERY=3 && export DC_TEST_FLUSH_EVERY &&
+		trace c.yaml t.pfw.gz --poll-ms 1 probes.sig -- python3 -c "
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+while os.read(fd, 65536):
+    time.sleep(0.002)
+" "$SHARED/A"
+	) &&
+	test "$(cat collect.rc)" = 0 &&
+	grep "DC_TEST_FLUSH_EVERY=3: batches sent at one drain in 3 only, and at the end$" collect.err &&
+	pages t.pfw.gz $(stat -c %i "$SHARED/A") >pages &&
+	cat pages &&
+	test "$(cat pages)" = "$(stat -c %i "$SHARED/A") 2048"
+'
+
+# A fork, exec or exit record that waits in the merge (its horizon
+# behind) brings the next drain in 1 ms (process_waits), so the process
+# is described from /proc while it still runs, not at the next poll
+# (100 ms) or at its exit, when /proc no longer has its command line.
+# By itself the exec's record waits when the drain it woke came within
+# 20 us; flushes at one drain in 5 make most of them wait: ten sleeps of
+# 50 ms, each exec'd by a shell (each makes 2 or 3 drains without the
+# polls: fork, exec, exit; 5 keeps the execs' drains from all falling
+# on the one that flushes).  Each sleep's PR since its exec is the new
+# program, with its argv.
+test_expect_success BPF,BATCHES,PYTHON3 'an exec waiting in the merge: each program described while it runs, with its argv' '
+	printf "layers: [pagecache]\n" >c.yaml &&
+	(
+		DC_TEST_FLUSH_EVERY=5 && export DC_TEST_FLUSH_EVERY &&
+		trace c.yaml t.pfw.gz probes.sig -- \
+			sh -c "for i in 0 1 2 3 4 5 6 7 8 9; do sleep 0.05; done"
+	) &&
+	test "$(cat collect.rc)" = 0 &&
+	grep "DC_TEST_FLUSH_EVERY=5: batches sent at one drain in 5 only, and at the end$" collect.err &&
+	python3 - "$(realpath "$(command -v sleep)")" <<-\EOF
+	import gzip, json, sys
+	sleep = sys.argv[1]
+	ev = [json.loads(l) for l in gzip.open("t.pfw.gz", "rt")
+	      if l.startswith("{")]
+	forks = [e for e in ev if e["name"] == "fork" and e["ph"] == "i"]
+	assert len({e["pid"] for e in forks}) == 1, forks
+	children = [e["args"]["child"] for e in forks]
+	execs = {e["pid"]: e["ts"] for e in ev
+	         if e["name"] == "exec" and e["ph"] == "i"}
+	assert len(children) == 10, children
+	bad = 0
+	for pid in children:
+	    got = [(e["args"]["name"], e["args"]["cmdline"], e["args"]["since"])
+	           for e in ev if e["name"] == "PR" and e["pid"] == pid and
+	           e["args"].get("origin") == "exec"]
+	    want = [(sleep, "sleep 0.05", execs[pid])]
+	    print(pid, got)
+	    bad += got != want
+	assert bad == 0, "%d of 10 sleeps described wrong" % bad
+	EOF
 '
 
 test_done
