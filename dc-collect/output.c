@@ -100,12 +100,13 @@ static void describe(struct collector *c, pid_t pid, uint64_t since,
 		return;
 	}
 	/* Read after a second exec, it would describe this one as the next
-	 * program: say nothing, the readers name the program by the
-	 * record's path, and the next EXEC record is described. */
+	 * program; after the process exited, as none: say nothing, the
+	 * readers name the program by the record's path, and a next EXEC
+	 * record is described. */
 	if (ev != NULL && !dc_proc_runs(pid, DC_EVENT_STR(ev), ev->str_len,
 					buf, n)) {
-		debug("process %d execed again before it could be described",
-		      (int)pid);
+		debug("process %d execed again or exited before it could be "
+		      "described", (int)pid);
 		dc_descs_drop(&c->descs, pid);
 		return;
 	}

@@ -248,8 +248,13 @@ bool dc_proc_runs(pid_t pid, const char *file, size_t len,
 	size_t el, skip;
 
 	if (dc_get_str(payload, plen, sizeof(struct dc_process_rec), &exe,
-		       &el) == 0 || el == 0 || len == 0 || len >= PATH_MAX)
+		       &el) == 0 || len == 0 || len >= PATH_MAX)
 		return true;
+	/* No program at all: it has exited (a zombie keeps its /proc
+	 * entry, not its program or arguments).  Its description would be
+	 * empty where the EXEC record names the program. */
+	if (el == 0)
+		return false;
 	/* fexecve and execveat name an fd: nothing to compare with. */
 	if (len > 8 && memcmp(file, "/dev/fd/", 8) == 0)
 		return true;

@@ -25,7 +25,8 @@ size_t dc_fds_record(pid_t pid, unsigned char *buf, size_t cap);
 /* Whether the PROCESS payload (plen bytes) read for pid after an exec
  * of file (len bytes, as the EXEC record names it) describes that
  * program: read late, it may describe the one a second exec loaded
- * (sh -c 'exec prog').  True when it cannot be told. */
+ * (sh -c 'exec prog'), or none (the process has exited).  True when it
+ * cannot be told. */
 bool dc_proc_runs(pid_t pid, const char *file, size_t len,
 		  const unsigned char *payload, size_t plen);
 

@@ -133,6 +133,38 @@ test_expect_success BPF,PYTHON3 'two execs in a row: each its own PR, the first 
 	EOF
 '
 
+# A program that exits at once may be gone when dc-collect reads /proc
+# for its exec's description (at the drain after the record: later still
+# while the merge holds the record back, as DC_TEST_FLUSH_EVERY makes it
+# do); a zombie's entry has no program and no arguments.  Such an exec
+# is described from /proc, or not at all and then by the EXEC record's
+# path, never by an empty description.
+test_expect_success BPF,PYTHON3 'programs that exit at once: each exec described as its program, from /proc or its path, never empty' '
+	printf "layers: [pagecache]\n" >c.yaml &&
+	(
+		DC_TEST_FLUSH_EVERY=5 && export DC_TEST_FLUSH_EVERY &&
+		trace_ok c.yaml t.pfw.gz probes.sig -- \
+			sh -c "i=0; while test \$i -lt 40; do /bin/true; i=\$((i + 1)); done"
+	) &&
+	python3 - "$(realpath /bin/true)" <<-\EOF
+	import gzip, json, sys
+	true = sys.argv[1]
+	ev = [json.loads(l) for l in gzip.open("t.pfw.gz", "rt")
+	      if l.startswith("{")]
+	children = [e["args"]["child"] for e in ev
+	            if e["name"] == "fork" and e["ph"] == "i"]
+	assert len(children) == 40, children
+	read = 0
+	for pid in children:
+	    prs = [(e["args"]["name"], e["args"]["cmdline"]) for e in ev
+	           if e["name"] == "PR" and e["pid"] == pid and
+	           e["args"].get("origin") == "exec"]
+	    assert prs in ([(true, "/bin/true")], [("/bin/true", "/bin/true")]), (pid, prs)
+	    read += prs[0][0] == true
+	print("%d of 40 described from /proc, the others gone first" % read)
+	EOF
+'
+
 # A program that runs itself again through /proc/self/exe (busybox's
 # applets do, and runc): the exec names /proc/self, the exec'ing
 # process's, not the collector's, which reads /proc then.  Described
