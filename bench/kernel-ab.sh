@@ -35,9 +35,12 @@
 # steady there, where the loop device's I/O spreads it).  The rounds add
 # an untraced run; raw lines "round config workload cpu 1 ns" (ns: all
 # the CPU time on the workload's CPU per iteration).  --summary then
-# prints each configuration's median addition over the untraced run of
-# its round, that over the floor's, and with BASE the median of the
-# per-round differences from BASE.  One pair of runs differs by 100-300
+# prints what each configuration adds to the untraced runs, by the
+# minimum, the lower quartile and the median of each one's runs over
+# the rounds (this VM's host takes its CPU in bursts, which only ever
+# lengthen a run: the lower quantiles are the least touched), each over
+# the floor's, and with BASE the median of the per-round differences
+# from BASE.  One pair of runs differs by 100-300
 # ns here: 16 rounds or more to see 30.
 #
 # DC_BUILD_DIR names the build (its dc-gen, dc-sign, dc-aggregate,
@@ -68,15 +71,24 @@ for wl in sorted({k[0] for k in cpu}):
     unt = cpu.get((wl, "untraced"), {})
     add = dict((c, dict((r, v - unt[r]) for r, v in cpu[(w, c)].items() if r in unt))
                for (w, c) in cpu if w == wl and c != "untraced")
-    fl = st.median(add["floor"].values()) if add.get("floor") else float("nan")
-    print("## %s: CPU ns per iteration, untraced %.0f (median of %d rounds)" % (wl, st.median(unt.values()), len(unt)))
-    print("| configuration | adds (median) | x the floor | - %s per round: median (rounds lower) |" % (base or "BASE"))
+    # Bursts on the host only ever lengthen a run: the lower quantiles
+    # of the runs of each configuration are the least touched by them.
+    def stats(v):  # min, lower quartile, median of runs
+        v = sorted(v)
+        return v[0], v[(len(v) - 1) // 4], st.median(v)
+    us = stats(unt.values())
+    lows = dict((c, [a - b for a, b in zip(stats(cpu[(wl, c)].values()), us)]) for c in add)
+    fl = lows.get("floor", [float("nan")] * 3)
+    print("## %s: CPU ns per iteration, untraced %.0f / %.0f / %.0f (min / q25 / median of %d rounds)" %
+          (wl, us[0], us[1], us[2], len(unt)))
+    print("| configuration | adds: min / q25 / median | x the floor, each | - %s per round: median (rounds lower) |" % (base or "BASE"))
     print("|---|---|---|---|")
     for c in sorted(add, key=lambda c: (c != "floor", c != base, c)):
-        m = st.median(add[c].values())
+        m = lows[c]
         d = [v - add[base][r] for r, v in add[c].items() if base in add and r in add[base]]
         diff = "%+.0f (%d of %d)" % (st.median(d), sum(x < 0 for x in d), len(d)) if d and c != base else "-"
-        print("| %s | %+.0f | %.2fx | %s |" % (c, m, m / fl, diff))
+        print("| %s | %+.0f / %+.0f / %+.0f | %s | %s |" % (c, m[0], m[1], m[2],
+              " / ".join("%.2fx" % (a / b) for a, b in zip(m, fl)), diff))
     print()
 ns = collections.defaultdict(dict)       # (wl, prog, cfg) -> round -> ns
 runs = collections.defaultdict(list)
