@@ -349,13 +349,8 @@ test_expect_success BPF,LOOP,PYTHON3 'a full set of in-flight bios: evicted ones
 '
 
 test_expect_success BPF 'DC_TEST_BLOCK_SET_BITS out of range: one error line, exit 1' '
-	printf "layers: [block]\n" >c.yaml &&
-	sign_spec c.yaml &&
-	test_must_fail_with 1 env DC_TEST_BLOCK_SET_BITS=12 \
-		dc-collect -k "$SHARED/key" probes.sig -- true 2>err &&
-	cat err &&
-	test "$(grep -vc "^dc-collect: kernel " err)" = 1 &&
-	tail -n 1 err | grep -x "dc-collect: DC_TEST_BLOCK_SET_BITS=12: not a number from 0 to 11"
+	test_hook_refused block DC_TEST_BLOCK_SET_BITS=12 \
+		"DC_TEST_BLOCK_SET_BITS=12: not a number from 0 to 11"
 '
 
 test_expect_success BPF,LOOP,PYTHON3 'kernel layers alone need no client library: traced with none installed; a posix spec says it is missing' '

@@ -175,13 +175,8 @@ assert n == 2048, n
 '
 
 test_expect_success BPF 'DC_TEST_FLUSH_EVERY out of range: one error line, exit 1' '
-	printf "layers: [pagecache]\n" >c.yaml &&
-	sign_spec c.yaml &&
-	test_must_fail_with 1 env DC_TEST_FLUSH_EVERY=0 \
-		dc-collect -k "$SHARED/key" probes.sig -- true 2>err &&
-	cat err &&
-	test "$(grep -vc "^dc-collect: kernel " err)" = 1 &&
-	tail -n 1 err | grep -x "dc-collect: DC_TEST_FLUSH_EVERY=0: not a number from 1 to 1000000"
+	test_hook_refused pagecache DC_TEST_FLUSH_EVERY=0 \
+		"DC_TEST_FLUSH_EVERY=0: not a number from 1 to 1000000"
 '
 
 # A drain that could not make every CPU send its batch leaves the

@@ -454,6 +454,19 @@ sign_spec() {
 	dc-sign -k "$SHARED/key" -o probes.sig probes.json
 }
 
+# test_hook_refused LAYER VAR=VALUE MESSAGE: dc-collect, with a spec of
+# LAYER and the test hook VAR set to VALUE, stops with exit status 1 and
+# one line, MESSAGE, after its start-up line.
+test_hook_refused() {
+	printf "layers: [%s]\n" "$1" >c.yaml &&
+	sign_spec c.yaml &&
+	test_must_fail_with 1 env "$2" \
+		dc-collect -k "$SHARED/key" probes.sig -- true 2>err &&
+	cat err &&
+	test "$(grep -vc "^dc-collect: kernel " err)" = 1 &&
+	tail -n 1 err | grep -x "dc-collect: $3"
+}
+
 # write_layer: a dc-gen config of one syscall layer, openat (to name the
 # file) and write only.
 write_layer() {
