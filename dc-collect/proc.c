@@ -100,6 +100,15 @@ static void read_proc_link(pid_t pid, const char *name, char *buf, size_t cap)
 		buf[0] = '\0';
 }
 
+/* Whether pid's program is still exe (as read_proc_link gave it). */
+static bool same_program(pid_t pid, const char *exe)
+{
+	char now[4096];
+
+	read_proc_link(pid, "exe", now, sizeof(now));
+	return strcmp(now, exe) == 0;
+}
+
 /* Parent and ids from /proc/PID/status into rec; false if the process
  * is gone, or has exited but not been reaped: it has no memory, files or
  * cwd left to describe, so say nothing rather than blanks. */
@@ -163,6 +172,14 @@ size_t dc_proc_record(pid_t pid, uint64_t since, uint32_t flags,
 	/* Drop the final NUL: arguments are NUL-separated. */
 	if (cmdlen > 0 && big[cmdlen - 1] == '\0')
 		cmdlen--;
+	/* Its program read again, last: a process that exited (its memory
+	 * gone: no program, no arguments) or execed while it was read is
+	 * described by none of it, its parts being of different moments
+	 * (a program without its arguments, seen under load). */
+	if (!same_program(pid, exe)) {
+		free(big);
+		return 0;
+	}
 
 	memcpy(buf, &rec, sizeof(rec));
 	pos = sizeof(rec);
