@@ -137,6 +137,14 @@ test_expect_success() {
 		printf '%s\n' "$2" | sed 's/^/#	/'
 		echo "#	output:"
 		tail -n 40 "$_log" | sed 's/^/#	/'
+		# prove shows a script's standard error, not its comments:
+		# the output there too, so a log of a whole run (CI) keeps
+		# what a failure printed.  (Not when it is a terminal: read
+		# there already.)
+		if [ ! -t 1 ]; then
+			echo "# $TEST_NAME: test $test_count failed; its output's last lines:"
+			tail -n 40 "$_log" | sed 's/^/#	/'
+		fi >&2
 	fi
 	if [ -n "${DC_TEST_TIMES:-}" ]; then
 		echo "# test $test_count took $(($(date +%s) - _start))s"
