@@ -151,6 +151,9 @@ const char *client_lib_path(const struct options *o);
 struct dc_spec *load_spec(const struct options *o, uid_t *owner);
 int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap);
 void plan_probes(struct collector *c);
+/* A test hook: environment variable name, if set, a number from lo to
+ * hi in *n (true), or a one-line error and exit 1; false if not set. */
+bool test_hook(const char *name, long long lo, long long hi, long long *n);
 void open_and_load(struct collector *c);
 void fill_tables(struct collector *c);
 int check_kernel(void);

@@ -302,6 +302,17 @@ static void choose_programs(const struct collector *c, struct collect_bpf *skel)
 			uprobes && (!c->feat.umulti || c->opt.process_uprobes));
 }
 
+bool test_hook(const char *name, long long lo, long long hi, long long *n)
+{
+	const char *v = getenv(name);
+
+	if (v == NULL)
+		return false;
+	if (!dc_parse_int(v, lo, hi, n))
+		die("%s=%s: not a number from %lld to %lld", name, v, lo, hi);
+	return true;
+}
+
 /* Tables a test makes smaller, not options (so no usage error: the
  * collector's own exit 1), each 2^N entries or sets:
  * DC_TEST_BLOCK_SET_BITS=N the in-flight bio table's sets, not 2^11, so
@@ -311,14 +322,10 @@ static void choose_programs(const struct collector *c, struct collect_bpf *skel)
  * stacks in task storage (stack.bpf.h).  *bits: the most, then N. */
 static void test_bits(const char *name, __u32 *bits)
 {
-	const char *v = getenv(name);
 	long long n;
 
-	if (v == NULL)
-		return;
-	if (!dc_parse_int(v, 0, *bits, &n))
-		die("%s=%s: not a number from 0 to %u", name, v, *bits);
-	*bits = (__u32)n;
+	if (test_hook(name, 0, *bits, &n))
+		*bits = (__u32)n;
 }
 
 void open_and_load(struct collector *c)

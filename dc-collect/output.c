@@ -20,7 +20,6 @@
 
 #include "collector.h"
 #include "messages.h"
-#include "numbers.h"
 #include "proc.h"
 
 /* ---- output ---- */
@@ -452,14 +451,12 @@ static bool flush_cpu(struct collector *c, int fd, int cpu, int tries)
  * start-up; 1 (every drain) without it. */
 void batch_test_hooks(struct collector *c)
 {
-	const char *v = getenv("DC_TEST_FLUSH_EVERY");
 	long long n = 1;
+	bool set = test_hook("DC_TEST_FLUSH_EVERY", 1, 1000000, &n);
 
-	if (v != NULL && !dc_parse_int(v, 1, 1000000, &n))
-		die("DC_TEST_FLUSH_EVERY=%s: not a number from 1 to 1000000", v);
 	c->flush_every = (unsigned)n;
 	/* Said, so a test knows the hook is in force, not misspelt. */
-	if (v != NULL && c->batching)
+	if (set && c->batching)
 		notice("DC_TEST_FLUSH_EVERY=%u: batches sent at one drain in %u only, and at the end",
 		       c->flush_every, c->flush_every);
 }

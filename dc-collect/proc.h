@@ -12,8 +12,9 @@
 
 /* Build a PROCESS payload for pid into buf, ending with the monotonic
  * time its reading began; returns its length, or 0 if the process is
- * gone, or exited or execed while it was read.  since: when the description starts to hold (an exec's time), 0
- * for that time; flags: DC_PROC_F_*. */
+ * gone, or exited or execed while it was read.  since: when the
+ * description starts to hold (an exec's time), 0 for that time; flags:
+ * DC_PROC_F_*. */
 size_t dc_proc_record(pid_t pid, uint64_t since, uint32_t flags,
 		      unsigned char *buf, size_t cap);
 
