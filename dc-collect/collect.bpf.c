@@ -192,7 +192,7 @@ int BPF_PROG(dc_exit, struct task_struct *p)
 		struct dc_stack *st = get_stack(0, false);
 
 		if (follow_ra)
-			ra_flush(st);
+			ra_flush(st, false);
 		client_state_release(st);
 	}
 	task_stack_free(bpf_get_current_task_btf());

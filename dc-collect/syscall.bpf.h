@@ -104,7 +104,7 @@ int BPF_PROG(dc_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	st = task_stack(task, false);
 	if (follow_ra)
-		ra_flush(st);
+		ra_flush(st, true);
 	pop_syscall(st, pid_tgid, ret);
 	return 0;
 }

@@ -436,7 +436,9 @@ static __always_inline struct dc_ra_pending *ra_open(struct dc_stack *st)
 	return st && st->ra.open ? &st->ra : NULL;
 }
 
-static __always_inline void ra_flush(struct dc_stack *st)
+/* direct: the caller may be preempted (a system call's exit, 6.14 and
+ * later), so its record must not go into the CPU's batch (put_kernel). */
+static __always_inline void ra_flush(struct dc_stack *st, bool direct)
 {
 	struct dc_ra_pending *ra = ra_open(st);
 
@@ -447,7 +449,7 @@ static __always_inline void ra_flush(struct dc_stack *st)
 			.pid_tgid = ra->pid_tgid, .ts = ra->ts,
 			.parent = ra->parent, .probe_id = ra->probe_id,
 			.depth = ra->depth, .type = DC_EV_INSTANT,
-			.flags = (__u8)ra->flags, .nargs = 4,
+			.flags = (__u8)ra->flags, .nargs = 4, .direct = direct,
 			.a = { ra->dev, ra->ino, ra->index, ra->pages },
 		};
 
@@ -489,7 +491,7 @@ static __always_inline void ra_begin(__u32 tp, struct task_struct *task,
 		count_drop(probe_id);
 		return;
 	}
-	ra_flush(st);
+	ra_flush(st, false);
 	ra = &st->ra;
 	ra->probe_id = probe_id;
 	ra->ts = bpf_ktime_get_ns();
