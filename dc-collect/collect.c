@@ -492,6 +492,9 @@ static void load(struct collector *c, uid_t *owner)
 			(c->opt.mode == SEL_CLIENTS && c->opt.fast));
 	c->batching = c->spec->mode != DC_MODE_PROFILE &&
 		      batched_layers(c) && dc_features_batch(&c->feat);
+	if (c->batching && libbpf_num_possible_cpus() > DC_CPU_LINES)
+		notice("%d possible CPUs, more than %d: every CPU is asked for its kernel records at each drain",
+		       libbpf_num_possible_cpus(), DC_CPU_LINES);
 	batch_test_hooks(c);
 
 	if (c->opt.output == NULL && isatty(STDOUT_FILENO))

@@ -86,9 +86,24 @@ struct dc_probe_cfg {
 #define DC_BATCH_RECS 64        /* records in a batch at most: more than
                                    4096 bytes of the smallest hold */
 
+/* A CPU's batch (cpu_batches, common.bpf.h). */
+struct cpu_batch {
+	__u32 busy;              /* a program is adding to it */
+	__u32 len;               /* bytes in data, the mark's included;
+	                            0: empty */
+	__u32 n;                 /* records */
+	__u32 reserved;
+	__u32 probe[DC_BATCH_RECS]; /* each record's probe: a failed send
+	                            counts each lost */
+	/* Room past the end for a record at any offset the verifier is
+	 * shown (masked), never used. */
+	__u8 data[DC_BATCH_BYTES + DC_EVENT_FIXED_SIZE];
+};
+
 /* What each CPU keeps, in a cache line written by that CPU alone (CPUs
- * emitting at once do not pass one line back and forth; past 256 CPUs
- * two share one, which costs time, not correctness; common.bpf.h):
+ * emitting at once do not pass one line back and forth; past
+ * DC_CPU_LINES CPUs two share one, which costs time, not correctness;
+ * common.bpf.h):
  *  - the answers to "is this thread selected?" it last gave, so a
  *    thread making system calls in a row (selected or not: the syscall
  *    tracepoints fire for every thread on the host) asks the hash map
@@ -113,7 +128,11 @@ struct dc_cpu_line {
 	                            wakeup, + 1; 0: none */
 	__u64 pad;
 };
-#define DC_CPU_LINES 256
+/* Lines for as many CPUs as the largest machines have (256 KiB): past
+ * them a drain interrupts every CPU, not only those holding records
+ * (output.c), which on a node of 512 CPUs meant 512 interruptions a
+ * drain, every 5 ms with clients (dc-collect says so at start). */
+#define DC_CPU_LINES 4096
 
 /* A generic tracepoint's cookie: its probe id, and this bit where its
  * program runs with preemption off (every tracepoint but the faultable

@@ -327,21 +327,9 @@ static __always_inline void output_event(void *rec, __u64 size,
  * preempted, so `busy` needs no atomic operation.  A program (or the
  * flush) that interrupts one adding a record finds the batch busy and
  * sends its record straight to the ring (the flush returns 1 and user
- * space tries again).
+ * space tries again).  struct cpu_batch is in collect.h: user space
+ * reads an offline CPU's at the end (output.c).
  */
-struct cpu_batch {
-	__u32 busy;              /* a program is adding to it */
-	__u32 len;               /* bytes in data, the mark's included;
-	                            0: empty */
-	__u32 n;                 /* records */
-	__u32 reserved;
-	__u32 probe[DC_BATCH_RECS]; /* each record's probe: a failed send
-	                            counts each lost */
-	/* Room past the end for a record at any offset the verifier is
-	 * shown (masked), never used. */
-	__u8 data[DC_BATCH_BYTES + DC_EVENT_FIXED_SIZE];
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);

@@ -418,18 +418,49 @@ static void merged_record(void *ctx, const struct dc_event *ev, bool kernel)
  * time it may have been set by: stores reach other CPUs in far less. */
 #define FLUSH_SKEW_NS 20000
 
+/* At the end, the batch of a CPU gone offline: nothing runs there to
+ * send it or change it, so it is read from the map (every CPU's copy:
+ * rare, and only at the end) and its records join the merge as a sent
+ * batch's would.  Before the end it waits for the CPU to come back: read
+ * now, it would be sent again then. */
+static void take_offline_batch(struct collector *c, int cpu, int ncpu)
+{
+	int fd = bpf_map__fd(c->skel->maps.cpu_batches);
+	struct cpu_batch *all = xcalloc((size_t)ncpu, sizeof(*all));
+	const struct cpu_batch *b = &all[cpu];
+	__u32 zero = 0;
+
+	_Static_assert(sizeof(struct cpu_batch) % 8 == 0,
+		       "a per-CPU value's copies are 8-byte aligned");
+	if (bpf_map_lookup_elem(fd, &zero, all) != 0)
+		syswarn("cannot read the kernel records of offline CPU %d", cpu);
+	else if (b->busy)
+		warn("kernel records of offline CPU %d left: its batch was being written",
+		     cpu);
+	else if (b->len > DC_BATCH_MARK && b->len <= DC_BATCH_BYTES)
+		on_batch(c, b->data, b->len);
+	free(all);
+}
+
 /* Make one CPU send its batch (a test run of dc_batch_flush there);
  * false if it could not. */
-static bool flush_cpu(struct collector *c, int fd, int cpu, int tries)
+static bool flush_cpu(struct collector *c, int fd, int cpu, int tries,
+		      bool final)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, run, .flags = BPF_F_TEST_RUN_ON_CPU,
 		    .cpu = (__u32)cpu);
 
 	while (tries-- > 0) {
 		if (bpf_prog_test_run_opts(fd, &run) != 0) {
-			/* Offline: its batch waits until it is back. */
-			if (errno == ENXIO)
+			/* Offline: its batch waits until it is back, or
+			 * is read at the end. */
+			if (errno == ENXIO) {
+				if (final)
+					take_offline_batch(
+						c, cpu,
+						libbpf_num_possible_cpus());
 				return true;
+			}
 			if (!c->flush_failed)
 				syswarn("cannot make CPU %d send its kernel records", cpu);
 			c->flush_failed = true;
@@ -488,7 +519,8 @@ static void flush_cpu_batches(struct collector *c, bool final)
 	for (cpu = 0; !skip && cpu < ncpu; cpu++) {
 		if (ncpu <= DC_CPU_LINES && !lines[cpu].batched)
 			continue;
-		if (!flush_cpu(c, fd, cpu, final ? FLUSH_TRIES_FINAL : FLUSH_TRIES))
+		if (!flush_cpu(c, fd, cpu, final ? FLUSH_TRIES_FINAL : FLUSH_TRIES,
+			       final))
 			all = false;
 	}
 	if (final && !all && !c->flush_failed)

@@ -249,4 +249,34 @@ test_expect_success BPF,BATCHES,PYTHON3 'an exec waiting in the merge: each prog
 	EOF
 '
 
+# A CPU taken offline keeps its batch (nothing runs there to send it,
+# and a test run there is refused): at the end dc-collect reads it from
+# the map.  The reader of the file runs on CPU 1, which is then taken
+# offline before the command ends; no drain but the last sends batches,
+# so CPU 1's last records are still in its batch then.
+test_lazy_prereq OFFLINE_CPU1 '
+	f=/sys/devices/system/cpu/cpu1/online &&
+	test "$(cat $f 2>/dev/null)" = 1 &&
+	echo 0 >$f && echo 1 >$f ||
+	{ echo "CPU 1 cannot be taken offline and back here"; false; }
+'
+
+test_expect_success BPF,BATCHES,PYTHON3,OFFLINE_CPU1 'a CPU offline at the end: the records in its batch are in the trace' '
+	test_when_finished "echo 1 >/sys/devices/system/cpu/cpu1/online" &&
+	dd if="$SHARED/A" iflag=nocache count=0 2>/dev/null &&
+	printf "layers: [syscalls, pagecache]\n" >c.yaml &&
+	(
+		DC_TEST_FLUSH_EVERY=1000000 && export DC_TEST_FLUSH_EVERY &&
+		trace c.yaml t.pfw.gz probes.sig -- sh -c "
+			taskset -c 1 dd if=\"\$1\" of=/dev/null bs=64k 2>/dev/null &&
+			echo 0 >/sys/devices/system/cpu/cpu1/online" sh "$SHARED/A"
+	) &&
+	test "$(cat collect.rc)" = 0 &&
+	test "$(cat /sys/devices/system/cpu/cpu1/online)" = 0 &&
+	! grep -i "offline\|could not be taken" collect.err &&
+	pages t.pfw.gz $(stat -c %i "$SHARED/A") >pages &&
+	cat pages &&
+	test "$(cat pages)" = "$(stat -c %i "$SHARED/A") 2048"
+'
+
 test_done
