@@ -32,7 +32,11 @@
 # reads and mapped pages of a sparse file's holes (16,384; a readahead
 # and a page, or a fault and a page, each), on the last CPU, everything
 # else on the others (bench/RESULTS.md, session 16: the floor's addition
-# steady there, where the loop device's I/O spreads it).  The rounds add
+# steady there, where the loop device's I/O spreads it); and, where the
+# kernel's unbound workers can be put on that CPU too, its O_DIRECT
+# 4 KiB reads of the loop device (device-direct: a bio, its request's
+# insertion, issue and completion each, and the device's work) and its
+# buffered ones (device-buffered: a readahead and a page too).  The rounds add
 # an untraced run; raw lines "round config workload cpu 1 ns" (ns: all
 # the CPU time on the workload's CPU per iteration).  --summary then
 # prints what each configuration adds to the untraced runs, by the
@@ -221,6 +225,10 @@ one_round() { # one_round ROUND CFG BIN
 	if [ "${AB_MEASURE:-stats}" = cpu ]; then
 		one_cpu "$1" "$2" "$3" holes-read rread mnt/H 16384
 		one_cpu "$1" "$2" "$3" holes-mapped mtouch mnt/H 16384
+		[ -z "$wq_was" ] || {
+			one_cpu "$1" "$2" "$3" device-direct dread mnt/R 16384
+			one_cpu "$1" "$2" "$3" device-buffered rread mnt/R 16384
+		}
 	else
 		one "$1" "$2" "$3" direct "$DIRECT"
 		one "$1" "$2" "$3" cold "$COLD"
@@ -231,6 +239,12 @@ stats_was=$(sysctl -n kernel.bpf_stats_enabled)
 if [ "${AB_MEASURE:-stats}" = cpu ]; then
 	[ "$KCPU" -ge 1 ] || { echo "kernel-ab: AB_MEASURE=cpu needs 2 CPUs" >&2; exit 1; }
 	kernel_holes
+	# The loop device's work on the workload's CPU too, where the
+	# kernel lets its unbound workers be put: the device row.
+	if [ -w "$WQMASK" ]; then
+		wq_was=$(cat "$WQMASK")
+		printf '%x\n' $((1 << KCPU)) >"$WQMASK"
+	fi
 	set -- untraced=untraced floor=floor "$@"
 else
 	sysctl -q kernel.bpf_stats_enabled=1
