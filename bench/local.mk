@@ -1,7 +1,7 @@
 # bench/local.mk
 EXTRA_DIST += bench/run bench/RESULTS.md
 EXTRA_DIST += bench/report-bench.sh
-EXTRA_DIST += bench/write-bench.sh bench/kernel-bench.sh bench/kernel-ab.sh bench/kernel-common.sh bench/floor.bpf.c \
+EXTRA_DIST += bench/write-bench.sh bench/kernel-bench.sh bench/kernel-ab.sh bench/syscall-ab.sh bench/kernel-common.sh bench/floor.bpf.c \
 	bench/kfunc-vm.sh
 
 # dc-floor: empty programs on the tracepoints a benchmark uses, the floor

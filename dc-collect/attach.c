@@ -23,9 +23,14 @@
 #include "messages.h"
 #include "umulti.h"
 
-static bool syscalls_loaded(struct collect_bpf *skel)
+/* The system calls' exit program loaded, if any (choose_programs). */
+static struct bpf_program *sys_exit_program(struct collect_bpf *skel)
 {
-	return bpf_program__autoload(skel->progs.dc_sys_exit);
+	if (bpf_program__autoload(skel->progs.dc_sys_exit_batch))
+		return skel->progs.dc_sys_exit_batch;
+	if (bpf_program__autoload(skel->progs.dc_sys_exit))
+		return skel->progs.dc_sys_exit;
+	return NULL;
 }
 
 /* Keep a link (NULL passes through) so that it is detached and freed
@@ -335,12 +340,12 @@ static void attach_internal(struct collector *c)
 	    !keep(c, bpf_program__attach(skel->progs.dc_exec)) ||
 	    !keep(c, bpf_program__attach(skel->progs.dc_exit)))
 		sysdie("cannot attach the process-tracking tracepoints");
-	if (syscalls_loaded(skel)) {
+	if (sys_exit_program(skel) != NULL) {
 		struct bpf_program *enter = c->feat.tp_btf ?
 			skel->progs.dc_sys_enter_btf : skel->progs.dc_sys_enter;
 
 		if (!keep(c, bpf_program__attach(enter)) ||
-		    !keep(c, bpf_program__attach(skel->progs.dc_sys_exit)))
+		    !keep(c, bpf_program__attach(sys_exit_program(skel))))
 			sysdie("cannot attach the syscall tracepoints");
 	}
 	if (c->opt.mode == SEL_CLIENTS) {

@@ -490,8 +490,12 @@ static void load(struct collector *c, uid_t *owner)
 	c->want_fast = c->spec->mode != DC_MODE_PROFILE &&
 		       ((c->opt.mode == SEL_COMMAND && !c->opt.no_preload) ||
 			(c->opt.mode == SEL_CLIENTS && c->opt.fast));
-	c->batching = c->spec->mode != DC_MODE_PROFILE &&
-		      batched_layers(c) && dc_features_batch(&c->feat);
+	c->sys_batch = c->spec->mode != DC_MODE_PROFILE &&
+		       spec_has_kind(c->spec, DC_PROBE_SYSCALL) &&
+		       dc_features_sys_batch(&c->feat);
+	c->batching = c->sys_batch ||
+		      (c->spec->mode != DC_MODE_PROFILE &&
+		       batched_layers(c) && dc_features_batch(&c->feat));
 	if (c->batching && libbpf_num_possible_cpus() > DC_CPU_LINES)
 		notice("%d possible CPUs, more than %d: every CPU is asked for its kernel records at each drain",
 		       libbpf_num_possible_cpus(), DC_CPU_LINES);

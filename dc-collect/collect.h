@@ -88,11 +88,11 @@ struct dc_probe_cfg {
 
 /* A CPU's batch (cpu_batches, common.bpf.h). */
 struct cpu_batch {
-	__u32 busy;              /* a program is adding to it */
+	__u64 busy;              /* a program is adding to it (64 bits:
+	                            the width of BPF's compare-and-swap) */
 	__u32 len;               /* bytes in data, the mark's included;
 	                            0: empty */
 	__u32 n;                 /* records */
-	__u32 reserved;
 	__u32 probe[DC_BATCH_RECS]; /* each record's probe: a failed send
 	                            counts each lost */
 	/* Room past the end for a record at any offset the verifier is

@@ -123,6 +123,7 @@ struct collector {
 	                                 client library */
 	bool batching;                /* kernel-layer records in per-CPU
 	                                 batches (common.bpf.h), merged */
+	bool sys_batch;               /* system calls' too (dc_sys_exit_batch) */
 	uint64_t batch_horizon;       /* every record batched before this
 	                                 time is in the ring (output.c) */
 	bool flush_failed;            /* said once: a CPU's batch could not
@@ -149,6 +150,7 @@ const char *client_lib_path(const struct options *o);
 
 /* load.c */
 struct dc_spec *load_spec(const struct options *o, uid_t *owner);
+bool spec_has_kind(const struct dc_spec *spec, enum dc_probe_kind kind);
 int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap);
 void plan_probes(struct collector *c);
 /* A test hook: environment variable name, if set, a number from lo to

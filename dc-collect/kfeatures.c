@@ -175,6 +175,33 @@ static bool probe_cpu_run(void)
 	return ok;
 }
 
+/* Whether BPF programs may compare-and-swap (5.12): the system calls'
+ * exit program takes its CPU's batch so, since it may be preempted
+ * (common.bpf.h).  Before 5.12 the verifier refuses the instruction in
+ * any program that has it, reached or not, so it is only in that one,
+ * loaded where this passes: a 64-bit compare-and-swap on the stack. */
+static bool probe_cmpxchg(void)
+{
+	static const struct bpf_insn insns[] = {
+		/* *(u64 *)(r10 - 8) = 0 */
+		{ .code = 0x7a, .dst_reg = 10, .off = -8, .imm = 0 },
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
+		{ .code = 0xb7, .dst_reg = 2, .imm = 1 }, /* r2 = 1 */
+		/* r0 = cmpxchg((u64 *)(r10 - 8), r0, r2) */
+		{ .code = 0xdb, .dst_reg = 10, .src_reg = 2, .off = -8,
+		  .imm = 0xf1 },
+		{ .code = 0x95 },                         /* exit */
+	};
+	int fd;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "dc_probe_cas", "GPL",
+			   insns, sizeof(insns) / sizeof(insns[0]), NULL);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 void dc_features_detect(struct dc_features *f)
 {
 	struct utsname u;
@@ -210,6 +237,7 @@ void dc_features_detect(struct dc_features *f)
 		f->tp_btf_layers = false;
 	f->global_args = probe_global_args();
 	f->cpu_run = probe_cpu_run();
+	f->cmpxchg = probe_cmpxchg();
 	/* DC_TEST_NO_BATCH set: each record straight into the ring, as
 	 * where no program runs on a chosen CPU, so tests can run both. */
 	f->batch_off = getenv("DC_TEST_NO_BATCH") != NULL;
@@ -245,6 +273,14 @@ enum dc_kfunc_method dc_features_kfunc_method(const struct dc_features *f)
 bool dc_features_batch(const struct dc_features *f)
 {
 	return f->cpu_run && !f->batch_off;
+}
+
+/* System calls' records in the batches too where the exit program can
+ * take one safely (common.bpf.h): a record's reservation and commit
+ * less a call (bench/RESULTS.md, session 20). */
+bool dc_features_sys_batch(const struct dc_features *f)
+{
+	return dc_features_batch(f) && f->cmpxchg;
 }
 
 const char *dc_kfunc_method_name(enum dc_kfunc_method m)
@@ -303,7 +339,9 @@ const char *dc_features_line(const struct dc_features *f)
 		 dc_features_klayers_btf(f) ? "tp_btf"
 		 : f->classic_forced ? "classic (DC_TEST_CLASSIC_TP)"
 				     : "classic (no tp_btf)",
-		 dc_features_batch(f) ? "batched per CPU"
+		 dc_features_sys_batch(f) ? "batched per CPU, system calls' too"
+		 : dc_features_batch(f)
+			 ? "batched per CPU, system calls' one by one (no compare-and-swap in BPF)"
 		 : f->batch_off ? "one by one (DC_TEST_NO_BATCH)"
 				: "one by one (no test runs on a chosen CPU)");
 	return line;

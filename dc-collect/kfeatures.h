@@ -28,6 +28,7 @@ struct dc_features {
 	bool cpu_run;      /* a program runs on a chosen CPU (test run
 	                      with BPF_F_TEST_RUN_ON_CPU) */
 	bool batch_off;    /* DC_TEST_NO_BATCH: no per-CPU batches */
+	bool cmpxchg;      /* BPF's compare-and-swap (5.12) */
 	int fentry_errno;  /* why fentry failed to load */
 	bool denied;       /* BPF refused us (EPERM): not root, no CAP_BPF */
 	bool fentry_unused; /* works, but --kfunc kprobes asked for kprobes */
@@ -51,6 +52,9 @@ enum dc_kfunc_method dc_features_kfunc_method(const struct dc_features *f);
 /* Whether kernel-layer records may wait in per-CPU batches
  * (common.bpf.h): the one decision. */
 bool dc_features_batch(const struct dc_features *f);
+/* Whether system calls' records may too (dc_sys_exit_batch): the one
+ * decision. */
+bool dc_features_sys_batch(const struct dc_features *f);
 const char *dc_kfunc_method_name(enum dc_kfunc_method m);
 /* One line, no newline, describing f and the fallback in force. */
 const char *dc_features_line(const struct dc_features *f);

@@ -70,7 +70,7 @@ int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 }
 
 
-static bool spec_has_kind(const struct dc_spec *spec, enum dc_probe_kind kind)
+bool spec_has_kind(const struct dc_spec *spec, enum dc_probe_kind kind)
 {
 	size_t i;
 
@@ -277,6 +277,11 @@ static void choose_programs(const struct collector *c, struct collect_bpf *skel)
 		bpf_program__set_autoload(skel->progs.dc_sys_enter, false);
 		bpf_program__set_autoload(skel->progs.dc_sys_exit, false);
 	}
+	/* One of the two exit programs: the one whose records go into the
+	 * CPUs' batches where they may (kfeatures.c). */
+	bpf_program__set_autoload(c->sys_batch ? skel->progs.dc_sys_exit
+					       : skel->progs.dc_sys_exit_batch,
+				  false);
 	/* One of the two entry programs: the one reading the registers in
 	 * place where the kernel has tp_btf. */
 	if (!syscalls || !c->feat.tp_btf)
@@ -499,6 +504,10 @@ int check_kernel(void)
 	uprobe_programs(skel, f.umulti, !f.umulti);
 	bpf_program__set_autoload(f.tp_btf ? skel->progs.dc_sys_enter
 					   : skel->progs.dc_sys_enter_btf, false);
+	bpf_program__set_autoload(dc_features_sys_batch(&f)
+					  ? skel->progs.dc_sys_exit
+					  : skel->progs.dc_sys_exit_batch,
+				  false);
 	/* Decoded tracepoints this kernel lacks would fail CO-RE: skip. */
 	dc_klayers_aim(skel, dc_features_klayers_btf(&f));
 	dc_tracefs_ready();

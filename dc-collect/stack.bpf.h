@@ -370,19 +370,17 @@ static __always_inline __s32 syscall_error(const struct dc_call_frame *f,
 
 /* Emit a completed call.  A probe with a string argument goes through the
  * per-CPU scratch record (its length varies); the rest reserve a record
- * of their size in place.
+ * of their size in place, or with batch (a constant: dc_sys_exit_batch's
+ * system calls) take it in the CPU's batch (common.bpf.h) when free.
  *
  * A completed call without a string: the ring's reservation must be a
  * constant, so emit_call picks the copy of this for its argument count
  * (n). */
-static __always_inline void put_call(const struct dc_call_frame *f,
-				     __u64 pid_tgid, __u64 now, __s64 ret,
-				     __u32 depth, __u8 flags, const int n)
+static __always_inline void fill_call(struct dc_event *ev,
+				      const struct dc_call_frame *f,
+				      __u64 pid_tgid, __u64 now, __s64 ret,
+				      __u32 depth, __u8 flags, const int n)
 {
-	struct dc_event *ev = reserve_event(f->probe_id, n);
-
-	if (!ev)
-		return;
 	fill_header(ev, DC_EV_CALL, f->probe_id, pid_tgid, f->ts, now - f->ts,
 		    ret, depth);
 	ev->seq = f->seq;
@@ -390,6 +388,26 @@ static __always_inline void put_call(const struct dc_call_frame *f,
 	ev->flags = flags;
 	ev->error = syscall_error(f, ret);
 	put_args(ev, f->args, n);
+}
+
+static __always_inline void put_call(const struct dc_call_frame *f,
+				     __u64 pid_tgid, __u64 now, __s64 ret,
+				     __u32 depth, __u8 flags, const int n,
+				     const bool batch)
+{
+	struct cpu_batch *b = batch ? batch_take_preemptible() : NULL;
+	struct dc_event *ev;
+
+	if (b) {
+		fill_call(batch_room(b, f->probe_id, n), f, pid_tgid, now, ret,
+			  depth, flags, n);
+		batch_give(b);
+		return;
+	}
+	ev = reserve_event(f->probe_id, n);
+	if (!ev)
+		return;
+	fill_call(ev, f, pid_tgid, now, ret, depth, flags, n);
 	bpf_ringbuf_submit(ev, rb_flags());
 }
 
@@ -458,7 +476,8 @@ static __always_inline void put_call_str(const struct dc_call_frame *f,
 }
 
 static __always_inline void emit_call(struct dc_call_frame *f, __u64 pid_tgid,
-				      __u64 now, __s64 ret, __u32 depth)
+				      __u64 now, __s64 ret, __u32 depth,
+				      const bool batch)
 {
 	__u32 probe_id = f->probe_id;
 	struct dc_probe_cfg *cfg = bpf_map_lookup_elem(&probe_cfg, &probe_id);
@@ -493,13 +512,13 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 pid_tgid,
 		return;
 	}
 	switch (cfg->nargs) {
-	case 0: put_call(f, pid_tgid, now, ret, depth, dflags, 0); break;
-	case 1: put_call(f, pid_tgid, now, ret, depth, dflags, 1); break;
-	case 2: put_call(f, pid_tgid, now, ret, depth, dflags, 2); break;
-	case 3: put_call(f, pid_tgid, now, ret, depth, dflags, 3); break;
-	case 4: put_call(f, pid_tgid, now, ret, depth, dflags, 4); break;
-	case 5: put_call(f, pid_tgid, now, ret, depth, dflags, 5); break;
-	default: put_call(f, pid_tgid, now, ret, depth, dflags, 6); break;
+	case 0: put_call(f, pid_tgid, now, ret, depth, dflags, 0, batch); break;
+	case 1: put_call(f, pid_tgid, now, ret, depth, dflags, 1, batch); break;
+	case 2: put_call(f, pid_tgid, now, ret, depth, dflags, 2, batch); break;
+	case 3: put_call(f, pid_tgid, now, ret, depth, dflags, 3, batch); break;
+	case 4: put_call(f, pid_tgid, now, ret, depth, dflags, 4, batch); break;
+	case 5: put_call(f, pid_tgid, now, ret, depth, dflags, 5, batch); break;
+	default: put_call(f, pid_tgid, now, ret, depth, dflags, 6, batch); break;
 	}
 }
 
@@ -509,7 +528,7 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 pid_tgid,
  * towards depth).  Timed once its frame is found: most exits are of
  * untraced calls. */
 static __always_inline void pop_syscall(struct dc_stack *st, __u64 pid_tgid,
-					__s64 ret)
+					__s64 ret, const bool batch)
 {
 	struct dc_call_frame *f;
 	__u32 d;
@@ -523,7 +542,7 @@ static __always_inline void pop_syscall(struct dc_stack *st, __u64 pid_tgid,
 	if (!f->is_syscall)
 		return;
 	st->depth = d;
-	emit_call(f, pid_tgid, bpf_ktime_get_ns(), ret, f->level);
+	emit_call(f, pid_tgid, bpf_ktime_get_ns(), ret, f->level, batch);
 }
 
 /* Pop the user-level or kernel function call probe_id and emit it.  If
@@ -556,7 +575,7 @@ static __always_inline void pop(__u64 pid_tgid, __u32 probe_id, __s64 ret)
 			if (f->probe_id == probe_id && !f->is_syscall) {
 				st->depth = d - i;
 				count(DC_CNT_UNWOUND);
-				emit_call(f, pid_tgid, now, ret, f->level);
+				emit_call(f, pid_tgid, now, ret, f->level, false);
 				return;
 			}
 		}
@@ -564,6 +583,6 @@ static __always_inline void pop(__u64 pid_tgid, __u32 probe_id, __s64 ret)
 		return;
 	}
 	st->depth = d;
-	emit_call(f, pid_tgid, now, ret, f->level);
+	emit_call(f, pid_tgid, now, ret, f->level, false);
 }
 

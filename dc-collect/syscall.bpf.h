@@ -93,18 +93,32 @@ int BPF_PROG(dc_sys_enter, struct pt_regs *regs, long id)
 
 /* Only selected threads have a stack: the per-CPU answer keeps the others
  * from looking for one. */
-SEC("raw_tp/sys_exit")
-int BPF_PROG(dc_sys_exit, struct pt_regs *regs, long ret)
+static __always_inline void sys_exit(long ret, const bool batch)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 pid_tgid = task_pid_tgid(task);
 	struct dc_stack *st;
 
 	if (!current_selected(pid_tgid))
-		return 0;
+		return;
 	st = task_stack(task, false);
 	if (follow_ra)
 		ra_flush(st, true);
-	pop_syscall(st, pid_tgid, ret);
+	pop_syscall(st, pid_tgid, ret, batch);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(dc_sys_exit, struct pt_regs *regs, long ret)
+{
+	sys_exit(ret, false);
+	return 0;
+}
+
+/* The same, its records into the CPU's batch (common.bpf.h): loaded
+ * instead where the kernel has BPF's compare-and-swap and batches. */
+SEC("raw_tp/sys_exit")
+int BPF_PROG(dc_sys_exit_batch, struct pt_regs *regs, long ret)
+{
+	sys_exit(ret, true);
 	return 0;
 }

@@ -26,7 +26,7 @@ test_expect_success BPF 'with -vv each program loaded has the verifier statistic
 	dc-collect -vv -k "$SHARED/key" probes.sig -- true >/dev/null 2>err &&
 	sed -n "s/^libbpf: prog .\(dc_[a-z_]*\).: -- BEGIN PROG LOAD LOG --\$/\1/p" \
 		err >loaded &&
-	grep "^dc_sys_exit\$" loaded &&
+	grep -E "^dc_sys_exit(_batch)?\$" loaded &&
 	grep "^dc_u[a-z]*_exit\$" loaded &&
 	test "$(grep -c "^processed [0-9]* insns" err)" = "$(wc -l <loaded)" &&
 	! grep "$FALLBACK" err
@@ -114,7 +114,8 @@ write_held_sh() {
 }
 
 # linkage.sh, run by the collector: the linkage of derive_exit in the BTF
-# the kernel holds for the collector's (its parent's) dc_sys_exit, found
+# the kernel holds for the collector's (its parent's) dc_sys_exit (or
+# dc_sys_exit_batch), found
 # through the program and link fds the collector holds.
 write_linkage_sh() {
 	write_held_sh &&
@@ -122,7 +123,7 @@ write_linkage_sh() {
 	. ./held.sh
 	exec >linkage
 	held_ids prog_id | while read -r id; do
-		bpftool prog show id "$id" | grep -q " name dc_sys_exit " || continue
+		bpftool prog show id "$id" | grep -Eq " name dc_sys_exit(_batch)? " || continue
 		btf=$(bpftool prog show id "$id" | sed -n "s/.*btf_id \([0-9]*\).*/\1/p")
 		bpftool btf dump id "$btf" |
 			sed -n "s/.* FUNC .derive_exit. type_id=[0-9]* linkage=//p"

@@ -72,7 +72,7 @@ test_expect_success 'the shipped configs still generate (only absent libraries w
 
 test_expect_success KFUNC,LINUX61 'on 6.1: fentry chosen, uprobes attached one by one (no multi-uprobe link), block tracepoints through tp_btf, kernel-layer records batched per CPU' '
 	dc-collect --check-kernel >out &&
-	grep "^kernel 6\.1\..*: uprobes yes (one by one), ring buffer yes, cookies yes; kernel functions: kprobes yes, fentry yes: kernel-function probes use fentry; tracepoints: tp_btf; kernel-layer records: batched per CPU$" out
+	grep "^kernel 6\.1\..*: uprobes yes (one by one), ring buffer yes, cookies yes; kernel functions: kprobes yes, fentry yes: kernel-function probes use fentry; tracepoints: tp_btf; kernel-layer records: batched per CPU, system calls. too$" out
 '
 
 # fsync N: N fsync system calls, each with one vfs_fsync_range under it
