@@ -588,8 +588,12 @@ static void start(struct collector *c, int out_fd)
 	unstarted_output = NULL; /* tracing: the file is the user's now */
 }
 
+/* Everything the collector holds, on every way out. */
 static void free_collector(struct collector *c)
 {
+	dc_fast_close(c->fast);
+	dc_merge_free(&c->merge);
+	dc_nest_free(&c->nest);
 	ring_buffer__free(c->rb);
 	drop_links(c);
 	dc_pidprobes_free(c->pidprobes);
@@ -680,9 +684,6 @@ int main(int argc, char **argv)
 		return stop_unwritable(&c);
 
 	status = end_stream(&c, out_fd);
-	dc_fast_close(c.fast);
-	dc_merge_free(&c.merge);
-	dc_nest_free(&c.nest);
 	free_collector(&c);
 	if (status == DC_EXIT_OK && c.opt.mode == SEL_COMMAND)
 		return command_exit_status(&c);
