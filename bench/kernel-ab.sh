@@ -250,19 +250,4 @@ else
 	sysctl -q kernel.bpf_stats_enabled=1
 	set -- floor=floor "$@"
 fi
-n=$#
-r=0
-while [ $r -lt "$rounds" ]; do
-	i=0
-	while [ $i -lt $n ]; do
-		if [ $((r / n % 2)) -eq 0 ]; then
-			j=$(( (i + r) % n + 1 ))
-		else
-			j=$(( (n - 1 - i + r) % n + 1 ))
-		fi
-		eval "c_spec=\${$j}"
-		one_round $r "${c_spec%%=*}" "${c_spec#*=}"
-		i=$((i + 1))
-	done
-	r=$((r + 1))
-done
+kernel_rounds "$rounds" one_round "$@"

@@ -1,4 +1,4 @@
-# bench/kernel-common.sh - sourced by kernel-bench.sh and kernel-ab.sh:
+# bench/kernel-common.sh - sourced by kernel-bench.sh, kernel-ab.sh and syscall-ab.sh:
 # their work directory, a loop device for the kernel layers, and the
 # cleanup of both at exit.
 #
@@ -16,6 +16,11 @@
 #                        80 MiB (20,480 pages: kwork's 16,384 and its
 #                        1,024 warm-up ones), and ./kwork built from
 #                        bench/kwork.c ($src names the source tree)
+#   kernel_rounds N FN NAME=BIN...
+#                        FN ROUND NAME BIN for each configuration, N
+#                        rounds, their order rotated each round and
+#                        reversed every other round, so that none
+#                        follows the same one more often
 
 kernel_workdir() {
 	work=$(mktemp -d "/tmp/$1.XXXXXX")
@@ -48,4 +53,24 @@ kernel_loopdev() {
 kernel_holes() {
 	truncate -s 80M mnt/H
 	cc -O2 -o kwork "$src/bench/kwork.c" -lpthread
+}
+
+kernel_rounds() {
+	kr_rounds=$1 kr_fn=$2
+	shift 2
+	kr_n=$# kr_r=0 kr_spec=
+	while [ $kr_r -lt "$kr_rounds" ]; do
+		kr_i=0
+		while [ $kr_i -lt $kr_n ]; do
+			if [ $((kr_r / kr_n % 2)) -eq 0 ]; then
+				kr_j=$(( (kr_i + kr_r) % kr_n + 1 ))
+			else
+				kr_j=$(( (kr_n - 1 - kr_i + kr_r) % kr_n + 1 ))
+			fi
+			eval "kr_spec=\${$kr_j}"
+			"$kr_fn" $kr_r "${kr_spec%%=*}" "${kr_spec#*=}"
+			kr_i=$((kr_i + 1))
+		done
+		kr_r=$((kr_r + 1))
+	done
 }

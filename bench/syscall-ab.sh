@@ -36,10 +36,8 @@ if [ ! -x "$FLOOR" ] || [ ! -x "$W" ]; then
 	echo "syscall-ab: build bench/dc-floor and t/helpers/workload first (make check)" >&2
 	exit 1
 fi
-work=$(mktemp -d /tmp/dc-sysab.XXXXXX)
-trap 'rm -rf "$work"' EXIT
-trap 'exit 1' INT TERM HUP
-cd "$work"
+. "$src/bench/kernel-common.sh"
+kernel_workdir dc-sysab
 dc-sign --gen-key -k key >/dev/null
 printf 'layers: [syscalls]\n' >sys.yaml
 dc-gen sys.yaml >sys.json 2>/dev/null
@@ -68,18 +66,4 @@ one() { # one ROUND CFG BIN ($SYSFLOOR: dc-floor's options, split)
 
 set -- untraced=untraced floor=floor "$@"
 command -v bpftrace >/dev/null 2>&1 && set -- bpftrace=bpftrace "$@"
-n=$# r=0 c_spec=
-while [ $r -lt "$rounds" ]; do
-	i=0
-	while [ $i -lt $n ]; do
-		if [ $((r / n % 2)) -eq 0 ]; then
-			j=$(( (i + r) % n + 1 ))
-		else
-			j=$(( (n - 1 - i + r) % n + 1 ))
-		fi
-		eval "c_spec=\${$j}"
-		one $r "${c_spec%%=*}" "${c_spec#*=}"
-		i=$((i + 1))
-	done
-	r=$((r + 1))
-done
+kernel_rounds "$rounds" one "$@"
