@@ -285,6 +285,9 @@ static void run(struct collector *c)
 	/* Whatever the kernel and the clients wrote before we stopped is
 	 * still ours. */
 	drain_ordered(c, true);
+	if (c->batching)
+		debug("the CPUs sent their batches at %llu of %llu drains",
+		      c->flushes, c->drains);
 	c->merge.running = true; /* the last client records go straight out */
 	dc_fast_finish_all(c->fast);
 	c->merge.running = false;

@@ -131,6 +131,8 @@ struct collector {
 	unsigned flush_every;         /* DC_TEST_FLUSH_EVERY: only every Nth
 	                                 drain makes the CPUs send (output.c) */
 	unsigned long long flush_drains; /* drains counted for it */
+	uint64_t flushed_at;          /* when the CPUs last sent their batches */
+	unsigned long long drains, flushes; /* drains, and those that sent */
 };
 
 static inline uint64_t now_ns(void)

@@ -492,12 +492,34 @@ void batch_test_hooks(struct collector *c)
 		       c->flush_every, c->flush_every);
 }
 
-/* Whether this drain leaves the batches where they are (the hook). */
+/* The CPUs are made to send their batches at most this often: each
+ * time interrupts every CPU holding records, and with clients the
+ * collector drains every FAST_TICK_MS.  Between, a drain leaves the
+ * batches where they are, as one at which a batch stayed busy: the
+ * ring's and the clients' newer records wait for them.  Sooner when a
+ * process's record waits to be described (process_waits), and at the
+ * end. */
+#define FLUSH_PERIOD_NS (50 * 1000000ULL)
+
+/* Whether this drain leaves the batches where they are (the period, or
+ * the test hook); counts the drains and the sends (-v says them). */
 static bool flush_skipped(struct collector *c, bool final)
 {
-	if (final || c->flush_every <= 1)
-		return false;
-	return ++c->flush_drains % c->flush_every != 0;
+	uint64_t now = now_ns();
+	bool skip;
+
+	c->drains++;
+	if (final)
+		skip = false;
+	else if (c->flush_every > 1)
+		skip = ++c->flush_drains % c->flush_every != 0;
+	else
+		skip = now - c->flushed_at < FLUSH_PERIOD_NS && !process_waits(c);
+	if (!skip) {
+		c->flushed_at = now;
+		c->flushes++;
+	}
+	return skip;
 }
 
 /* Make each CPU whose batch holds records send it (common.bpf.h), and

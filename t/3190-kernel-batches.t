@@ -284,6 +284,32 @@ test_expect_success BPF,BATCHES,PYTHON3,SYSBATCH 'system calls batched: 8 thread
 	EOF
 '
 
+# The CPUs send their batches at most every 50 ms (each time interrupts
+# every CPU holding records): with a client, which the collector drains
+# every 5 ms, most drains leave the batches where they are.  A second of
+# writes (workload spin: a line every 10 ms) under posix and syscalls:
+# every write in the trace at both levels, and batches sent at fewer
+# than a third of the drains (-v says how many).
+test_expect_success BPF,BATCHES,SYSBATCH,PYTHON3 'with a client: batches sent at most every 50 ms, every write still traced' '
+	printf "layers: [posix, syscalls]\n" >c.yaml &&
+	trace c.yaml t.pfw.gz -v probes.sig -- "$WORKLOAD" spin 1 out &&
+	test "$(cat collect.rc)" = 0 &&
+	sed -n "s/^dc-collect: debug: the CPUs sent their batches at \([0-9]*\) of \([0-9]*\) drains\$/\1 \2/p" \
+		collect.err >sent &&
+	cat sent &&
+	read m n <sent &&
+	test $((3 * m)) -lt "$n" && test "$m" -ge 1 &&
+	lines=$(wc -l <out) &&
+	python3 - "$lines" <<-\EOF
+	import collections, gzip, json, sys
+	ev = [json.loads(l) for l in gzip.open("t.pfw.gz", "rt")
+	      if l.startswith("{")]
+	w = collections.Counter(e["cat"] for e in ev if e.get("name") == "write")
+	print(w)
+	assert w["POSIX"] == w["sys"] == int(sys.argv[1]), w
+	EOF
+'
+
 # A CPU taken offline keeps its batch (nothing runs there to send it,
 # and a test run there is refused): at the end dc-collect reads it from
 # the map.  The reader of the file runs on CPU 1, which is then taken
