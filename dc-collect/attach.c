@@ -334,18 +334,19 @@ static void watch_quiet(struct collector *c)
 static void attach_internal(struct collector *c)
 {
 	struct collect_bpf *skel = c->skel;
+	struct bpf_program *sys_exit;
 
 	/* Process tracking first, so no fork escapes while probes attach. */
 	if (!keep(c, bpf_program__attach(skel->progs.dc_fork)) ||
 	    !keep(c, bpf_program__attach(skel->progs.dc_exec)) ||
 	    !keep(c, bpf_program__attach(skel->progs.dc_exit)))
 		sysdie("cannot attach the process-tracking tracepoints");
-	if (sys_exit_program(skel) != NULL) {
+	if ((sys_exit = sys_exit_program(skel)) != NULL) {
 		struct bpf_program *enter = c->feat.tp_btf ?
 			skel->progs.dc_sys_enter_btf : skel->progs.dc_sys_enter;
 
 		if (!keep(c, bpf_program__attach(enter)) ||
-		    !keep(c, bpf_program__attach(sys_exit_program(skel))))
+		    !keep(c, bpf_program__attach(sys_exit)))
 			sysdie("cannot attach the syscall tracepoints");
 	}
 	if (c->opt.mode == SEL_CLIENTS) {

@@ -419,33 +419,37 @@ static void merged_record(void *ctx, const struct dc_event *ev, bool kernel)
 #define FLUSH_SKEW_NS 20000
 
 /* At the end, the batch of a CPU gone offline: nothing runs there to
- * send it or change it, so it is read from the map (every CPU's copy:
- * rare, and only at the end) and its records join the merge as a sent
- * batch's would.  Before the end it waits for the CPU to come back: read
- * now, it would be sent again then. */
-static void take_offline_batch(struct collector *c, int cpu, int ncpu)
+ * send it or change it, so it is read from the map and its records join
+ * the merge as a sent batch's would.  Before the end it waits for the
+ * CPU to come back: read now, it would be sent again then.  The map's
+ * copies for every CPU are read once, in *copies (NULL until then; the
+ * caller frees it). */
+static void take_offline_batch(struct collector *c, int cpu, int ncpu,
+			       struct cpu_batch **copies)
 {
-	int fd = bpf_map__fd(c->skel->maps.cpu_batches);
-	struct cpu_batch *all = xcalloc((size_t)ncpu, sizeof(*all));
-	const struct cpu_batch *b = &all[cpu];
+	const struct cpu_batch *b;
 	__u32 zero = 0;
 
 	_Static_assert(sizeof(struct cpu_batch) % 8 == 0,
 		       "a per-CPU value's copies are 8-byte aligned");
-	if (bpf_map_lookup_elem(fd, &zero, all) != 0)
-		syswarn("cannot read the kernel records of offline CPU %d", cpu);
-	else if (b->busy)
+	if (*copies == NULL) {
+		*copies = xcalloc((size_t)ncpu, sizeof(**copies));
+		if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.cpu_batches),
+					&zero, *copies) != 0)
+			syswarn("cannot read the kernel records of offline CPUs");
+	}
+	b = &(*copies)[cpu];
+	if (b->busy)
 		warn("kernel records of offline CPU %d left: its batch was being written",
 		     cpu);
 	else if (b->len > DC_BATCH_MARK && b->len <= DC_BATCH_BYTES)
 		on_batch(c, b->data, b->len);
-	free(all);
 }
 
 /* Make one CPU send its batch (a test run of dc_batch_flush there);
- * false if it could not. */
+ * false if it could not.  *offline: it is offline (its batch waits). */
 static bool flush_cpu(struct collector *c, int fd, int cpu, int tries,
-		      bool final)
+		      bool *offline)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, run, .flags = BPF_F_TEST_RUN_ON_CPU,
 		    .cpu = (__u32)cpu);
@@ -455,10 +459,7 @@ static bool flush_cpu(struct collector *c, int fd, int cpu, int tries,
 			/* Offline: its batch waits until it is back, or
 			 * is read at the end. */
 			if (errno == ENXIO) {
-				if (final)
-					take_offline_batch(
-						c, cpu,
-						libbpf_num_possible_cpus());
+				*offline = true;
 				return true;
 			}
 			if (!c->flush_failed)
@@ -536,15 +537,21 @@ static void flush_cpu_batches(struct collector *c, bool final)
 	int ncpu = libbpf_num_possible_cpus(), cpu;
 	uint64_t t = now_ns();
 	bool skip = flush_skipped(c, final), all = !skip;
+	struct cpu_batch *copies = NULL;
 
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (cpu = 0; !skip && cpu < ncpu; cpu++) {
+		bool offline = false;
+
 		if (ncpu <= DC_CPU_LINES && !lines[cpu].batched)
 			continue;
 		if (!flush_cpu(c, fd, cpu, final ? FLUSH_TRIES_FINAL : FLUSH_TRIES,
-			       final))
+			       &offline))
 			all = false;
+		else if (offline && final)
+			take_offline_batch(c, cpu, ncpu, &copies);
 	}
+	free(copies);
 	if (final && !all && !c->flush_failed)
 		warn("some kernel-layer records could not be taken from a CPU at the end");
 	if (all || c->flush_failed)
