@@ -48,9 +48,19 @@ static void push(unsigned char **buf, size_t *len, size_t *cap,
 	*len += ev->size;
 }
 
-void dc_merge_kernel(struct dc_merge *m, const struct dc_event *ev)
+void dc_merge_kernel(struct dc_merge *m, const struct dc_event *ev,
+		     bool soon)
 {
 	push(&m->kq, &m->klen, &m->kcap, ev);
+	if (soon)
+		m->ksoon = m->klen;
+}
+
+/* Kernel records leave kq from its front, so one offset, moved with
+ * them, says whether any that wants out soon is left: no scan. */
+bool dc_merge_soon(const struct dc_merge *m)
+{
+	return m->ksoon > 0;
 }
 
 void dc_merge_client(struct dc_merge *m, const struct dc_event *ev)
@@ -185,6 +195,7 @@ void dc_merge_run(struct dc_merge *m, uint64_t upto, bool final,
 	if (koff > 0) /* (kq is NULL until a kernel record came) */
 		memmove(m->kq, m->kq + koff, m->klen - koff);
 	m->klen -= koff;
+	m->ksoon = m->ksoon > koff ? m->ksoon - koff : 0;
 	m->running = false;
 }
 

@@ -22,6 +22,8 @@ struct dc_merge_ref {
 struct dc_merge {
 	unsigned char *kq;       /* kernel records, in ring order */
 	size_t klen, kcap;
+	size_t ksoon;            /* kq's bytes up to the end of the last
+				    record that wants out soon; 0: none */
 	unsigned char *fq;       /* client records */
 	size_t flen, fcap;
 	unsigned char *keep;     /* client records that wait (swapped with fq) */
@@ -35,8 +37,12 @@ struct dc_merge {
 typedef void (*dc_merge_emit)(void *ctx, const struct dc_event *ev,
 			      bool kernel);
 
-/* A record of the kernel's ring, in ring order. */
-void dc_merge_kernel(struct dc_merge *m, const struct dc_event *ev);
+/* A record of the kernel's ring, in ring order; soon: it should not
+ * wait long (dc_merge_soon). */
+void dc_merge_kernel(struct dc_merge *m, const struct dc_event *ev,
+		     bool soon);
+/* Whether a kernel record added with soon still waits. */
+bool dc_merge_soon(const struct dc_merge *m);
 /* A record out of the ring's order, placed by its end: a client's, or
  * one of the kernel's per-CPU batches (output.c). */
 void dc_merge_client(struct dc_merge *m, const struct dc_event *ev);

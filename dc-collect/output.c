@@ -352,9 +352,12 @@ int on_record(void *ctx, void *data, size_t size)
 	if (ev->type == DC_EV_CALL)
 		dc_nest_call(&c->nest, ev);
 	/* With clients or batches, the kernel's records wait to be merged
-	 * with theirs. */
+	 * with theirs; a process's own record (fork, exec, exit, a client's
+	 * registration) is described from /proc when it goes out, best
+	 * while the process is still there (process_waits). */
 	if (c->fast != NULL || c->batching) {
-		dc_merge_kernel(&c->merge, ev);
+		dc_merge_kernel(&c->merge, ev, ev->probe_id >= c->internal_base &&
+				ev->probe_id < c->internal_base + DC_IPROBE_COUNT);
 		return 0;
 	}
 	process_record(c, ev);
@@ -558,21 +561,11 @@ static void flush_cpu_batches(struct collector *c, bool final)
 		c->batch_horizon = t - FLUSH_SKEW_NS;
 }
 
-/* Whether a process's own record (fork, exec, exit) waits in the merge
- * for the next drain. */
+/* Whether a process's own record (fork, exec, exit, a client's
+ * registration) waits in the merge for the next drain. */
 bool process_waits(const struct collector *c)
 {
-	const struct dc_merge *m = &c->merge;
-
-	for (size_t off = 0; off < m->klen;) {
-		const struct dc_event *ev = (const void *)(m->kq + off);
-
-		if (ev->type == DC_EV_FORK || ev->type == DC_EV_EXEC ||
-		    ev->type == DC_EV_EXIT_PROC)
-			return true;
-		off += ev->size;
-	}
-	return false;
+	return dc_merge_soon(&c->merge);
 }
 
 /* The kernel's per-CPU batches sent first (the time before that is

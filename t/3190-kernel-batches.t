@@ -249,6 +249,41 @@ test_expect_success BPF,BATCHES,PYTHON3 'an exec waiting in the merge: each prog
 	EOF
 '
 
+# A client's registration selects its process, which is described from
+# /proc when the record goes out of the merge; the record waits behind
+# the batches, sent at most every 50 ms, so, like an exec, it brings the
+# next drain in 1 ms.  Five programs of 40 ms each, started by dc-wrap in
+# a directory of their own, write to a relative path: each process was
+# described while it ran, so each file has its full path (with the
+# registrations waiting for the period, 2 of the 5 had none in each of 3
+# runs, and
+# t/6000 test 4 failed 2 runs in 7).
+test_expect_success BPF,BATCHES,PYTHON3 'a client registering: each process described while it runs, its relative paths made whole' '
+	printf "layers: [posix, syscalls]\n" >c.yaml &&
+	sign_spec c.yaml &&
+	rm -f ready &&
+	{ dc-collect -k "$SHARED/key" --clients --ready-file ready probes.sig \
+		2>collect.err | dc-aggregate | dc-write t.pfw.gz & } &&
+	wait_for_file ready &&
+	collector=$(ready_pid ready) &&
+	test_when_finished "test_kill_pid -INT $collector dc-collect" &&
+	mkdir -p sub && rm -f sub/out* &&
+	for i in 1 2 3 4 5; do
+		(cd sub && dc-wrap --ready-file ../ready --timeout 30 \
+			"$WORKLOAD" spin 0.04 out$i) || return 1
+	done &&
+	kill -INT "$collector" &&
+	wait &&
+	bad=0 &&
+	for i in 1 2 3 4 5; do
+		n=$(wc -l <sub/out$i) &&
+		got=$(pfw-query count t.pfw.gz --cat POSIX --name write --file "$PWD/sub/out$i") &&
+		echo "out$i: $n lines, $got writes by that path" &&
+		{ test "$n" -ge 3 && test "$got" = "$n" || bad=$((bad + 1)); } || return 1
+	done &&
+	test $bad = 0
+'
+
 # System calls' records go into the batches too where BPF has a
 # compare-and-swap: the exit program may be preempted (6.14 and later),
 # and takes the batch with one.  Eight threads on one CPU, each writing
