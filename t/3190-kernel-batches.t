@@ -255,9 +255,8 @@ test_expect_success BPF,BATCHES,PYTHON3 'an exec waiting in the merge: each prog
 # next drain in 1 ms.  Five programs of 40 ms each, started by dc-wrap in
 # a directory of their own, write to a relative path: each process was
 # described while it ran, so each file has its full path (with the
-# registrations waiting for the period, 2 of the 5 had none in each of 3
-# runs, and
-# t/6000 test 4 failed 2 runs in 7).
+# registrations waiting for the period, 2 of the 5 had none in each of
+# 3 runs, and t/6000 test 4 failed 2 runs in 7).
 test_expect_success BPF,BATCHES,PYTHON3 'a client registering: each process described while it runs, its relative paths made whole' '
 	printf "layers: [posix, syscalls]\n" >c.yaml &&
 	sign_spec c.yaml &&
