@@ -60,7 +60,6 @@ const volatile __u32 block_set_bits = DC_BLOCK_SET_BITS;
 struct block_start {
 	__u64 ts;                /* issue time; 0 until issued */
 	__u64 pid_tgid;          /* who queued it */
-	__u64 op;                /* rwbs, packed (ctx_op) */
 	__u64 parent;            /* seq of the call that queued it, 0: none */
 	__u32 bytes;             /* still to complete (known from issue) */
 	__u16 depth;             /* level: that of the queuing task's calls */
@@ -75,6 +74,7 @@ struct block_slots {
 		__u32 dev;
 		__u32 born;        /* jiffies (low half) when queued: the oldest goes */
 		struct block_start start;
+		__u64 spare;       /* to the line's end */
 	} slot[DC_BLOCK_WAYS];
 };
 
@@ -342,7 +342,6 @@ static __always_inline int bio_queue(const struct blk_fields *f)
 	key.sector = f->sector;
 	start.pid_tgid = pid_tgid;
 	start.bytes = (__u64)f->nr_sector * 512;
-	start.op = f->op;
 	start.selected = current_selected(pid_tgid);
 	if (start.selected) {
 		struct kevent k = {};
@@ -411,7 +410,6 @@ static __always_inline int block_issue(const struct blk_fields *f)
 	if (start->selected)
 		start->ts = bpf_ktime_get_ns();
 	start->bytes = f->bytes;
-	start->op = f->op;
 	block_give(&s, way, tag);
 	return 0;
 }
@@ -484,7 +482,7 @@ static __always_inline int block_complete(const struct blk_fields *f)
 			.parent = start->parent, .probe_id = probe_id,
 			.depth = start->depth, .type = DC_EV_CALL,
 			.flags = DC_EVF_ASYNC | (__u8)start->flags, .nargs = 4,
-			.a = { key.dev, key.sector, bytes, start->op },
+			.a = { key.dev, key.sector, bytes, f->op },
 		};
 
 		now = bpf_ktime_get_ns();
@@ -509,7 +507,7 @@ SEC("tp/block/block_bio_queue")
 int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 {
 	struct blk_fields f = { .dev = ctx->dev, .sector = ctx->sector,
-				.nr_sector = ctx->nr_sector, .op = ctx_op(ctx) };
+				.nr_sector = ctx->nr_sector };
 
 	return bio_queue(&f);
 }
@@ -536,7 +534,7 @@ SEC("tp/block/block_rq_issue")
 int dc_block_issue(struct trace_event_raw_block_rq *ctx)
 {
 	struct blk_fields f = { .dev = ctx->dev, .sector = ctx->sector,
-				.bytes = ctx->bytes, .op = ctx_op(ctx) };
+				.bytes = ctx->bytes };
 
 	return block_issue(&f);
 }
@@ -657,8 +655,7 @@ int BPF_PROG(dc_bio_queue_btf, struct bio *bio)
 {
 	struct blk_fields f = { .dev = blk_bio_dev(bio),
 				.sector = bio->bi_iter.bi_sector,
-				.nr_sector = bio->bi_iter.bi_size >> 9,
-				.op = blk_op(bio->bi_opf) };
+				.nr_sector = bio->bi_iter.bi_size >> 9 };
 
 	return bio_queue(&f);
 }
@@ -688,8 +685,7 @@ int BPF_PROG(dc_block_issue_btf, struct request *rq)
 {
 	struct blk_fields f = { .dev = blk_rq_dev(rq),
 				.sector = blk_rq_sector(rq),
-				.bytes = rq->__data_len,
-				.op = blk_op(rq->cmd_flags) };
+				.bytes = rq->__data_len };
 
 	return block_issue(&f);
 }
