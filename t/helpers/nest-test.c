@@ -96,7 +96,7 @@ static void merge_waits_for_child(void)
 	struct dc_event before = client(4, 0, 500, 100, 0);
 	struct out o = { 0 };
 
-	dc_merge_kernel(&m, &sys);
+	dc_merge_kernel(&m, &sys, false);
 	dc_merge_client(&m, &before);
 	dc_merge_client(&m, &call);
 	dc_merge_run(&m, 1120, false, collect_out, &o);
@@ -124,9 +124,9 @@ static void merge_order(void)
 	struct dc_event c3 = client(3, 0, 1150, 10, 0);
 	struct out o = { 0 };
 
-	dc_merge_kernel(&m, &k1);
-	dc_merge_kernel(&m, &k2);
-	dc_merge_kernel(&m, &k3);
+	dc_merge_kernel(&m, &k1, false);
+	dc_merge_kernel(&m, &k2, false);
+	dc_merge_kernel(&m, &k3, false);
 	dc_merge_client(&m, &c3);
 	dc_merge_client(&m, &c1);
 	dc_merge_client(&m, &c2);
@@ -141,6 +141,38 @@ static void merge_order(void)
 	memset(&o, 0, sizeof(o));
 	dc_merge_run(&m, 5000, true, collect_out, &o);
 	ok(o.n == 0, "merge: nothing twice");
+	dc_merge_free(&m);
+}
+
+/* A kernel record that wants out soon (a process's own: output.c's
+ * process_waits) is known to wait until the run that lets it out, with
+ * records before and after it in the queue. */
+static void merge_soon(void)
+{
+	struct dc_merge m = { 0 };
+	struct dc_event k1 = rec(DC_EV_CALL, 1, 0, 100, 100, 0);
+	struct dc_event k2 = rec(DC_EV_EXEC, 2, 0, 400, 0, 0);
+	struct dc_event k3 = rec(DC_EV_CALL, 3, 0, 900, 200, 0);
+	struct dc_event k4 = rec(DC_EV_EXIT_PROC, 4, 0, 1500, 0, 0);
+	struct out o = { 0 };
+	bool before, first, second, third;
+
+	dc_merge_kernel(&m, &k1, false);
+	before = dc_merge_soon(&m);
+	dc_merge_kernel(&m, &k2, true);
+	dc_merge_kernel(&m, &k3, false);
+	dc_merge_run(&m, 300, false, collect_out, &o);
+	first = dc_merge_soon(&m);
+	dc_merge_run(&m, 600, false, collect_out, &o);
+	second = dc_merge_soon(&m);
+	dc_merge_kernel(&m, &k4, true);
+	third = dc_merge_soon(&m);
+	dc_merge_run(&m, 0, true, collect_out, &o);
+	ok(!before && first && !second && third && !dc_merge_soon(&m) &&
+	   emitted(&o, 4, (uint64_t[]){ 1, 2, 3, 4 }),
+	   "merge: a record that wants out soon is known to wait until it "
+	   "goes (%d %d %d %d %d, %zu out)", before, first, second, third,
+	   dc_merge_soon(&m), o.n);
 	dc_merge_free(&m);
 }
 
@@ -215,7 +247,7 @@ static void merge_threads(void)
 			struct dc_event k = rec(DC_EV_CALL, knext + 1, 0,
 						kend[knext] - 5, 5, 0);
 
-			dc_merge_kernel(&m, &k);
+			dc_merge_kernel(&m, &k, false);
 			want[nref++] = (struct ref){ kend[knext], knext + 1, 0, 0 };
 		}
 		for (int t = 0; t < R_THREADS; t++)
@@ -324,6 +356,7 @@ int main(void)
 {
 	merge_waits_for_child();
 	merge_order();
+	merge_soon();
 	merge_threads();
 	nest_inside_and_after();
 	nest_one_more_drain();
