@@ -7,9 +7,14 @@
  */
 
 /* Block I/O from queueing to completion, by device and first sector.
- * Every bio queued on the host is remembered, selected or not, so that a
- * completion found nowhere is known to be unattributed (not someone
- * else's) and is still emitted.  Merged bios leave the table at the merge.
+ * With the classic tracepoints every bio queued on the host is
+ * remembered, selected or not (block_every_bio), so that a completion
+ * found nowhere is known to be unattributed (not someone else's) and is
+ * still emitted.  The tp_btf programs remember a selected process's bios
+ * only, and on a request-based device only (a bio-based one's complete
+ * no request): a completion found nowhere is told by its request's own
+ * times instead (blk_rq_before), so others' I/O costs three programs
+ * that look and return.  Merged bios leave the table at the merge.
  *
  * A hash map's update cost more than the rest of a bio's visit (its
  * allocation and locking, at every bio on the host), so the table is a
@@ -96,6 +101,18 @@ struct block_set {
 
 #define DC_GOLDEN 0x9e3779b97f4a7c15ULL
 
+/* Whether every bio is remembered (the classic tracepoints: they have no
+ * request to read a completion's times from); set by dc-collect (load.c). */
+const volatile bool block_every_bio = true;
+
+/* When the first bio was queued after the tp_btf programs attached
+ * (block_note_epoch): a request found nowhere at its completion that
+ * began before that was in flight when tracing began. */
+struct {
+	__u64 ns;                /* bpf_ktime_get_ns(), 0 until then */
+	__u64 jiffies;
+} block_epoch;
+
 /* Way i's tag in a set's tags w. */
 static __always_inline __u32 tag_of(__u64 w, int i)
 {
@@ -176,8 +193,11 @@ static __always_inline void block_give(struct block_set *s, int way, __u32 tag)
 #endif
 }
 
-/* Take the slot holding key (its tag marked busy): its way, or -1 when
- * no slot holds it or another CPU has it. */
+#define DC_BLOCK_NONE (-1)   /* block_take: no slot holds the key */
+#define DC_BLOCK_TAKEN (-2)  /* ... one does, but another CPU has it */
+
+/* Take the slot holding key (its tag marked busy): its way, or
+ * DC_BLOCK_NONE or DC_BLOCK_TAKEN. */
 static __always_inline int block_take(struct block_set *s, __u32 tag,
 				      const struct dc_block_key *key)
 {
@@ -188,15 +208,15 @@ static __always_inline int block_take(struct block_set *s, __u32 tag,
 		if (tag_of(w, i) != tag || !block_key_eq(&s->slot[i], key))
 			continue;
 		if (!block_mark(s, i, tag, tag | DC_BLOCK_BUSY))
-			return -1;
+			return DC_BLOCK_TAKEN;
 		/* Ours now: a slot given to another key in between fails. */
 		if (!block_key_eq(&s->slot[i], key)) {
 			block_give(s, i, tag);
-			return -1;
+			return DC_BLOCK_TAKEN;
 		}
 		return i;
 	}
-	return -1;
+	return DC_BLOCK_NONE;
 }
 
 /* The way of a full set's oldest entry (not busy), -1 if none: its
@@ -221,12 +241,12 @@ static __always_inline int block_oldest(struct block_set *s, __u64 w,
 }
 
 /* A slot for key, taken (busy), its key written: the one holding key
- * already (a stale entry), else a free one, else the oldest; -1 when
- * another CPU took it first.  The caller writes its start and gives it
- * back with block_give(s, way, tag). */
+ * already (a stale entry), else a free one, else the oldest (its key
+ * then in *evicted); -1 when another CPU took it first.  The caller
+ * writes its start and gives it back with block_give(s, way, tag). */
 static __always_inline int block_claim(struct block_set *s, __u32 tag,
 				       const struct dc_block_key *key,
-				       __u32 now)
+				       __u32 now, struct dc_block_key *evicted)
 {
 	__u64 w = *(volatile __u64 *)s->tags;
 	int i, way = -1;
@@ -241,35 +261,83 @@ static __always_inline int block_claim(struct block_set *s, __u32 tag,
 		if (t == 0 && way < 0)
 			way = i;
 	}
-	if (way < 0)
+	if (way < 0) {
 		way = block_oldest(s, w, now);
-	if (way < 0)
+		if (way < 0)
+			return -1;
+		way &= DC_BLOCK_WAYS - 1;
+		if (!block_mark(s, way, tag_of(w, way), tag | DC_BLOCK_BUSY))
+			return -1;
+		evicted->sector = s->slot[way].sector;
+		evicted->dev = s->slot[way].dev;
+	} else if (!block_mark(s, way & (DC_BLOCK_WAYS - 1), tag_of(w, way),
+			       tag | DC_BLOCK_BUSY)) {
 		return -1;
+	}
 	way &= DC_BLOCK_WAYS - 1;
-	if (!block_mark(s, way, tag_of(w, way), tag | DC_BLOCK_BUSY))
-		return -1;
 	s->slot[way].sector = key->sector;
 	s->slot[way].dev = key->dev;
 	s->slot[way].born = now;
 	return way;
 }
 
-/* Remember start under key (see block_claim); false if it could not be. */
-static __always_inline bool block_put(const struct dc_block_key *key,
+/* Selected requests whose entry could not be made or was given up to
+ * another, where only selected bios are remembered (block_every_bio
+ * false): the completion of one found nowhere is then still emitted,
+ * as one never seen queued, where others' are not.  A hash map, as
+ * this is rare, and looked in only while it holds any (block_lost_n). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct dc_block_key);
+	__type(value, __u8);
+} block_lost SEC(".maps");
+
+__u64 block_lost_n;
+
+static __always_inline void block_lose(const struct dc_block_key *key)
+{
+	__u8 one = 1;
+
+	if (!block_every_bio &&
+	    bpf_map_update_elem(&block_lost, key, &one, BPF_NOEXIST) == 0)
+		__sync_fetch_and_add(&block_lost_n, 1);
+}
+
+/* Whether key's entry was given up (block_lose); it is not any more. */
+static __always_inline bool block_found_lost(const struct dc_block_key *key)
+{
+	if (block_lost_n == 0 || bpf_map_delete_elem(&block_lost, key) != 0)
+		return false;
+	__sync_fetch_and_sub(&block_lost_n, 1);
+	return true;
+}
+
+/* Remember start under key (see block_claim).  A selected request
+ * whose entry could not be made, or whose entry this one took, is
+ * remembered as lost (block_lose). */
+static __always_inline void block_put(const struct dc_block_key *key,
 				      const struct block_start *start)
 {
+	struct dc_block_key evicted = {};
 	struct block_set s;
 	__u32 tag;
 	int way;
 
 	if (!block_set_of(key, &s, &tag))
-		return false;
-	way = block_claim(&s, tag, key, (__u32)bpf_jiffies64());
-	if (way < 0)
-		return false;
-	s.slot[way & (DC_BLOCK_WAYS - 1)].start = *start;
+		return;
+	/* Remembered again (a split's rest, queued once more). */
+	block_found_lost(key);
+	way = block_claim(&s, tag, key, (__u32)bpf_jiffies64(), &evicted);
+	if (way < 0) {
+		block_lose(key);
+		return;
+	}
+	way &= DC_BLOCK_WAYS - 1;
+	if (evicted.dev != 0 && s.slot[way].start.selected)
+		block_lose(&evicted);
+	s.slot[way].start = *start;
 	block_give(&s, way, tag);
-	return true;
 }
 
 /* Forget key, if remembered (a merged bio). */
@@ -327,10 +395,11 @@ struct blk_fields {
 	__s32 error;             /* block_rq_complete's, an errno */
 };
 
-static __always_inline int bio_queue(const struct blk_fields *f)
+/* A bio queued by task (pid_tgid), selected or not. */
+static __always_inline int bio_queue(const struct blk_fields *f,
+				     struct task_struct *task, __u64 pid_tgid,
+				     bool selected)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 pid_tgid = task_pid_tgid(task);
 	struct dc_block_key key = {};
 	struct block_start start = {};
 
@@ -342,8 +411,8 @@ static __always_inline int bio_queue(const struct blk_fields *f)
 	key.sector = f->sector;
 	start.pid_tgid = pid_tgid;
 	start.bytes = (__u64)f->nr_sector * 512;
-	start.selected = current_selected(pid_tgid);
-	if (start.selected) {
+	start.selected = selected;
+	if (selected) {
 		struct kevent k = {};
 
 		/* No clock read: the request is timed from its issue. */
@@ -450,7 +519,27 @@ static __always_inline void block_rest(const struct dc_block_key *key,
 	block_put(&rest, start);
 }
 
-static __always_inline int block_complete(const struct blk_fields *f)
+/* Whether request rq, found nowhere at its completion, began before the
+ * first bio was queued after the tp_btf programs attached (block_epoch):
+ * then it was in flight when tracing began, else it is someone else's.
+ * It began when it was made (start_time_ns, where the kernel stamps it:
+ * I/O statistics or a scheduler on its queue), or else when it was
+ * issued: its timeout's deadline, less the timeout, in jiffies. */
+static __always_inline bool blk_rq_before(struct request *rq)
+{
+	__u64 made = rq->start_time_ns;
+
+	if (block_epoch.ns == 0)
+		return true; /* no bio queued since: every request is older */
+	if (made != 0)
+		return made < block_epoch.ns;
+	return (long)(rq->deadline - rq->timeout - block_epoch.jiffies) < 0;
+}
+
+/* The completion of bytes of request rq (NULL: the classic programs,
+ * where every bio is remembered). */
+static __always_inline int block_complete(const struct blk_fields *f,
+					  struct request *rq)
 {
 	struct dc_block_key key = {};
 	struct block_start *start;
@@ -458,7 +547,7 @@ static __always_inline int block_complete(const struct blk_fields *f)
 	__u32 probe_id;
 	__u64 now, bytes;
 	__u32 tag;
-	int way = -1;
+	int way = DC_BLOCK_NONE;
 
 	key.dev = f->dev;
 	key.sector = f->sector;
@@ -470,6 +559,12 @@ static __always_inline int block_complete(const struct blk_fields *f)
 	if (block_set_of(&key, &s, &tag))
 		way = block_take(&s, tag, &key);
 	if (way < 0) {
+		/* Where only selected bios are remembered, one found
+		 * nowhere is someone else's unless it began before or
+		 * its entry was given up. */
+		if (way == DC_BLOCK_NONE && rq && !blk_rq_before(rq) &&
+		    !block_found_lost(&key))
+			return 0;
 		block_unknown(f, probe_id, bpf_ktime_get_ns());
 		return 0;
 	}
@@ -506,10 +601,12 @@ static __always_inline int block_complete(const struct blk_fields *f)
 SEC("tp/block/block_bio_queue")
 int dc_bio_queue(struct trace_event_raw_block_bio *ctx)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pid_tgid = task_pid_tgid(task);
 	struct blk_fields f = { .dev = ctx->dev, .sector = ctx->sector,
 				.nr_sector = ctx->nr_sector };
 
-	return bio_queue(&f);
+	return bio_queue(&f, task, pid_tgid, current_selected(pid_tgid));
 }
 
 SEC("tp/block/block_split")
@@ -546,7 +643,7 @@ int dc_block_complete(struct trace_event_raw_block_rq_completion *ctx)
 				.nr_sector = ctx->nr_sector,
 				.error = ctx->error, .op = ctx_op(ctx) };
 
-	return block_complete(&f);
+	return block_complete(&f, NULL);
 }
 
 /* The same through BTF-typed raw tracepoints (tp_btf), where the kernel
@@ -650,14 +747,38 @@ static __always_inline __u32 blk_bio_dev(struct bio *bio)
 	return disk ? disk->part0->bd_dev : bio->bi_bdev->bd_dev;
 }
 
+/* The first bio queued after the programs attached: when it was
+ * (block_epoch).  Racing CPUs write near-equal times. */
+static __always_inline void block_note_epoch(void)
+{
+	if (block_epoch.ns != 0)
+		return;
+	block_epoch.jiffies = bpf_jiffies64();
+	block_epoch.ns = bpf_ktime_get_ns();
+}
+
+/* Only a selected process's bios, and only on a request-based device
+ * (blk-mq): a bio-based device's bios complete no request, and
+ * remembered they would only age out of the table, each counted lost. */
 SEC("?tp_btf/block_bio_queue")
 int BPF_PROG(dc_bio_queue_btf, struct bio *bio)
 {
-	struct blk_fields f = { .dev = blk_bio_dev(bio),
-				.sector = bio->bi_iter.bi_sector,
-				.nr_sector = bio->bi_iter.bi_size >> 9 };
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 pid_tgid = task_pid_tgid(task);
 
-	return bio_queue(&f);
+	block_note_epoch();
+	if (!current_selected(pid_tgid) ||
+	    !bio->bi_bdev->bd_disk->queue->mq_ops)
+		return 0;
+	{
+		struct blk_fields f = {
+			.dev = blk_bio_dev(bio),
+			.sector = bio->bi_iter.bi_sector,
+			.nr_sector = bio->bi_iter.bi_size >> 9,
+		};
+
+		return bio_queue(&f, task, pid_tgid, true);
+	}
 }
 
 SEC("?tp_btf/block_split")
@@ -700,5 +821,5 @@ int BPF_PROG(dc_block_complete_btf, struct request *rq, blk_status_t error,
 				.error = blk_errno(error),
 				.op = blk_op(rq->cmd_flags) };
 
-	return block_complete(&f);
+	return block_complete(&f, rq);
 }

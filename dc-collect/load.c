@@ -349,6 +349,9 @@ void open_and_load(struct collector *c)
 				  c->tp_needed[DC_TP_RA_ASYNC];
 	skel->rodata->fast_path = c->want_fast;
 	skel->rodata->batching = c->batching;
+	/* The classic block programs remember every bio; the tp_btf ones
+	 * the selected processes' only (block.bpf.h). */
+	skel->rodata->block_every_bio = !dc_features_klayers_btf(&c->feat);
 	bpf_program__set_autoload(skel->progs.dc_batch_flush, c->batching);
 	test_bits("DC_TEST_BLOCK_SET_BITS", &skel->rodata->block_set_bits);
 	test_bits("DC_TEST_STACK_SLOTS", &skel->rodata->stack_slot_bits);

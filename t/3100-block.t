@@ -348,6 +348,46 @@ test_expect_success BPF,LOOP,PYTHON3 'a full set of in-flight bios: evicted ones
 	test $((mine + unknown)) -ge 8388608
 '
 
+# With tp_btf only the traced processes' bios are remembered: others'
+# I/O costs the programs a look and no entry.  In a table of one set of
+# 8, an untraced reader queues 128 bios at a time (8 MiB direct reads,
+# split in 64 KiB requests), while the traced dd reads 4 MiB a page at
+# a time: had the reader's bios been remembered they would have given
+# up the traced ones' entries (as in the test above); none is, so every
+# one of the traced reads is attributed.  Nothing of the reader's is in
+# the trace but what was in flight when tracing began (pid 0, counted).
+TPBTF_LINE="tracepoints: tp_btf"
+test_lazy_prereq TPBTF '
+	check_kernel >features &&
+	grep "$TPBTF_LINE" features ||
+	{ echo "no tp_btf programs here: $(grep -o "tracepoints: [^;]*" features)"; false; }
+'
+
+test_expect_success BPF,LOOP,PYTHON3,TPBTF 'others'"'"' bios are not remembered: a traced reader beside an untraced one fills no set' '
+	dev=$(cat "$SHARED/loopdev") &&
+	( i=0; while test $i -lt 400; do
+		dd if="$dev" of=/dev/null bs=8M count=2 iflag=direct 2>/dev/null
+		i=$((i + 1)); done ) &
+	reader=$! &&
+	test_when_finished "kill $reader 2>/dev/null; wait $reader; true" &&
+	sleep 0.3 &&
+	printf "layers: [block]\n" >c.yaml &&
+	(
+		DC_TEST_BLOCK_SET_BITS=0 && export DC_TEST_BLOCK_SET_BITS &&
+		trace c.yaml t.pfw.gz probes.sig -- \
+			dd if="$MNT/R" of=/dev/null bs=4k count=1024 iflag=direct
+	) &&
+	test "$(cat collect.rc)" = 0 &&
+	grep "$TPBTF_LINE" collect.err &&
+	n=$(sed -n "s/.* \([0-9]*\) block requests completed that were never seen queued.*/\1/p" collect.err) &&
+	echo "unknown: ${n:-0}" &&
+	test "$(pfw-query count t.pfw.gz --cat block --pid 0)" = "${n:-0}" &&
+	pid=$(pfw-query pids t.pfw.gz --cat block | grep -v "^0\$") &&
+	set -- $(block_bytes t.pfw.gz "$pid" R) &&
+	echo "dd: $1 bytes in $2 requests" &&
+	test "$1" = 4194304 && test "$2" = 1024
+'
+
 test_expect_success BPF 'DC_TEST_BLOCK_SET_BITS out of range: one error line, exit 1' '
 	test_hook_refused block DC_TEST_BLOCK_SET_BITS=12 \
 		"DC_TEST_BLOCK_SET_BITS=12: not a number from 0 to 11"
