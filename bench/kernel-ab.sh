@@ -36,7 +36,9 @@
 # kernel's unbound workers can be put on that CPU too, its O_DIRECT
 # 4 KiB reads of the loop device (device-direct: a bio, its request's
 # insertion, issue and completion each, and the device's work) and its
-# buffered ones (device-buffered: a readahead and a page too).  The rounds add
+# buffered ones (device-buffered: a readahead and a page too), and the
+# direct reads again run beside the collector, not traced by it
+# (device-direct-others: what a process not selected pays).  The rounds add
 # an untraced run; raw lines "round config workload cpu 1 ns" (ns: all
 # the CPU time on the workload's CPU per iteration).  --summary then
 # prints what each configuration adds to the untraced runs, by the
@@ -220,6 +222,30 @@ one_cpu() { # one_cpu ROUND CFG BIN WL KWORK-ARGS...
 	esac
 	sed -n "s/.*host_ns_per_iteration=\([0-9.]*\).*/$c_r $c_cfg $c_wl cpu 1 \1/p" m.out
 }
+# The same with the workload not traced: run beside a collector that
+# traces a command blocked on a FIFO until it is done (nothing periodic:
+# a loop of sleeps on the other CPU slowed the direct reads 2.5x at
+# times, with or without a collector).  The floor's programs run for
+# every process anyway.
+one_cpu_others() { # one_cpu_others ROUND CFG BIN WL KWORK-ARGS...
+	case $2 in
+	untraced|floor) one_cpu "$@"; return ;;
+	esac
+	o_r=$1 o_cfg=$2 o_bin=$3 o_wl=$4; shift 4
+	dd if=mnt/H iflag=nocache count=0 2>/dev/null
+	rm -f ready fifo && mkfifo fifo
+	{ $PIN "$o_bin" -k key --ready-file ready kern.sig -- \
+		sh -c 'read x <fifo' 2>c.err |
+		$PIN dc-aggregate | $PIN dc-write --force out.pfw.gz; } &
+	o_n=0
+	while [ ! -s ready ] && [ $o_n -lt 300 ]; do sleep 0.1; o_n=$((o_n + 1)); done
+	KWORK_CPU=$KCPU ./kwork "$@" 2>m.out
+	echo done >fifo
+	wait
+	grep -q " 0 dropped" c.err ||
+		echo "kernel-ab: $o_cfg, round $o_r: $(tail -n 1 c.err)" >&2
+	sed -n "s/.*host_ns_per_iteration=\([0-9.]*\).*/$o_r $o_cfg $o_wl cpu 1 \1/p" m.out
+}
 # Both kinds of round: each configuration's runs on the workloads.
 one_round() { # one_round ROUND CFG BIN
 	if [ "${AB_MEASURE:-stats}" = cpu ]; then
@@ -228,6 +254,7 @@ one_round() { # one_round ROUND CFG BIN
 		[ -z "$wq_was" ] || {
 			one_cpu "$1" "$2" "$3" device-direct dread mnt/R 16384
 			one_cpu "$1" "$2" "$3" device-buffered rread mnt/R 16384
+			one_cpu_others "$1" "$2" "$3" device-direct-others dread mnt/R 16384
 		}
 	else
 		one "$1" "$2" "$3" direct "$DIRECT"
