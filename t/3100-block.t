@@ -54,7 +54,7 @@ for r in sorted(rows):
 # test_when_finished of the whole script).
 cleanup_device() {
 	# The second device's backing file is on the first's file system.
-	fsfreeze -u "$MNT" 2>/dev/null
+	fsfreeze --unfreeze "$MNT" 2>/dev/null
 	if test -s "$SHARED/floopdev"; then
 		losetup -d "$(cat "$SHARED/floopdev")"
 		rm -f "$SHARED/floopdev"
@@ -331,17 +331,19 @@ test_expect_success BPF,LOOP,PYTHON3 'requests in flight when tracing begins: ke
 '
 
 # A request in flight when tracing begins, for certain: a direct write
-# to a second loop device, whose backing file is on the first one'"'"'s
-# ext4, frozen, waits in that device'"'"'s worker until the file system
+# to a second loop device, whose backing file is on the first one's
+# ext4, frozen, waits in that device's worker until the file system
 # thaws.  The traced command reads a page of the first device (a bio
-# queued after the programs attached), then thaws it.  The write'"'"'s
+# queued after the programs attached), then thaws it.  The write's
 # completion, found nowhere, began before: kept with pid 0 and counted.
 # 64 more direct writes, by an untraced process after the thaw, are
-# someone else'"'"'s: left out.  The tp_btf programs tell the first
-# from the others by their issue'"'"'s jiffy, the classic ones by
-# remembering every bio; each with the device'"'"'s I/O statistics on
+# someone else's: left out.  The tp_btf programs tell the first
+# from the others by their issue's jiffy, the classic ones by
+# remembering every bio; each with the device's I/O statistics on
 # and off (where, turned off, the requests' time stamps were earlier
 # ones', and 49 of the 64 writes were taken for older than tracing).
+# (fsfreeze --freeze, not -f: the VM suite's busybox has only the long
+# options.)
 test_lazy_prereq FREEZE '
 	command -v fsfreeze >/dev/null || { echo "no fsfreeze"; false; }
 '
@@ -354,13 +356,13 @@ test_expect_success BPF,LOOP,PYTHON3,FREEZE 'a request surely in flight when tra
 	q=/sys/block/${fdev#/dev/}/queue &&
 	echo none >$q/scheduler &&
 	printf "layers: [block]\n" >c.yaml &&
-	test_when_finished "fsfreeze -u \"$MNT\" 2>/dev/null; touch thawed; wait;
+	test_when_finished "fsfreeze --unfreeze \"$MNT\" 2>/dev/null; touch thawed; wait;
 		losetup -d $fdev && rm -f \"$SHARED/floopdev\"" &&
 	for run in btf:1 btf:0 classic:1 classic:0; do
 		kind=${run%:*} stats=${run#*:} &&
 		echo $stats >$q/iostats &&
 		rm -f thawed &&
-		fsfreeze -f "$MNT" &&
+		fsfreeze --freeze "$MNT" &&
 		{ dd if=/dev/zero of="$fdev" bs=4k count=1 oflag=direct 2>/dev/null & } &&
 		{ ( i=0; while test ! -e thawed && test $i -lt 3000; do
 			sleep 0.01; i=$((i + 1)); done
@@ -372,10 +374,10 @@ test_expect_success BPF,LOOP,PYTHON3,FREEZE 'a request surely in flight when tra
 			fi &&
 			trace c.yaml t$kind$stats.pfw.gz probes.sig -- sh -c \
 			"dd if=\"$MNT/R\" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null &&
-			 fsfreeze -u \"$MNT\" && touch thawed && sleep 1"
+			 fsfreeze --unfreeze \"$MNT\" && touch thawed && sleep 1"
 		);
 		# (Whatever became of the command, nothing waits for good.)
-		fsfreeze -u "$MNT" 2>/dev/null; touch thawed; wait;
+		fsfreeze --unfreeze "$MNT" 2>/dev/null; touch thawed; wait;
 		test "$(cat collect.rc)" = 0 &&
 		n=$(sed -n "s/.* \([0-9]*\) block requests completed that were never seen queued.*/\1/p" collect.err) &&
 		echo "$kind, iostats $stats: unknown ${n:-0}" &&
