@@ -102,7 +102,8 @@ struct block_set {
 #define DC_GOLDEN 0x9e3779b97f4a7c15ULL
 
 /* Whether every bio is remembered (the classic tracepoints: they have no
- * request to read a completion's times from); set by dc-collect (load.c). */
+ * request whose issue can judge a completion found nowhere,
+ * blk_rq_before); set by dc-collect (load.c). */
 const volatile bool block_every_bio = true;
 
 /* The jiffy in which the first bio was queued after the tp_btf programs
@@ -248,6 +249,7 @@ static __always_inline int block_claim(struct block_set *s, __u32 tag,
 {
 	__u64 w = *(volatile __u64 *)s->tags;
 	int i, way = -1;
+	bool evict;
 	__u32 t;
 
 	for (i = 0; i < DC_BLOCK_WAYS; i++) {
@@ -259,20 +261,18 @@ static __always_inline int block_claim(struct block_set *s, __u32 tag,
 		if (t == 0 && way < 0)
 			way = i;
 	}
-	if (way < 0) {
+	evict = way < 0;
+	if (evict)
 		way = block_oldest(s, w, now);
-		if (way < 0)
-			return -1;
-		way &= DC_BLOCK_WAYS - 1;
-		if (!block_mark(s, way, tag_of(w, way), tag | DC_BLOCK_BUSY))
-			return -1;
+	if (way < 0)
+		return -1;
+	way &= DC_BLOCK_WAYS - 1;
+	if (!block_mark(s, way, tag_of(w, way), tag | DC_BLOCK_BUSY))
+		return -1;
+	if (evict) {
 		evicted->sector = s->slot[way].sector;
 		evicted->dev = s->slot[way].dev;
-	} else if (!block_mark(s, way & (DC_BLOCK_WAYS - 1), tag_of(w, way),
-			       tag | DC_BLOCK_BUSY)) {
-		return -1;
 	}
-	way &= DC_BLOCK_WAYS - 1;
 	s->slot[way].sector = key->sector;
 	s->slot[way].dev = key->dev;
 	s->slot[way].born = now;
@@ -755,7 +755,8 @@ static __always_inline void block_note_epoch(void)
 
 /* Only a selected process's bios, and only on a request-based device
  * (blk-mq): a bio-based device's bios complete no request, and
- * remembered they would only age out of the table, each counted lost. */
+ * remembered they would only be pushed out of the table by newer ones,
+ * each kept in block_lost as if its request were still in flight. */
 SEC("?tp_btf/block_bio_queue")
 int BPF_PROG(dc_bio_queue_btf, struct bio *bio)
 {
