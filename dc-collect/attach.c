@@ -362,6 +362,27 @@ static void attach_internal(struct collector *c)
 		watch_quiet(c);
 }
 
+/* The order the decoded tracepoints attach in, while the traced
+ * processes may already run (--pid, --cgroup, --all): a program that
+ * follows what another begins attaches before it, so that what is begun
+ * once tracing starts is followed to its end.  A block I/O's split,
+ * merges, issue and completion come before the queueing that remembers
+ * its bio: otherwise a bio queued in between is split or completed
+ * unseen, and its completion, found nowhere and issued after tracing
+ * began, is taken for someone else's and dropped.  The page cache's
+ * additions likewise come before the readaheads that count them. */
+static const enum dc_tracepoint tp_attach_order[] = {
+	DC_TP_BLOCK_SPLIT, DC_TP_BIO_BACKMERGE, DC_TP_BIO_FRONTMERGE,
+	DC_TP_BLOCK_COMPLETE, DC_TP_BLOCK_ISSUE, DC_TP_BIO_QUEUE,
+	DC_TP_PC_ADD, DC_TP_RA_SYNC, DC_TP_RA_ASYNC,
+	DC_TP_PC_DELETE, DC_TP_FAULT, DC_TP_DIRTY,
+	DC_TP_SOCK_SEND, DC_TP_SOCK_RECV, DC_TP_SOCK_STATE,
+	DC_TP_URING_SUBMIT, DC_TP_URING_COMPLETE, DC_TP_SKB_DROP,
+};
+#define NATTACH (sizeof(tp_attach_order) / sizeof(tp_attach_order[0]))
+_Static_assert(NATTACH == DC_TP_COUNT,
+	       "every decoded tracepoint has its place in tp_attach_order");
+
 void attach_all(struct collector *c)
 {
 	struct collect_bpf *skel = c->skel;
@@ -401,7 +422,9 @@ void attach_all(struct collector *c)
 	}
 	attach_uprobes(c);
 	/* Decoded tracepoints: each program once, whatever probes share it. */
-	for (int tp = 0; tp < DC_TP_COUNT; tp++) {
+	for (size_t j = 0; j < NATTACH; j++) {
+		enum dc_tracepoint tp = tp_attach_order[j];
+
 		if (!c->tp_needed[tp])
 			continue;
 		if (!keep(c, bpf_program__attach(dc_klayer_prog(skel, tp))))

@@ -458,6 +458,50 @@ test_expect_success BPF,LOOP,PYTHON3,TPBTF 'others'"'"' bios are not remembered:
 	test "$1" = 4194304 && test "$2" = 1024
 '
 
+test_lazy_prereq BPFTOOL '
+	command -v bpftool >/dev/null || { echo "bpftool not installed"; false; }
+'
+
+# links.sh, run by the collector: "LINK_ID PROGRAM" for each BPF link
+# its parent (the collector) holds, by the fds' fdinfo.  Link ids grow
+# in the order the links were made.
+write_links_sh() {
+	cat >links.sh <<-\EOS
+	exec >links
+	for fd in /proc/$PPID/fdinfo/*; do
+		link=$(sed -n "s/^link_id:[[:space:]]*//p" "$fd")
+		prog=$(sed -n "s/^prog_id:[[:space:]]*//p" "$fd")
+		test -n "$link" && test -n "$prog" || continue
+		echo "$link $(bpftool prog show id "$prog" |
+			sed -n "1s/.* name \([a-z_0-9]*\) .*/\1/p")"
+	done | sort -n
+	EOS
+}
+
+# A traced process may run while the programs attach (--pid, --cgroup,
+# --all): those that follow a block I/O (split, merges, issue,
+# completion) attach before the queueing that remembers its bio, and
+# the page cache's additions before the readaheads that count them, so
+# that nothing begun once tracing starts is lost part-way.
+test_expect_success BPF,BPFTOOL 'the block and readahead programs that follow attach before those that begin' '
+	printf "layers: [block, pagecache]\n" >c.yaml &&
+	sign_spec c.yaml &&
+	write_links_sh &&
+	dc-collect -k "$SHARED/key" probes.sig -- sh links.sh >/dev/null 2>err &&
+	cat links &&
+	order() { grep -n " dc_$1\(_btf\)\?\$" links | cut -d: -f1; } &&
+	queue=$(order bio_queue) && test -n "$queue" &&
+	for p in block_split bio_backmerge bio_frontmerge block_issue block_complete; do
+		n=$(order $p) && test -n "$n" && test "$n" -lt "$queue" ||
+		{ echo "dc_$p attached after dc_bio_queue"; return 1; }
+	done &&
+	add=$(order pc_add) && test -n "$add" &&
+	for p in ra_sync ra_async; do
+		n=$(order $p) && test -n "$n" && test "$n" -gt "$add" ||
+		{ echo "dc_$p attached before dc_pc_add"; return 1; }
+	done
+'
+
 test_expect_success BPF 'DC_TEST_BLOCK_SET_BITS out of range: one error line, exit 1' '
 	test_hook_refused block DC_TEST_BLOCK_SET_BITS=12 \
 		"DC_TEST_BLOCK_SET_BITS=12: not a number from 0 to 11"
