@@ -781,7 +781,9 @@ static void apply_op(struct aggregator *ag, struct proc *p,
 			u64map_del(&p->handles, args[pr->handle_arg]);
 		break;
 	case OP_CLOSE_RANGE:
-		if (!failed && ev->nargs >= 2)
+		/* CLOSE_RANGE_CLOEXEC (4): marked close-on-exec, not closed. */
+		if (!failed && ev->nargs >= 2 &&
+		    !(ev->nargs >= 3 && (args[2] & 4)))
 			fdt_close_range(&p->fds, (uint32_t)args[0],
 					(uint32_t)args[1]);
 		break;

@@ -96,6 +96,9 @@ check_PROGRAMS += t/helpers/dc-uring
 t_helpers_dc_uring_SOURCES = t/helpers/dc-uring.c
 t_helpers_dc_uring_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
 t_helpers_dc_uring_LDFLAGS =
+# The syscalls layer's calls that libc's usual I/O does not make (t/3115).
+check_PROGRAMS += t/helpers/dc-sysmore
+t_helpers_dc_sysmore_SOURCES = t/helpers/dc-sysmore.c
 # Built by t/3210 and t/3220 themselves with mpicc (OpenMPI, MPICH) and h5cc.
 EXTRA_DIST += t/helpers/mpi-bytes.c t/helpers/h5-ids.c t/helpers/mpi-types.c
 EXTRA_DIST += t/helpers/pfw-query
