@@ -496,9 +496,11 @@ test_expect_success BPF,BPFTOOL 'the block and readahead programs that follow at
 		{ echo "dc_$p attached after dc_bio_queue"; return 1; }
 	done &&
 	add=$(order pc_add) && test -n "$add" &&
-	for p in ra_sync ra_async; do
-		n=$(order $p) && test -n "$n" && test "$n" -gt "$add" ||
-		{ echo "dc_$p attached before dc_pc_add"; return 1; }
+	# (6.1 has no readahead tracepoints: dc-gen plans none there.)
+	for p in sync async; do
+		grep -q "readahead:page_cache_${p}_ra" probes.json || continue
+		n=$(order ra_$p) && test -n "$n" && test "$n" -gt "$add" ||
+		{ echo "dc_ra_$p attached before dc_pc_add, or not at all"; return 1; }
 	done
 '
 
