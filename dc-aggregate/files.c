@@ -68,8 +68,9 @@ void classify(struct probe *p, const char *name)
 {
 	static const char *const close_names[] = {
 		"close", "__close", "__close_nocancel", "fclose", "_IO_fclose",
-		"MPI_File_close", "PMPI_File_close", "H5Fclose", "H5Dclose",
-		"H5Gclose", "H5Aclose", "H5Oclose", "H5Pclose", NULL,
+		"closedir", "MPI_File_close", "PMPI_File_close", "H5Fclose",
+		"H5Dclose", "H5Gclose", "H5Aclose", "H5Oclose", "H5Pclose",
+		NULL,
 	};
 	static const char *const dup_names[] = { "dup", "dup2", "dup3", NULL };
 	static const char *const fcntl_names[] = { "fcntl", "fcntl64",
@@ -124,7 +125,8 @@ void classify(struct probe *p, const char *name)
 		p->op = OP_DUP;
 	else if (name_is(name, fcntl_names) && p->fd_arg >= 0 && p->nargs >= 2)
 		p->op = OP_FCNTL;
-	else if (strcmp(name, "fdopen") == 0 && p->fd_arg >= 0)
+	else if ((strcmp(name, "fdopen") == 0 ||
+		  strcmp(name, "fdopendir") == 0) && p->fd_arg >= 0)
 		p->op = OP_FDOPEN;
 	else if (strcmp(name, "chdir") == 0 && p->path_arg >= 0)
 		p->op = OP_CHDIR;

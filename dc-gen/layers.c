@@ -75,6 +75,7 @@ static const struct builtin_func posix_funcs[] = {
 	F("mkdir", "path,mode", "status"),
 	F("rmdir", "path", "status"),
 	F("opendir", "path", "handle"),
+	F("fdopendir", "fd", "handle"),
 	F("readdir", "handle", "handle"),
 	Q("readdir64", "handle", "handle"),
 	F("closedir", "handle", "status"),

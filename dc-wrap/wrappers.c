@@ -186,6 +186,9 @@ WRAP(struct dirent64 *, readdir64, r == NULL, -1, 1,
 WRAP(int, closedir, r < 0, -1, 1,
      (DIR *d),
      (d), (P(d)))
+WRAP(DIR *, fdopendir, r == NULL, -1, 1,
+     (int fd),
+     (fd), (I(fd)))
 WRAP(int, dup, r < 0, -1, 1,
      (int fd),
      (fd), (I(fd)))

@@ -71,11 +71,12 @@
 #define DC_FAST_DEFAULT_SOCKET "@datacrumbs-clients"
 #define DC_FAST_MAGIC 0x64636661u        /* "dcfa" */
 #define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
-#define DC_FAST_VERSION 12u               /* 9: the checking versions of
+#define DC_FAST_VERSION 13u               /* 9: the checking versions of
                                              lib/checking.h in the table;
                                              10: and __isoc99_fscanf;
                                              11: the hello's request;
-                                             12: __isoc23_fscanf */
+                                             12: __isoc23_fscanf;
+                                             13: fdopendir */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_EXEC_WAIT_MS 2000         /* ... and this long before an
                                              exec: placing the uprobes
@@ -106,6 +107,7 @@
 	X(mmap, posix) X(mmap64, posix) X(munmap, posix) X(unlink, posix) \
 	X(rename, posix) X(mkdir, posix) X(rmdir, posix) X(opendir, posix) \
 	X(readdir, posix) X(readdir64, posix) X(closedir, posix) \
+	X(fdopendir, posix) \
 	X(dup, posix) X(dup2, posix) X(dup3, posix) X(fcntl, posix) \
 	X(ftruncate, posix) X(ftruncate64, posix) \
 	X(fopen, stdio) X(fopen64, stdio) X(fdopen, stdio) \
