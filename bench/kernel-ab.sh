@@ -209,6 +209,14 @@ one() { # one ROUND CFG BIN WL CMD
 # AB_MEASURE=cpu: one run's CPU time per iteration on the last CPU.
 KCPU=$(( $(nproc) - 1 ))
 PIN="taskset -c 0-$((KCPU > 0 ? KCPU - 1 : 0))"
+# cpu_row ROUND CFG WL [ERR]: the raw line of kwork's m.out; with ERR,
+# the collector's messages, where a drop is said.
+cpu_row() {
+	if [ $# -gt 3 ] && ! grep -q " 0 dropped" "$4"; then
+		echo "kernel-ab: $2, round $1: $(tail -n 1 "$4")" >&2
+	fi
+	sed -n "s/.*host_ns_per_iteration=\([0-9.]*\).*/$1 $2 $3 cpu 1 \1/p" m.out
+}
 one_cpu() { # one_cpu ROUND CFG BIN WL KWORK-ARGS...
 	c_r=$1 c_cfg=$2 c_bin=$3 c_wl=$4; shift 4
 	dd if=mnt/H iflag=nocache count=0 2>/dev/null
@@ -217,10 +225,10 @@ one_cpu() { # one_cpu ROUND CFG BIN WL KWORK-ARGS...
 	floor) KWORK_CPU=$KCPU $PIN $FLOOR $fopts -- ./kwork "$@" 2>m.out ;;
 	*)	KWORK_CPU=$KCPU $PIN "$c_bin" -k key kern.sig -- ./kwork "$@" 2>m.out |
 			$PIN dc-aggregate | $PIN dc-write --force out.pfw.gz
-		grep -q " 0 dropped" m.out ||
-			echo "kernel-ab: $c_cfg, round $c_r: $(tail -n 1 m.out)" >&2 ;;
+		cpu_row "$c_r" "$c_cfg" "$c_wl" m.out
+		return ;;
 	esac
-	sed -n "s/.*host_ns_per_iteration=\([0-9.]*\).*/$c_r $c_cfg $c_wl cpu 1 \1/p" m.out
+	cpu_row "$c_r" "$c_cfg" "$c_wl"
 }
 # The same with the workload not traced: run beside a collector that
 # traces a command blocked on a FIFO until it is done (nothing periodic:
@@ -242,9 +250,7 @@ one_cpu_others() { # one_cpu_others ROUND CFG BIN WL KWORK-ARGS...
 	KWORK_CPU=$KCPU ./kwork "$@" 2>m.out
 	echo done >fifo
 	wait
-	grep -q " 0 dropped" c.err ||
-		echo "kernel-ab: $o_cfg, round $o_r: $(tail -n 1 c.err)" >&2
-	sed -n "s/.*host_ns_per_iteration=\([0-9.]*\).*/$o_r $o_cfg $o_wl cpu 1 \1/p" m.out
+	cpu_row "$o_r" "$o_cfg" "$o_wl" c.err
 }
 # Both kinds of round: each configuration's runs on the workloads.
 one_round() { # one_round ROUND CFG BIN
