@@ -230,6 +230,21 @@ static const struct builtin_func syscall_funcs[] = {
 	Q("mkdir", "path,mode", "status"),
 	F("mkdirat", "fd,path,mode", "status"),
 	Q("rmdir", "path", "status"),
+	/* Links and attributes (readlink's count is of the link's text,
+	 * not of a file's data).  Not symlink: its target, a string, comes
+	 * before the path it makes, and dc-aggregate names a call by its
+	 * first string. */
+	Q("link", "path,path", "status"),
+	F("linkat", "fd,path,fd,path,flags", "status"),
+	Q("readlink", "path,ptr,int", "int"),
+	F("readlinkat", "fd,path,ptr,int", "int"),
+	Q("chmod", "path,mode", "status"),
+	F("fchmod", "fd,mode", "status"),
+	F("fchmodat", "fd,path,mode", "status"),
+	Q("chown", "path,int,int", "status"),
+	F("fchown", "fd,int,int", "status"),
+	F("fchownat", "fd,path,int,int,flags", "status"),
+	F("utimensat", "fd,path,ptr,flags", "status"),
 	F("newfstatat", "fd,path,ptr,flags", "status"),
 	Q("stat", "path,ptr", "status"),
 	F("fstat", "fd,ptr", "status"),

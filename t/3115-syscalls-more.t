@@ -3,7 +3,8 @@
 # io_submit, io_getevents, io_destroy), preadv2 and pwritev2 with their
 # bytes, the hints (fadvise64, readahead), and the metadata calls
 # (openat2, statfs, fstatfs, faccessat, access, truncate, getdents64,
-# syncfs, sync, close_range), each traced as often as
+# syncfs, sync, close_range), links and attributes (linkat, readlinkat,
+# the chmod, chown and utimensat calls), each traced as often as
 # t/helpers/dc-sysmore makes it, on the files it names.
 . "$(dirname "$0")/test-lib.sh"
 
@@ -89,6 +90,32 @@ test_expect_success BPF,PYTHON3 'openat2, the file system and access calls, trun
 	test "$(count --name write --file "$m" --arg ret=1)" = 1 &&
 	test "$(count --name write --arg ret=-9 --arg errno=9)" = 1 &&
 	test "$(pfw-query list t.pfw.gz --cat sys --name write --arg ret=-9 | grep -c fhash)" = 0
+'
+
+# Links and attributes, each named by the file it works on: by its
+# path (relative to the directory's descriptor for the *at calls), by
+# its descriptor (fchmod, fchown, and utimensat with no path, as
+# futimens makes it), readlinkat and readlink by the link they read.
+test_expect_success BPF,PYTHON3 'links and attributes: linkat, link, readlinkat, readlink, the chmod, chown and utimensat calls' '
+	mkdir l &&
+	printf "layers: [syscalls]\n" >c.yaml &&
+	trace_ok c.yaml t.pfw.gz probes.sig -- "$SYSMORE" links "$PWD/l" &&
+	test "$(stat -c %h l/f)" -ge 2 && test "$(readlink l/s)" = f &&
+	count() { pfw-query count t.pfw.gz --cat sys "$@"; } &&
+	f="$PWD/l/f" &&
+	test "$(count --name linkat --file "$f" --arg ret=0)" = 1 &&
+	test "$(count --name readlinkat --file "$PWD/l/s" --arg ret=1)" = 1 &&
+	test "$(count --name fchmodat --file "$f" --arg ret=0)" = 1 &&
+	test "$(count --name fchownat --file "$f" --arg ret=0)" = 1 &&
+	test "$(count --name fchmod --file "$f" --arg ret=0)" = 1 &&
+	test "$(count --name fchown --file "$f" --arg ret=0)" = 1 &&
+	test "$(count --name utimensat --file "$f" --arg ret=0)" = 2 &&
+	if grep -q "\"link\"" probes.json; then
+		test "$(count --name link --file "$f" --arg ret=0)" = 1 &&
+		test "$(count --name readlink --file "$PWD/l/t" --arg ret=1)" = 1 &&
+		test "$(count --name chmod --file "$f" --arg ret=0)" = 1 &&
+		test "$(count --name chown --file "$f" --arg ret=0)" = 1
+	fi
 '
 
 test_done

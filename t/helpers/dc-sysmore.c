@@ -17,6 +17,14 @@
  *                           (it stays open) and a 1-byte write,
  *                           truncate to 3, close_range of the fd (it
  *                           is closed) and a write that fails (EBADF)
+ *   dc-sysmore links DIR    DIR/f made (openat), then relative to DIR's
+ *                           fd: linkat f to h, symlinkat s to "f",
+ *                           readlinkat s (1 byte), fchmodat f, fchownat
+ *                           f (to its owner), utimensat f; on f's fd:
+ *                           fchmod, fchown, utimensat with no path
+ *                           (futimens); and by path where the
+ *                           architecture has them: link f to l, symlink
+ *                           t to "f", readlink t, chmod f, chown f
  *
  * Exit 0 when every call returned what it should, 1 (and a line) if one
  * did not, 2 on bad usage.
@@ -124,12 +132,60 @@ static int do_meta(const char *dir)
 	return close(dfd);
 }
 
+/* The old calls of links and attributes, by path (x86-64 has them,
+ * arm64 has only the *at ones). */
+static void links_by_path(const char *dir)
+{
+#ifdef SYS_link
+	char f[4096], l[4096], t[4096], buf[16];
+
+	check(snprintf(f, sizeof(f), "%s/f", dir) < (int)sizeof(f) &&
+	      snprintf(l, sizeof(l), "%s/l", dir) < (int)sizeof(l) &&
+	      snprintf(t, sizeof(t), "%s/t", dir) < (int)sizeof(t), 1,
+	      "the paths");
+	check(syscall(SYS_link, f, l), 0, "link");
+	check(syscall(SYS_symlink, "f", t), 0, "symlink");
+	check(syscall(SYS_readlink, t, buf, sizeof(buf)), 1, "readlink");
+	check(syscall(SYS_chmod, f, 0644), 0, "chmod");
+	check(syscall(SYS_chown, f, getuid(), getgid()), 0, "chown");
+#else
+	(void)dir;
+#endif
+}
+
+static int do_links(const char *dir)
+{
+	char buf[16];
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY), fd;
+
+	check(dfd >= 0, 1, dir);
+	fd = openat(dfd, "f", O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	check(fd >= 0, 1, "openat");
+	check(syscall(SYS_linkat, dfd, "f", dfd, "h", 0), 0, "linkat");
+	check(syscall(SYS_symlinkat, "f", dfd, "s"), 0, "symlinkat");
+	check(syscall(SYS_readlinkat, dfd, "s", buf, sizeof(buf)), 1,
+	      "readlinkat");
+	check(syscall(SYS_fchmodat, dfd, "f", 0600), 0, "fchmodat");
+	check(syscall(SYS_fchownat, dfd, "f", getuid(), getgid(), 0), 0,
+	      "fchownat");
+	check(syscall(SYS_utimensat, dfd, "f", NULL, 0), 0, "utimensat");
+	check(syscall(SYS_fchmod, fd, 0640), 0, "fchmod");
+	check(syscall(SYS_fchown, fd, getuid(), getgid()), 0, "fchown");
+	check(syscall(SYS_utimensat, fd, NULL, NULL, 0), 0,
+	      "utimensat (futimens)");
+	links_by_path(dir);
+	close(fd);
+	return close(dfd);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[1], "aio") == 0)
 		return do_aio(argv[2], atol(argv[3]));
 	if (argc == 3 && strcmp(argv[1], "meta") == 0)
 		return do_meta(argv[2]);
-	fprintf(stderr, "usage: dc-sysmore aio FILE N | meta DIR\n");
+	if (argc == 3 && strcmp(argv[1], "links") == 0)
+		return do_links(argv[2]);
+	fprintf(stderr, "usage: dc-sysmore aio FILE N | meta DIR | links DIR\n");
 	return 2;
 }
