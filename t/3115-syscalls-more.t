@@ -10,6 +10,25 @@
 
 SYSMORE="$DC_BUILD_DIR/t/helpers/dc-sysmore"
 
+# trace_sysmore MODE ARG...: dc-sysmore traced by the syscalls layer,
+# into t.pfw.gz.
+trace_sysmore() {
+	printf "layers: [syscalls]\n" >c.yaml &&
+	trace_ok c.yaml t.pfw.gz probes.sig -- "$SYSMORE" "$@"
+}
+
+# count ARG...: how many system call events of t.pfw.gz pfw-query's
+# ARGs select.
+count() {
+	pfw-query count t.pfw.gz --cat sys "$@"
+}
+
+# once NAME FILE: exactly one call NAME on FILE, and it returned 0.
+once() {
+	test "$(count --name "$1" --file "$2" --arg ret=0)" = 1 ||
+	{ echo "$1 on $2: not one call returning 0"; false; }
+}
+
 test_expect_success 'setup: a signing key' '
 	dc-sign --gen-key -k "$SHARED/key" >/dev/null
 '
@@ -39,10 +58,8 @@ test_expect_success PYTHON3 'the syscalls layer plans them, with the kinds that 
 '
 
 test_expect_success BPF,PYTHON3 'Linux AIO, preadv2 and pwritev2, fadvise64 and readahead: each call, its file and bytes' '
-	printf "layers: [syscalls]\n" >c.yaml &&
-	trace_ok c.yaml t.pfw.gz probes.sig -- "$SYSMORE" aio "$PWD/a" 16 &&
+	trace_sysmore aio "$PWD/a" 16 &&
 	test "$(stat -c %s a)" = $((16 * 4096 + 2000)) &&
-	count() { pfw-query count t.pfw.gz --cat sys "$@"; } &&
 	test "$(count --name io_setup --arg ret=0)" = 1 &&
 	test "$(count --name io_submit --arg ret=1)" = 16 &&
 	if grep -q "\"io_getevents\"" probes.json; then
@@ -69,22 +86,20 @@ test_expect_success BPF,PYTHON3 'Linux AIO, preadv2 and pwritev2, fadvise64 and 
 # it (EBADF) has no file.
 test_expect_success BPF,PYTHON3 'openat2, the file system and access calls, truncate, getdents64, syncs, close_range' '
 	mkdir d &&
-	printf "layers: [syscalls]\n" >c.yaml &&
-	trace_ok c.yaml t.pfw.gz probes.sig -- "$SYSMORE" meta "$PWD/d" &&
+	trace_sysmore meta "$PWD/d" &&
 	test "$(stat -c %s d/m)" = 3 &&
-	count() { pfw-query count t.pfw.gz --cat sys "$@"; } &&
 	m="$PWD/d/m" &&
 	test "$(count --name openat2 --file "$m")" = 1 &&
 	test "$(count --name write --file "$m" --arg ret=10)" = 1 &&
-	test "$(count --name fstatfs --file "$m" --arg ret=0)" = 1 &&
-	test "$(count --name statfs --file "$m" --arg ret=0)" = 1 &&
-	test "$(count --name faccessat --file "$m" --arg ret=0)" = 1 &&
+	once fstatfs "$m" &&
+	once statfs "$m" &&
+	once faccessat "$m" &&
 	if grep -q "\"access\"" probes.json; then
-		test "$(count --name access --file "$m" --arg ret=0)" = 1
+		once access "$m"
 	fi &&
-	test "$(count --name truncate --file "$m" --arg ret=0)" = 1 &&
+	once truncate "$m" &&
 	test "$(count --name getdents64 --file "$PWD/d")" = 1 &&
-	test "$(count --name syncfs --file "$m" --arg ret=0)" = 1 &&
+	once syncfs "$m" &&
 	test "$(count --name sync --arg ret=0)" = 1 &&
 	test "$(count --name close_range --arg ret=0)" = 2 &&
 	test "$(count --name write --file "$m" --arg ret=1)" = 1 &&
@@ -98,23 +113,21 @@ test_expect_success BPF,PYTHON3 'openat2, the file system and access calls, trun
 # futimens makes it), readlinkat and readlink by the link they read.
 test_expect_success BPF,PYTHON3 'links and attributes: linkat, link, readlinkat, readlink, the chmod, chown and utimensat calls' '
 	mkdir l &&
-	printf "layers: [syscalls]\n" >c.yaml &&
-	trace_ok c.yaml t.pfw.gz probes.sig -- "$SYSMORE" links "$PWD/l" &&
+	trace_sysmore links "$PWD/l" &&
 	test "$(stat -c %h l/f)" -ge 2 && test "$(readlink l/s)" = f &&
-	count() { pfw-query count t.pfw.gz --cat sys "$@"; } &&
 	f="$PWD/l/f" &&
-	test "$(count --name linkat --file "$f" --arg ret=0)" = 1 &&
+	once linkat "$f" &&
 	test "$(count --name readlinkat --file "$PWD/l/s" --arg ret=1)" = 1 &&
-	test "$(count --name fchmodat --file "$f" --arg ret=0)" = 1 &&
-	test "$(count --name fchownat --file "$f" --arg ret=0)" = 1 &&
-	test "$(count --name fchmod --file "$f" --arg ret=0)" = 1 &&
-	test "$(count --name fchown --file "$f" --arg ret=0)" = 1 &&
+	once fchmodat "$f" &&
+	once fchownat "$f" &&
+	once fchmod "$f" &&
+	once fchown "$f" &&
 	test "$(count --name utimensat --file "$f" --arg ret=0)" = 2 &&
 	if grep -q "\"link\"" probes.json; then
-		test "$(count --name link --file "$f" --arg ret=0)" = 1 &&
+		once link "$f" &&
 		test "$(count --name readlink --file "$PWD/l/t" --arg ret=1)" = 1 &&
-		test "$(count --name chmod --file "$f" --arg ret=0)" = 1 &&
-		test "$(count --name chown --file "$f" --arg ret=0)" = 1
+		once chmod "$f" &&
+		once chown "$f"
 	fi
 '
 
