@@ -458,10 +458,6 @@ test_expect_success BPF,LOOP,PYTHON3,TPBTF 'others'"'"' bios are not remembered:
 	test "$1" = 4194304 && test "$2" = 1024
 '
 
-test_lazy_prereq BPFTOOL '
-	command -v bpftool >/dev/null || { echo "bpftool not installed"; false; }
-'
-
 # links.sh, run by the collector: "LINK_ID PROGRAM" for each BPF link
 # its parent (the collector) holds, by the fds' fdinfo.  Link ids grow
 # in the order the links were made.

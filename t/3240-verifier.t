@@ -96,10 +96,6 @@ test_expect_success BPF,PYTHON3,UMULTI '--attach single: only the per-function p
 	traced_past_refusal uprobe --attach single
 '
 
-test_lazy_prereq BPFTOOL '
-	command -v bpftool >/dev/null || { echo "bpftool not installed"; false; }
-'
-
 # held.sh, sourced by the scripts the collector runs: held_ids KEY, the
 # ids of the collector's (the script's parent's) objects of one kind, by
 # the KEY (prog_id, map_id) of its fds' fdinfo.

@@ -361,6 +361,10 @@ test_lazy_prereq STATIC '
 	EOC
 	cc -static -o "$SHARED/w300" w300.c || { echo "cannot link a static program"; false; }
 '
+# BPFTOOL: bpftool, to look at the programs and maps a collector holds.
+test_lazy_prereq BPFTOOL '
+	command -v bpftool >/dev/null || { echo "bpftool not installed"; false; }
+'
 test_lazy_prereq USDT '
 	command -v usdt-demo >/dev/null || { echo "usdt-demo not built (make check)"; false; }
 '
