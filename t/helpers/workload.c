@@ -23,7 +23,10 @@
  *   workload recurse DEPTH         dc_test_recurse(DEPTH) recursing to 0
  *   workload tcp N                 loopback TCP: listen, connect, accept,
  *                                  N x send/recv 1000 bytes, close
- *   workload udpdrop N             N UDP datagrams to a closed loopback port
+ *   workload udpdrop N [OUT]       N UDP datagrams to a closed loopback port;
+ *                                  OUT gets "ksoftirqd K": how many times
+ *                                  the ksoftirqd threads were switched
+ *                                  in while they were sent
  *   workload fds OUT               descriptors that are not files, each
  *                                  with known bytes: a pipe (1000 bytes
  *                                  written, read back), a socketpair
@@ -44,6 +47,7 @@
  */
 #define _GNU_SOURCE /* memfd_create */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -405,14 +409,48 @@ static int do_fds(const char *path)
 	return fclose(out) != 0;
 }
 
+/* How many times the ksoftirqd threads have been switched in (their
+ * context switches, /proc/PID/status).  Under load the kernel
+ * leaves softirq work to them, and on older kernels (6.1) one that runs
+ * takes even the loopback packets a task's own send would have handled. */
+static long ksoftirqd_switches(void)
+{
+	char path[300], line[128];
+	long total = 0, v;
+	struct dirent *d;
+	DIR *proc;
+	FILE *f;
+
+	if ((proc = opendir("/proc")) == NULL)
+		fail("/proc");
+	while ((d = readdir(proc)) != NULL) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", d->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(line, sizeof(line), f) != NULL &&
+		    strncmp(line, "Name:\tksoftirqd/", 16) == 0)
+			while (fgets(line, sizeof(line), f) != NULL)
+				if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1 ||
+				    sscanf(line, "nonvoluntary_ctxt_switches: %ld", &v) == 1)
+					total += v;
+		fclose(f);
+	}
+	closedir(proc);
+	return total;
+}
+
 /* N UDP datagrams to a loopback port nobody listens on: each one is
- * dropped by the kernel (no socket), in this task's context. */
-static int do_udpdrop(long n)
+ * dropped by the kernel (no socket), in this task's context unless a
+ * ksoftirqd thread takes the work (counted into OUT, if given). */
+static int do_udpdrop(long n, const char *out)
 {
 	struct sockaddr_in addr;
 	socklen_t len = sizeof(addr);
+	long i, before = 0;
 	int s, probe;
-	long i;
+	FILE *f;
 
 	memset(&addr, 0, sizeof(addr));
 	addr.sin_family = AF_INET;
@@ -426,10 +464,21 @@ static int do_udpdrop(long n)
 	s = socket(AF_INET, SOCK_DGRAM, 0);
 	if (s < 0)
 		fail("socket");
+	if (out != NULL)
+		before = ksoftirqd_switches();
 	for (i = 0; i < n; i++)
 		if (sendto(s, "drop", 4, 0, (struct sockaddr *)&addr, sizeof(addr)) != 4)
 			fail("sendto");
-	return close(s);
+	if (close(s) != 0)
+		fail("close");
+	if (out != NULL) {
+		if ((f = fopen(out, "w")) == NULL)
+			fail(out);
+		fprintf(f, "ksoftirqd %ld\n", ksoftirqd_switches() - before);
+		if (fclose(f) != 0)
+			fail(out);
+	}
+	return 0;
 }
 
 static int do_spin(double seconds, const char *path)
@@ -531,8 +580,8 @@ int main(int argc, char **argv)
 		return dc_test_recurse(atoi(argv[2])) == atoi(argv[2]) ? 0 : 1;
 	if (strcmp(mode, "tcp") == 0 && argc == 3)
 		return do_tcp(atol(argv[2]));
-	if (strcmp(mode, "udpdrop") == 0 && argc == 3)
-		return do_udpdrop(atol(argv[2]));
+	if (strcmp(mode, "udpdrop") == 0 && (argc == 3 || argc == 4))
+		return do_udpdrop(atol(argv[2]), argc == 4 ? argv[3] : NULL);
 	if (strcmp(mode, "fds") == 0 && argc == 3)
 		return do_fds(argv[2]);
 	if (strcmp(mode, "spin") == 0 && argc == 4)
