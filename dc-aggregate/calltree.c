@@ -24,6 +24,16 @@
  * unless the collector saw that parent return already (DC_EVF_PARENT_DONE,
  * which a block completion, running in no particular task, cannot tell),
  * it is taken to be still open and reserved like any other.
+ *
+ * One exception to that order: the client library writes the record of
+ * a signal handler's call that came while it was writing another after
+ * that one (dc-wrap/fast.c defer_record).  The handler's call may have
+ * begun before that call returned (its child, whose record then comes
+ * after its parent's: found in the window of returned calls) or after
+ * (its parent 0, say, whose record comes first: the call it came at the
+ * end of is taken for lost, then found again when its record comes, in
+ * the window of dropped calls).  So a call dropped is counted lost until
+ * its record comes, if it does.
  */
 #include "config.h"
 
@@ -37,6 +47,7 @@
 
 struct ct_open {
 	uint64_t seq, id;
+	uint64_t first;           /* the earliest start of its children */
 	int32_t child_error;      /* errno of its last failed child */
 };
 
@@ -58,7 +69,8 @@ static unsigned space_of(uint64_t seq)
 void calltree_init(struct calltree *ct)
 {
 	memset(ct, 0, sizeof(*ct));
-	ct->window = xcalloc(CALLTREE_WINDOW, sizeof(*ct->window));
+	ct->returned.slots = xcalloc(CALLTREE_WINDOW, sizeof(struct ct_window_slot));
+	ct->dropped.slots = xcalloc(CALLTREE_WINDOW, sizeof(struct ct_window_slot));
 }
 
 static void free_thread(void *thread)
@@ -74,14 +86,85 @@ static void free_thread(void *thread)
 void calltree_free(struct calltree *ct)
 {
 	u64map_free_ptrs(&ct->threads, free_thread);
-	u64map_free(&ct->window_index);
-	free(ct->window);
+	u64map_free(&ct->returned.index);
+	free(ct->returned.slots);
+	u64map_free(&ct->dropped.index);
+	free(ct->dropped.slots);
 	memset(ct, 0, sizeof(*ct));
 }
 
 static uint64_t new_id(struct calltree *ct)
 {
 	return ++ct->next_id;
+}
+
+/* ---- windows of calls: returned, dropped ---- */
+
+static uint64_t window_hash(uint64_t thread, uint64_t seq)
+{
+	uint64_t h = thread * 0x9e3779b97f4a7c15ULL;
+
+	h ^= seq + 0x632be59bd9b4e019ULL + (h << 6) + (h >> 2);
+	return h;
+}
+
+static void window_put(struct ct_window *w, uint64_t thread, uint64_t seq,
+		       uint64_t id)
+{
+	struct ct_window_slot *e = &w->slots[w->next];
+	uint64_t *slot;
+
+	if (e->thread != 0) {
+		/* The oldest leaves the window, unless another took its
+		 * index entry. */
+		uint64_t h = window_hash(e->thread, e->seq);
+
+		slot = u64map_get(&w->index, h);
+		if (slot != NULL && *slot == w->next + 1)
+			u64map_del(&w->index, h);
+	}
+	e->thread = thread;
+	e->seq = seq;
+	e->id = id;
+	u64map_put(&w->index, window_hash(thread, seq), w->next + 1);
+	w->next = (w->next + 1) % CALLTREE_WINDOW;
+}
+
+/* The slot of (thread, seq) in w, or NULL. */
+static struct ct_window_slot *window_slot(const struct ct_window *w,
+					  uint64_t thread, uint64_t seq)
+{
+	uint64_t *slot = u64map_get(&w->index, window_hash(thread, seq));
+	struct ct_window_slot *e;
+
+	if (slot == NULL)
+		return NULL;
+	e = &w->slots[*slot - 1];
+	return e->thread == thread && e->seq == seq ? e : NULL;
+}
+
+static uint64_t window_find(const struct ct_window *w, uint64_t thread,
+			    uint64_t seq)
+{
+	const struct ct_window_slot *e = window_slot(w, thread, seq);
+
+	return e != NULL ? e->id : 0;
+}
+
+/* A call taken for lost whose record came after all: its id, no longer
+ * counted lost; 0 if it is not one. */
+static uint64_t recover(struct calltree *ct, uint64_t thread, uint64_t seq)
+{
+	struct ct_window_slot *e = window_slot(&ct->dropped, thread, seq);
+	uint64_t id;
+
+	if (e == NULL)
+		return 0;
+	id = e->id;
+	u64map_del(&ct->dropped.index, window_hash(thread, seq));
+	e->thread = 0;
+	ct->lost_calls--;
+	return id;
 }
 
 /* ---- threads ---- */
@@ -113,21 +196,29 @@ static void thread_maybe_free(struct calltree *ct, struct ct_thread *t)
 	free_thread(t);
 }
 
-/* Drop the calls of seq's numbering entered after seq: lost. */
+/* The open call at the top of stack s dropped: taken for lost, until
+ * its record comes (recover). */
+static void drop_top(struct calltree *ct, struct ct_thread *t, unsigned s)
+{
+	const struct ct_open *o = &t->open[s][--t->n[s]];
+
+	window_put(&ct->dropped, t->key, o->seq, o->id);
+	ct->lost_calls++;
+}
+
+/* Drop the calls of seq's numbering entered after seq. */
 static void drop_after(struct calltree *ct, struct ct_thread *t, uint64_t seq)
 {
 	unsigned s = space_of(seq);
 
-	while (t->n[s] > 0 && t->open[s][t->n[s] - 1].seq > seq) {
-		t->n[s]--;
-		ct->lost_calls++;
-	}
+	while (t->n[s] > 0 && t->open[s][t->n[s] - 1].seq > seq)
+		drop_top(ct, t, s);
 }
 
 static void drop_all(struct calltree *ct, struct ct_thread *t, unsigned s)
 {
-	ct->lost_calls += t->n[s];
-	t->n[s] = 0;
+	while (t->n[s] > 0)
+		drop_top(ct, t, s);
 }
 
 /* The open call seq, or NULL. */
@@ -165,55 +256,12 @@ static struct ct_open *add_open(struct calltree *ct, struct ct_thread *t,
 		(t->n[s] - i) * sizeof(*t->open[s]));
 	t->n[s]++;
 	t->open[s][i].seq = seq;
-	t->open[s][i].id = new_id(ct);
+	/* A call taken for lost is open after all: a record names it. */
+	if ((t->open[s][i].id = recover(ct, t->key, seq)) == 0)
+		t->open[s][i].id = new_id(ct);
 	t->open[s][i].child_error = 0;
+	t->open[s][i].first = UINT64_MAX;
 	return &t->open[s][i];
-}
-
-/* ---- the window of returned calls ---- */
-
-static uint64_t window_hash(uint64_t thread, uint64_t seq)
-{
-	uint64_t h = thread * 0x9e3779b97f4a7c15ULL;
-
-	h ^= seq + 0x632be59bd9b4e019ULL + (h << 6) + (h >> 2);
-	return h;
-}
-
-static void window_put(struct calltree *ct, uint64_t thread, uint64_t seq,
-		       uint64_t id)
-{
-	struct ct_window_slot *w = &ct->window[ct->window_next];
-	uint64_t *slot;
-
-	if (w->thread != 0) {
-		/* The oldest leaves the window, unless another took its
-		 * index entry. */
-		uint64_t h = window_hash(w->thread, w->seq);
-
-		slot = u64map_get(&ct->window_index, h);
-		if (slot != NULL && *slot == ct->window_next + 1)
-			u64map_del(&ct->window_index, h);
-	}
-	w->thread = thread;
-	w->seq = seq;
-	w->id = id;
-	u64map_put(&ct->window_index, window_hash(thread, seq),
-		   ct->window_next + 1);
-	ct->window_next = (ct->window_next + 1) % CALLTREE_WINDOW;
-}
-
-static uint64_t window_find(const struct calltree *ct, uint64_t thread,
-			    uint64_t seq)
-{
-	uint64_t *slot = u64map_get(&ct->window_index,
-				    window_hash(thread, seq));
-	const struct ct_window_slot *w;
-
-	if (slot == NULL)
-		return 0;
-	w = &ct->window[*slot - 1];
-	return w->thread == thread && w->seq == seq ? w->id : 0;
 }
 
 /* ---- records ---- */
@@ -236,7 +284,7 @@ static void stamp_async(struct calltree *ct, uint64_t key,
 
 	if (o != NULL) {
 		ev->parent = o->id;
-	} else if ((id = window_find(ct, key, ev->parent)) != 0) {
+	} else if ((id = window_find(&ct->returned, key, ev->parent)) != 0) {
 		ev->parent = id;
 	} else if (!(ev->flags & DC_EVF_PARENT_DONE)) {
 		t = thread_get(ct, key, ev->pid, 1);
@@ -246,22 +294,29 @@ static void stamp_async(struct calltree *ct, uint64_t key,
 	}
 }
 
-/* A call numbered seq returned: the id its children reserved, or a new
- * one; its last failed child's errno in *child_error. */
-static uint64_t claim(struct calltree *ct, struct ct_thread *t, uint64_t seq,
-		      int32_t *child_error)
+/* Call ev returned: the id its children reserved, or a new one; its
+ * last failed child's errno in *child_error.  It starts no later than
+ * its first child: a call is its thread's innermost (what its children
+ * name) a few instructions before it reads its start, and a signal
+ * handler's call can come in between. */
+static uint64_t claim(struct calltree *ct, uint64_t key, struct ct_thread *t,
+		      struct dc_event *ev, int32_t *child_error)
 {
-	unsigned s = space_of(seq);
+	unsigned s = space_of(ev->seq);
 	struct ct_open *o;
+	uint64_t id;
 
 	*child_error = 0;
-	if (t == NULL)
-		return new_id(ct);
-	drop_after(ct, t, seq);
-	if (t->n[s] == 0 || t->open[s][t->n[s] - 1].seq != seq)
-		return new_id(ct);
+	if (t != NULL)
+		drop_after(ct, t, ev->seq);
+	if (t == NULL || t->n[s] == 0 || t->open[s][t->n[s] - 1].seq != ev->seq)
+		return (id = recover(ct, key, ev->seq)) != 0 ? id : new_id(ct);
 	o = &t->open[s][--t->n[s]];
 	*child_error = o->child_error;
+	if (o->first < ev->ts) {
+		ev->dur += ev->ts - o->first;
+		ev->ts = o->first;
+	}
 	return o->id;
 }
 
@@ -299,8 +354,8 @@ void calltree_stamp(struct calltree *ct, struct dc_event *ev)
 	if (is_call) {
 		/* First the call itself: calls entered after it are gone,
 		 * and its children may have reserved its id. */
-		id = claim(ct, t, seq, &child_error);
-		window_put(ct, key, seq, id);
+		id = claim(ct, key, t, ev, &child_error);
+		window_put(&ct->returned, key, seq, id);
 	} else {
 		id = new_id(ct);
 	}
@@ -316,6 +371,8 @@ void calltree_stamp(struct calltree *ct, struct dc_event *ev)
 		if (o == NULL)
 			o = add_open(ct, t, parent);
 		ev->parent = o->id;
+		if (ev->ts < o->first)
+			o->first = ev->ts;
 	} else if (is_call && t != NULL) {
 		/* Nothing of its numbering was open when it began. */
 		drop_all(ct, t, space_of(seq));

@@ -10,10 +10,12 @@
  * the parent's id, which the parent takes when its record comes.
  *
  * What is kept: per thread, the calls still open that a child has named
- * (a stack, in entry order), and a fixed window of the last calls that
+ * (a stack, in entry order); a fixed window of the last calls that
  * returned, for asynchronous kernel work (block I/O) that completes
- * after the call that issued it.  Nothing depends on time or on a hold
- * limit: a call open for an hour keeps its children.
+ * after the call that issued it; and one of the calls last taken for
+ * lost, whose record a signal handler's call can put out of order
+ * (calltree.c).  Nothing depends on time or on a hold limit: a call
+ * open for an hour keeps its children.
  */
 #ifndef DC_AGG_CALLTREE_H
 #define DC_AGG_CALLTREE_H
@@ -24,18 +26,26 @@
 #include "event.h"
 #include "u64map.h"
 
-#define CALLTREE_WINDOW 16384    /* returned calls remembered, in all */
+#define CALLTREE_WINDOW 16384    /* calls remembered in a window, in all */
 
 struct ct_window_slot {
 	uint64_t thread, seq, id; /* thread 0: empty */
 };
 
+/* The last CALLTREE_WINDOW calls put in, by (thread, seq): the oldest
+ * leaves when a new one comes. */
+struct ct_window {
+	struct ct_window_slot *slots;
+	size_t next;
+	struct u64map index;      /* hash of (thread, seq) -> slot + 1 */
+};
+
 struct calltree {
 	struct u64map threads;    /* tid + 1 -> struct ct_thread * */
 	uint64_t next_id;         /* the last id given */
-	struct ct_window_slot *window;
-	size_t window_next;
-	struct u64map window_index; /* hash of (thread, seq) -> slot + 1 */
+	struct ct_window returned; /* calls whose record came */
+	struct ct_window dropped; /* calls named, taken for lost: their
+				     record may still come, out of order */
 	uint64_t orphans;         /* records whose parent is unknown */
 	uint64_t lost_calls;      /* calls a child named that never came */
 };

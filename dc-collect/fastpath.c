@@ -82,6 +82,7 @@ struct ring {
 struct lost {
 	uint32_t pid;
 	uint64_t count;
+	uint64_t nested;         /* of them, signal handlers' calls */
 };
 
 struct dc_fast {
@@ -900,17 +901,17 @@ static void note_lost(struct dc_fast *f, struct ring *r)
 	if (n == 0)
 		return;
 	for (i = 0; i < f->nlost; i++)
-		if (f->lost[i].pid == (uint32_t)r->pid) {
-			f->lost[i].count += n;
-			return;
+		if (f->lost[i].pid == (uint32_t)r->pid)
+			break;
+	if (i == f->nlost) {
+		if (f->nlost == f->lost_cap) {
+			f->lost_cap = f->lost_cap ? 2 * f->lost_cap : 16;
+			f->lost = xrealloc(f->lost, f->lost_cap * sizeof(*f->lost));
 		}
-	if (f->nlost == f->lost_cap) {
-		f->lost_cap = f->lost_cap ? 2 * f->lost_cap : 16;
-		f->lost = xrealloc(f->lost, f->lost_cap * sizeof(*f->lost));
+		f->lost[f->nlost++] = (struct lost){ .pid = (uint32_t)r->pid };
 	}
-	f->lost[f->nlost].pid = (uint32_t)r->pid;
-	f->lost[f->nlost].count = n;
-	f->nlost++;
+	f->lost[i].count += n;
+	f->lost[i].nested += shm->lost;
 }
 
 static void ring_free(struct dc_fast *f, struct ring *r)
@@ -957,7 +958,7 @@ void dc_fast_finish_all(struct dc_fast *f)
 }
 
 size_t dc_fast_drops(struct dc_fast *f, uint32_t *pids, uint64_t *counts,
-		     size_t max, uint64_t *total)
+		     uint64_t *nested, size_t max, uint64_t *total)
 {
 	size_t i;
 
@@ -969,6 +970,7 @@ size_t dc_fast_drops(struct dc_fast *f, uint32_t *pids, uint64_t *counts,
 		if (i < max) {
 			pids[i] = f->lost[i].pid;
 			counts[i] = f->lost[i].count;
+			nested[i] = f->lost[i].nested;
 		}
 	}
 	return f->nlost;

@@ -91,10 +91,11 @@ void dc_fast_expect(struct dc_fast *f, pid_t pid, bool expect, uint64_t ts);
 void dc_fast_exited(struct dc_fast *f, pid_t pid);
 unsigned dc_fast_without(const struct dc_fast *f);
 
-/* Records lost per process (full rings, no free slot, invalid records):
- * fills up to max (pid, count) pairs, returns how many processes lost
- * any; *total is the sum. */
+/* Records lost per process (full rings, no free slot, invalid records,
+ * signal handlers' calls that could not wait for their thread's record:
+ * of the count, nested): fills up to max (pid, count, nested), returns
+ * how many processes lost any; *total is the sum. */
 size_t dc_fast_drops(struct dc_fast *f, uint32_t *pids, uint64_t *counts,
-		     size_t max, uint64_t *total);
+		     uint64_t *nested, size_t max, uint64_t *total);
 
 #endif /* DC_COLLECT_FASTPATH_H */

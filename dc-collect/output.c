@@ -693,11 +693,12 @@ static void drops_send(struct collector *c, struct drops_frame *f)
 static uint64_t report_client_drops(struct collector *c, __u64 total)
 {
 	uint64_t fast_total = 0;
-	size_t np = dc_fast_drops(c->fast, NULL, NULL, 0, &fast_total), k;
+	size_t np = dc_fast_drops(c->fast, NULL, NULL, NULL, 0, &fast_total), k;
 	uint32_t *pids = xcalloc(np + 1, sizeof(uint32_t));
 	uint64_t *counts = xcalloc(np + 1, sizeof(uint64_t));
+	uint64_t *nested = xcalloc(np + 1, sizeof(uint64_t));
 
-	dc_fast_drops(c->fast, pids, counts, np, &fast_total);
+	dc_fast_drops(c->fast, pids, counts, nested, np, &fast_total);
 	if (c->fast != NULL) {
 		unsigned char *pbuf = xmalloc(sizeof(struct dc_drops_rec) +
 					      sizeof(struct dc_drops_entry) * (np + 1));
@@ -706,14 +707,20 @@ static uint64_t report_client_drops(struct collector *c, __u64 total)
 		drops_begin(&f, pbuf, DC_DROPS_PER_PROCESS, total + fast_total);
 		for (k = 0; k < np; k++) {
 			drops_add(&f, pids[k], counts[k]);
-			warn("process %u: %llu user-level records lost (client ring full; raise --fast-ring)",
-			     (unsigned)pids[k], (unsigned long long)counts[k]);
+			if (nested[k] < counts[k])
+				warn("process %u: %llu user-level records lost (client ring full; raise --fast-ring)",
+				     (unsigned)pids[k],
+				     (unsigned long long)(counts[k] - nested[k]));
+			if (nested[k] > 0)
+				warn("process %u: %llu user-level records lost: signal handlers' calls made while a thread wrote more records than it keeps",
+				     (unsigned)pids[k], (unsigned long long)nested[k]);
 		}
 		drops_send(c, &f);
 		free(pbuf);
 	}
 	free(pids);
 	free(counts);
+	free(nested);
 	return fast_total;
 }
 

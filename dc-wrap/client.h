@@ -8,7 +8,7 @@
  *             return real_write(fd, buf, n);
  *     dc_call_begin(&call, DC_FN_write, args, nargs);
  *     r = real_write(fd, buf, n);
- *     dc_call_end(&call, dc_now(), r, args, nargs, str, efault);
+ *     dc_call_end(&call, r, args, nargs, str, efault);
  *
  * With no collector, or for a function the spec does not name, the cost
  * is the one predictable branch on a byte that never changes.
@@ -32,6 +32,13 @@
 
 /* 1 for a function this process records (set once, after the handshake). */
 extern DC_HIDDEN unsigned char dc_fast_on[DC_FAST_NFUNCS];
+
+/* A signal handler's calls made while its thread writes a record wait
+ * for it: two records (one more may come while the first is written
+ * out), each of at most DC_DEFER_BYTES (the header, every slot and 392
+ * bytes of strings; a longer one is counted lost). */
+#define DC_DEFER_RECS 2
+#define DC_DEFER_BYTES 512
 
 /* Per thread.  `k` comes first: the thread's call state, which the
  * collector's BPF program reads at the thread pointer + its offset, sent
@@ -63,10 +70,16 @@ struct dc_thread {
 	__u64 seq;
 	__u32 tid;
 	unsigned char state;     /* THR_*: no slot yet, a slot, none free */
-	unsigned char busy;      /* writing a record (a signal handler's
-	                            call is then counted lost) */
+	unsigned char busy;      /* writing a record: a signal handler's
+	                            call then leaves its record in defer
+	                            (fast.c BUSY_*) */
 	unsigned char quiet;     /* depth of the library's own work (fast.c
 	                            quiet) */
+	unsigned char ndeferred; /* records waiting in defer, in order */
+	__u16 defer_size[DC_DEFER_RECS];
+	/* Records of calls a signal handler made while this thread was
+	 * writing one (fast.c defer_record), written after it. */
+	__u64 defer[DC_DEFER_RECS][DC_DEFER_BYTES / 8];
 };
 
 extern DC_HIDDEN __thread struct dc_thread dc_thr
@@ -81,6 +94,8 @@ struct dc_call {
 	int err;                 /* errno after it */
 	__u8 evflags;            /* flags the record gets (DC_EVF_DTSIZE):
 	                            set for the mpiio and hdf5 functions only */
+	__u8 quiet;              /* the library's own work it came in (a
+	                            signal handler's call): its depth */
 };
 
 /* clock_gettime: the vDSO's own function once found (fast.c), which
@@ -122,6 +137,28 @@ dc_set_state(struct dc_thread *t, struct dc_client_tls *kp, __u64 cur,
 	*(state_words *)kp = (state_words){ cur, depth | (__u64)t->k.flags << 32 };
 }
 
+/* A signal handler's call that came in the library's own work (quiet):
+ * the program's, its system calls too, until dc_call_end resumes it. */
+DC_HIDDEN void dc_quiet_suspend(void);
+DC_HIDDEN void dc_quiet_resume(unsigned char depth);
+
+/* The thread's next call number.  A signal handler's call may come
+ * between a load and a store of it: one instruction adds and returns
+ * (not locked: no other thread writes it), or an atomic add, so the
+ * handler's call and the one it interrupted never share a number. */
+static inline __attribute__((always_inline)) __u64
+dc_next_seq(struct dc_thread *t)
+{
+#if defined(__x86_64__)
+	__u64 v = 1;
+
+	__asm__ __volatile__("xaddq %0, %1" : "+r"(v), "+m"(t->seq));
+	return v + 1;
+#else
+	return __atomic_add_fetch(&t->seq, 1, __ATOMIC_RELAXED);
+#endif
+}
+
 /* Open a call: it becomes the innermost on this thread, which the kernel
  * reads at the system calls it makes (so k, and its copy at kp, are
  * stored before they run). */
@@ -147,20 +184,23 @@ dc_call_begin(struct dc_call *c, int fn, __u64 args[DC_MAX_ARGS], int nargs)
 	if (__builtin_expect(k == NULL, 0))
 		k = dc_thread_state();
 	c->parent = t->k.cur;
-	c->seq = ++t->seq | DC_SEQ_CLIENT;
+	c->seq = dc_next_seq(t) | DC_SEQ_CLIENT;
 	dc_set_state(t, k, c->seq, t->k.depth + 1);
+	if (__builtin_expect((c->quiet = t->quiet) != 0, 0))
+		dc_quiet_suspend();
 	__asm__ __volatile__("" ::: "memory");
 	c->ts = dc_now();
 }
 
-/* Finish and record a call that ended at `end` (dc_now(), read right
- * after it): ret as the C function returned it (sign-
- * extended), its `nargs` arguments as 64-bit values in an array of
- * DC_MAX_ARGS, zero after them (all are copied into the record),
- * `str_index` the argument that is a string (copied only when the spec
- * asks for that argument), efault when the call failed with EFAULT (the
- * string is then not read).  errno is left as the call set it. */
-DC_HIDDEN void dc_call_end(struct dc_call *c, __u64 end, __s64 ret,
+/* Finish and record a call: it ends now (after it is no longer the
+ * thread's innermost, so that whatever named it as parent is inside
+ * it); ret as the C function returned it (sign-extended), its `nargs`
+ * arguments as 64-bit values in an array of DC_MAX_ARGS, zero after them
+ * (all are copied into the record), `str_index` the argument that is a
+ * string (copied only when the spec asks for that argument), efault
+ * when the call failed with EFAULT (the string is then not read).
+ * errno is left as the call set it. */
+DC_HIDDEN void dc_call_end(struct dc_call *c, __s64 ret,
 			   const __u64 args[DC_MAX_ARGS], int nargs,
 			   int str_index, int efault);
 

@@ -275,6 +275,17 @@ static int claim_slot(void)
 	return 0;
 }
 
+/* thr.busy: what the thread is doing that a signal handler's call must
+ * not interrupt with a record of its own. */
+enum {
+	BUSY_RECORD = 1, /* writing its own record: the handler's waits in
+			    defer (or, while this one waits for room, is
+			    written by the handler: backoff) */
+	BUSY_FLUSH,      /* writing out deferred records: the handler's
+			    waits behind them */
+	BUSY_CLOSED,     /* past the last of them: the handler's is lost */
+};
+
 static void count_lost(void)
 {
 	if (fast.shm != NULL)
@@ -434,11 +445,21 @@ static __u64 derive(const struct dc_fast_func_cfg *cfg, const __u64 *args,
 static void backoff(unsigned round)
 {
 	struct timespec step = { 0, 100000 };
+	unsigned char busy = thr.busy;
 
+	/* Waiting to write a record of its own (nothing of it written
+	 * yet), this thread lets a signal handler's call write its record
+	 * itself, and wait as it does: else all of the handler's calls
+	 * meanwhile would wait behind it, more than defer holds. */
+	if (busy == BUSY_RECORD)
+		thr.busy = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (round < 16)
 		sched_yield();
 	else
 		nanosleep(&step, NULL);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	thr.busy = busy;
 }
 
 /* The slot has no room for `need` more bytes: wait while the collector
@@ -524,11 +545,17 @@ static __attribute__((noinline)) unsigned char *reserve_slow(__u64 span)
 	if (!ring_ready(span))
 		return NULL;
 	cap = fast.slot_bytes;
-	off = thr.head & (cap - 1);
-	need = off + span <= cap ? span : cap - off + span;
-	if (thr.head + need > thr.room) {
+	/* Measured again after a wait: a signal handler's record may have
+	 * moved the head meanwhile (backoff). */
+	for (;;) {
+		off = thr.head & (cap - 1);
+		need = off + span <= cap ? span : cap - off + span;
+		if (thr.head + need <= thr.room)
+			break;
 		thr.room = __atomic_load_n(&thr.slot->tail, __ATOMIC_ACQUIRE) + cap;
-		if (thr.head + need > thr.room && !wait_room(need)) {
+		if (thr.head + need <= thr.room)
+			break;
+		if (!wait_room(need)) {
 			__atomic_store_n(&thr.slot->drops, thr.slot->drops + 1,
 					 __ATOMIC_RELAXED);
 			return NULL;
@@ -747,38 +774,21 @@ static __u64 *one_string(const struct dc_fast_func_cfg *cfg, const __u64 *args,
 	return (__u64 *)rec;
 }
 
-/* A record the plain path does not write: more than the header and the
- * arguments (a slot derived at return, strings, an
- * MPI or HDF5 call's flags: errno is not how those fail, and
- * dc-aggregate takes the error of a failed system call under it, as on
- * the uprobe path), a head past the limit, or a call made while the
- * thread was writing a record (a signal handler's: counted lost).  Out
- * of line: the plain record's path needs no registers saved. */
-static __attribute__((noinline)) void
-record_slow(const struct dc_call *c, __u64 end, __s64 ret, const __u64 *args,
-	    int nargs, int str_index, int efault)
+/* The record of call c, `size` bytes with its strings s (measured by
+ * record_size), written at w, which has room for REC_SPAN at least. */
+static void write_record(__u64 *w, const struct dc_call *c, __u64 end,
+			 __s64 ret, const __u64 *args, int nargs,
+			 const struct call_strs *s, __u64 size)
 {
 	const struct fast_fn *fn = &fast.fns[c->fn];
 	const struct dc_fast_func_cfg *cfg = &fast.funcs[c->fn];
-	struct call_strs s = { NULL, NULL, 0, 0, 0 };
 	int fail = dc_call_failed(fn->ret_kind, ret);
-	__u64 size = fn->size, flags, str_len = 0, *w;
+	__u64 flags, str_len = 0;
 	__u32 error = fail ? (__u32)c->err : 0;
 
-	if (thr.busy) {
-		count_lost();
-		return;
-	}
-	thr.busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (fn->extra & FN_STR)
-		size = strings(cfg, args, nargs, str_index, efault, &s);
-	w = (__u64 *)reserve(size > REC_SPAN ? size : REC_SPAN);
-	if (w == NULL)
-		goto out;
-	if (fn->extra & FN_STR)
-		str_len = put_strings((char *)w, cfg, &s, size);
-	flags = (s.trunc ? DC_EVF_STR_TRUNC : 0) | (fail ? DC_EVF_FAILED : 0);
+		str_len = put_strings((char *)w, cfg, s, size);
+	flags = (s->trunc ? DC_EVF_STR_TRUNC : 0) | (fail ? DC_EVF_FAILED : 0);
 	if (fn->extra & FN_LIB) {
 		flags |= c->evflags;
 		error = 0;
@@ -787,10 +797,112 @@ record_slow(const struct dc_call *c, __u64 end, __s64 ret, const __u64 *args,
 	if ((fn->extra & FN_DERIVE) && cfg->derive_arg < nargs)
 		w[DC_EVENT_HDR_SIZE / 8 + cfg->derive_arg] =
 			derive(cfg, args, nargs, fail);
-	commit(size);
-out:
+}
+
+/* The size of call c's record, its strings measured into s. */
+static __u64 record_size(const struct dc_call *c, const __u64 *args,
+			 int nargs, int str_index, int efault,
+			 struct call_strs *s)
+{
+	const struct fast_fn *fn = &fast.fns[c->fn];
+
+	if (fn->extra & FN_STR)
+		return strings(&fast.funcs[c->fn], args, nargs, str_index,
+			       efault, s);
+	return fn->size;
+}
+
+/* A call a signal handler made while its thread was writing a record
+ * (busy): its record, strings and all (the handler's memory may be
+ * gone by then), waits in defer for that one to be written
+ * (flush_deferred).  Counted lost when DC_DEFER_RECS wait already, when
+ * it is longer than a defer entry, or once the last of them has been
+ * seen (BUSY_CLOSED).  The entry is claimed before it is written: a handler that
+ * interrupts this one takes the next. */
+static __attribute__((noinline, cold)) void
+defer_record(const struct dc_call *c, __u64 end, __s64 ret,
+	     const __u64 *args, int nargs, int str_index, int efault)
+{
+	struct call_strs s = { NULL, NULL, 0, 0, 0 };
+	__u64 size = record_size(c, args, nargs, str_index, efault, &s);
+	unsigned n = thr.ndeferred;
+
+	if (thr.busy == BUSY_CLOSED || n >= DC_DEFER_RECS ||
+	    (size > REC_SPAN ? size : REC_SPAN) > DC_DEFER_BYTES) {
+		count_lost();
+		return;
+	}
+	thr.ndeferred = (unsigned char)(n + 1);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	write_record(thr.defer[n], c, end, ret, args, nargs, &s, size);
+	thr.defer_size[n] = (__u16)size;
+}
+
+static void write_deferred(unsigned i)
+{
+	__u64 size = thr.defer_size[i];
+	unsigned char *w = reserve(size > REC_SPAN ? size : REC_SPAN);
+
+	if (w != NULL) {
+		memcpy(w, thr.defer[i], size);
+		commit(size);
+	}
+}
+
+/* The records signal handlers' calls left in defer, written in order
+ * once the record they interrupted is (before this thread's next).  A
+ * handler's call meanwhile waits behind them, or, once the last has
+ * been seen, is counted lost: none is left behind. */
+static __attribute__((noinline, cold)) void flush_deferred(void)
+{
+	unsigned i;
+
+	thr.busy = BUSY_FLUSH;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	for (i = 0; i < thr.ndeferred; i++)
+		write_deferred(i);
+	thr.busy = BUSY_CLOSED;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	for (; i < thr.ndeferred; i++)
+		write_deferred(i);
+	thr.ndeferred = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	thr.busy = 0;
+}
+
+/* A record the plain path does not write: more than the header and the
+ * arguments (a slot derived at return, strings, an
+ * MPI or HDF5 call's flags: errno is not how those fail, and
+ * dc-aggregate takes the error of a failed system call under it, as on
+ * the uprobe path), a head past the limit, a call made while the
+ * thread was writing a record (a signal handler's: deferred), or one
+ * after deferred records (written first).  Out of line: the plain
+ * record's path needs no registers saved. */
+static __attribute__((noinline)) void
+record_slow(const struct dc_call *c, __u64 end, __s64 ret, const __u64 *args,
+	    int nargs, int str_index, int efault)
+{
+	struct call_strs s = { NULL, NULL, 0, 0, 0 };
+	__u64 size, *w;
+
+	if (thr.busy) {
+		defer_record(c, end, ret, args, nargs, str_index, efault);
+		return;
+	}
+	if (thr.ndeferred)
+		flush_deferred();
+	thr.busy = BUSY_RECORD;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	size = record_size(c, args, nargs, str_index, efault, &s);
+	w = (__u64 *)reserve(size > REC_SPAN ? size : REC_SPAN);
+	if (w != NULL) {
+		write_record(w, c, end, ret, args, nargs, &s, size);
+		commit(size);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	thr.busy = 0;
+	if (thr.ndeferred)
+		flush_deferred();
 }
 
 /* A record whose only extra is one string (open's path): copied in one
@@ -805,7 +917,7 @@ record_str(const struct dc_call *c, __u64 end, __s64 ret, const __u64 *args,
 	__u64 size, len, *w;
 	int fail, trunc = 0;
 
-	thr.busy = 1;
+	thr.busy = BUSY_RECORD;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	w = one_string(&fast.funcs[c->fn], args, nargs, str_index, efault,
 		       &size, &len, &trunc);
@@ -821,32 +933,45 @@ record_str(const struct dc_call *c, __u64 end, __s64 ret, const __u64 *args,
 	thr.busy = 0;
 	if (w == NULL)
 		record_slow(c, end, ret, args, nargs, str_index, efault);
+	else if (thr.ndeferred)
+		flush_deferred();
 }
 
-void dc_call_end(struct dc_call *c, __u64 end, __s64 ret,
-		 const __u64 args[DC_MAX_ARGS], int nargs, int str_index,
-		 int efault)
+void dc_call_end(struct dc_call *c, __s64 ret, const __u64 args[DC_MAX_ARGS],
+		 int nargs, int str_index, int efault)
 {
 	const struct fast_fn *fn = &fast.fns[c->fn];
 	int fail, err = *thr.errp;
-	__u64 *w;
+	__u64 *w, end;
 
+	/* The call ends once it is no longer the thread's innermost: a
+	 * signal handler's call, or a page fault, that came before this
+	 * named it as its parent, and began before its end. */
+	dc_set_state(&thr, thr.kp, c->parent, thr.k.depth - 1);
+	end = dc_now();
 	if (err == 0)
 		*thr.errp = c->errno0;
-	dc_set_state(&thr, thr.kp, c->parent, thr.k.depth - 1);
 	c->err = err;
-	if (__builtin_expect((fn->extra | thr.busy) != 0 ||
-			     thr.head + REC_SPAN > thr.limit, 0)) {
-		if (fn->extra == FN_STR && !thr.busy)
+	if (__builtin_expect(c->quiet != 0, 0))
+		dc_quiet_resume(c->quiet);
+	if (__builtin_expect((fn->extra | thr.busy | thr.ndeferred) != 0, 0)) {
+		if (fn->extra == FN_STR && !(thr.busy | thr.ndeferred))
 			record_str(c, end, ret, args, nargs, str_index, efault);
 		else
 			record_slow(c, end, ret, args, nargs, str_index, efault);
 		return;
 	}
-	/* A signal handler's call between here and the commit finds busy
-	 * set, and is counted lost instead of writing over this record. */
-	thr.busy = 1;
+	/* A signal handler's call from here to the commit finds busy set,
+	 * and leaves its record to be written after this one; one before
+	 * it wrote its own and moved the head: the room is looked at now. */
+	thr.busy = BUSY_RECORD;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(thr.head + REC_SPAN > thr.limit, 0)) {
+		thr.busy = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		record_slow(c, end, ret, args, nargs, str_index, efault);
+		return;
+	}
 	w = (__u64 *)(thr.data + (thr.head & (fast.slot_bytes - 1)));
 	fail = dc_call_failed(fn->ret_kind, ret);
 	put_record(w, c, fn, ret, end, fn->size, fail ? DC_EVF_FAILED : 0,
@@ -854,6 +979,8 @@ void dc_call_end(struct dc_call *c, __u64 end, __s64 ret,
 	commit(fn->size);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	thr.busy = 0;
+	if (__builtin_expect(thr.ndeferred != 0, 0))
+		flush_deferred();
 }
 
 /* A function's fast_fn from its config.  As the kernel's records: all
@@ -1114,6 +1241,21 @@ DC_HIDDEN void dc_fast_quiet(int on)
 	quiet(on);
 }
 
+DC_HIDDEN void dc_quiet_suspend(void)
+{
+	thr.quiet = 0;
+	dc_client_quiet(DC_CLIENT_ABI_VERSION, 0);
+}
+
+/* The depth first: a handler's call that comes before the kernel is told
+ * suspends it again, and resumes it. */
+DC_HIDDEN void dc_quiet_resume(unsigned char depth)
+{
+	thr.quiet = depth;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	dc_client_quiet(DC_CLIENT_ABI_VERSION, 1);
+}
+
 /* About to exec a program that will not load this library (exec.c): ask
  * the collector for the uprobes that stand in for it, which the kernel
  * keeps across the exec, and wait for them to be in place, or for
@@ -1158,6 +1300,8 @@ static void after_fork_child(void)
 	thr.stalled = 0;
 	thr.seq = 0;
 	thr.quiet = 0;
+	thr.busy = 0;
+	thr.ndeferred = 0;
 	if (on)
 		handshake();
 	/* A call open across the fork ends in this thread's new entry. */

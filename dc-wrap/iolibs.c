@@ -114,7 +114,6 @@ static void lib_begin(struct dc_call *c, int fn, __u64 *a, int n)
 /* Slots read at return; then the record. */
 static void lib_end(struct dc_call *c, __s64 ret, __u64 *a, int n)
 {
-	__u64 end = dc_now();
 	const struct dc_fast_func_cfg *cfg = dc_fast_func(c->fn);
 	int i, flavor = DC_MPI_UNKNOWN, ok = ret == 0;
 	__s64 size;
@@ -152,7 +151,7 @@ static void lib_end(struct dc_call *c, __s64 ret, __u64 *a, int n)
 			break;
 		}
 	}
-	dc_call_end(c, end, ret, a, n, cfg->str_arg, 0);
+	dc_call_end(c, ret, a, n, cfg->str_arg, 0);
 }
 
 

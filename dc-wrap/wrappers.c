@@ -62,8 +62,7 @@
                                                                             \
 			dc_call_begin(&c, DC_FN_##as, a, n);                \
 			r = REAL(name) args;                                \
-			dc_call_end(&c, dc_now(), (__s64)(intptr_t)r, a, n, \
-				    stri,                                   \
+			dc_call_end(&c, (__s64)(intptr_t)r, a, n, stri,     \
 				    (fail) && errno == EFAULT);             \
 		}                                                           \
 		return r;                                                   \
@@ -390,7 +389,7 @@ WRAP(char *, __fgets_chk, r == NULL, -1, CHK_N(__fgets_chk),
                                                                             \
 			dc_call_begin(&c, DC_FN_##as, a, n);                \
 			r = REAL(name) real_call;                           \
-			dc_call_end(&c, dc_now(), (__s64)r, a, n, stri,     \
+			dc_call_end(&c, (__s64)r, a, n, stri,               \
 				    (fail) && errno == EFAULT);             \
 		}                                                           \
 		return r;                                                   \
@@ -448,7 +447,7 @@ WRAP_FCNTL(fcntl64)
 			dc_call_begin(&c, DC_FN_##name, a, n);              \
 			r = REAL(vfn) vargs;                                \
 			va_end(ap);                                         \
-			dc_call_end(&c, dc_now(), (__s64)r, a, n, 1, 0);    \
+			dc_call_end(&c, (__s64)r, a, n, 1, 0);              \
 		}                                                           \
 		return r;                                                   \
 	}
@@ -496,7 +495,7 @@ DC_EXPORT int dc_fscanf(FILE *f, const char *fmt, ...)
 		dc_call_begin(&c, DC_FN_fscanf, a, 2);
 		r = real_legacy_vfscanf(f, fmt, ap);
 		va_end(ap);
-		dc_call_end(&c, dc_now(), (__s64)r, a, 2, 1, 0);
+		dc_call_end(&c, (__s64)r, a, 2, 1, 0);
 	}
 	return r;
 }

@@ -200,6 +200,34 @@ test_expect_success 'a parent whose record was lost: later calls are not given i
 	grep "1 calls named as parents never returned" agg.err
 '
 
+# The client library writes the record of a signal handler's call that
+# came while it wrote another after that one (dc-wrap/fast.c): here the
+# handler's call 3 began after call 1 returned (its parent 0), and its
+# record came before 1's, when 1's child 2 had named 1 already.  And 1
+# was its thread's innermost a few instructions before it read its
+# start, where call 5's handler came: its child, started before it.
+test_expect_success 'a signal handler'"'"'s calls: a record before its sibling'"'"'s, a child before its parent' '
+	{ probes && cat <<-\IN; } >in.txt &&
+	call probe=3 pid=5 tid=5 ts=1010 dur=20 depth=1 args=2 seq=2 parent=1 ret=0
+	call probe=3 pid=5 tid=5 ts=1200 dur=10 depth=0 args=3 seq=3 ret=0
+	call probe=3 pid=5 tid=5 ts=1000 dur=100 depth=0 args=1 seq=1 ret=0
+	call probe=3 pid=5 tid=5 ts=1900 dur=50 depth=1 args=6 seq=6 parent=5 ret=0
+	call probe=3 pid=5 tid=5 ts=2000 dur=500 depth=0 args=5 seq=5 ret=0
+	end
+	IN
+	tree in.txt >got &&
+	cat >expect <<-\EOF &&
+	3 5 2 1 2 0
+	3 5 3 3 0 0
+	3 5 1 2 0 0
+	3 5 6 4 5 0
+	3 5 5 5 0 0
+	EOF
+	test_cmp expect got &&
+	test ! -s agg.err &&
+	grep "args=5" agg.txt | grep "ts=1900 dur=600 "
+'
+
 test_expect_success 'async block I/O: parent still open, already returned, or out of reach' '
 	# flags 8 = async, 40 = async + parent-done (the call had returned).
 	{ probes && cat <<-\IN; } >in.txt &&

@@ -148,6 +148,54 @@ test_expect_success BPF 'exact counts: 20000 writes, and the syscalls nested one
 	! grep -q "drops kind=process total=[1-9]" t.txt
 '
 
+# fd_writes TEXT LAYER FD: the write calls of LAYER on descriptor FD.
+fd_writes() {
+	awk -v cat="$2" -v fd="$3" '
+		/^probe / { split($2, i, "="); split($4, l, "="); split($5, n, "=");
+			    L[i[2]] = l[2]; N[i[2]] = n[2] }
+		/^call / { split($2, i, "="); split($13, a, "[=,]");
+			   if (L[i[2]] == cat && N[i[2]] == "write" && a[2] == fd) c++ }
+		END { print c + 0 }' "$1"
+}
+
+# outside_parents TEXT: the calls (and their count) that name a parent
+# whose span does not hold theirs.
+outside_parents() {
+	awk '
+		FNR == NR && /^call / { split($5, t, "="); split($6, d, "="); split($10, q, "=");
+			   S[q[2]] = t[2]; E[q[2]] = t[2] + d[2]; next }
+		/^call / { split($5, t, "="); split($6, d, "="); split($11, p, "=");
+			   if (p[2] != 0 && (!(p[2] in S) || t[2] < S[p[2]] || t[2] + d[2] > E[p[2]])) {
+				   n++; print
+			   } }
+		END { print n + 0 }' "$1" "$1"
+}
+
+# A signal handler's calls come anywhere in the program's: in a call, in
+# its wrapper, or while the library writes a record (the handler's then
+# waits for that one).  Each is recorded, and one that named the call it
+# came in as its parent lies inside it (that call ends once the handler
+# is done).
+test_expect_success BPF 'a signal handler'"'"'s calls: each recorded, inside the call it came in' '
+	layers posix syscalls >c.yaml &&
+	sign_spec c.yaml &&
+	{ dc-collect -k "$SHARED/key" --fast-ring 16M probes.sig -- \
+		"$DC_BUILD_DIR/t/helpers/workload" sigwrites 300000 "$PWD/counts" \
+		2>collect.err; echo $? >collect.rc; } |
+		dc-aggregate --text >t.txt 2>aggregate.err &&
+	cat collect.err aggregate.err &&
+	test "$(cat collect.rc)" = 0 &&
+	read _ mfd mn _ hfd hn <counts &&
+	test "$mn" = 300000 && test "$hn" -gt 100 &&
+	test "$(fd_writes t.txt POSIX "$mfd")" = "$mn" &&
+	test "$(fd_writes t.txt POSIX "$hfd")" = "$hn" &&
+	test "$(fd_writes t.txt sys "$hfd")" = "$hn" &&
+	! grep -q "records lost" collect.err &&
+	! grep -q "parent\|orphan" aggregate.err &&
+	outside_parents t.txt >outside &&
+	test "$(tail -n 1 outside)" = 0
+'
+
 # user_calls TEXT: call records of the POSIX and STDIO layers.
 user_calls() {
 	awk '

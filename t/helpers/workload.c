@@ -41,6 +41,11 @@
  *   workload slow SECONDS FILE     dc_test_slow(): write 1 byte to FILE,
  *                                  sleep SECONDS, write 1 more, in one
  *                                  call of a user function
+ *   workload sigwrites N OUT       N x write 1 byte to /dev/null while
+ *                                  SIGALRM comes every 200 us, whose
+ *                                  handler writes 1 byte to another
+ *                                  /dev/null descriptor; OUT gets
+ *                                  "main FD N handler FD M"
  *   workload nest T N              T threads, each N x (dc_test_nest():
  *                                  write 1 byte to /dev/null inside a
  *                                  user function; then 1 byte outside)
@@ -52,6 +57,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +66,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -481,6 +488,51 @@ static int do_udpdrop(long n, const char *out)
 	return 0;
 }
 
+static int sig_fd;
+static volatile sig_atomic_t sig_writes;
+
+static void on_alarm(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	if (write(sig_fd, "h", 1) == 1)
+		sig_writes++;
+	errno = saved;
+}
+
+/* A signal handler's calls among the program's: each one lands
+ * anywhere in a call of the main loop, its wrapper or the library's
+ * record of it. */
+static int do_sigwrites(long n, const char *out)
+{
+	struct itimerval every = { { 0, 200 }, { 0, 200 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct sigaction sa;
+	long i, done = 0;
+	int fd;
+	FILE *f;
+
+	if ((fd = open("/dev/null", O_WRONLY)) < 0 ||
+	    (sig_fd = open("/dev/null", O_WRONLY)) < 0)
+		fail("/dev/null");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = SA_RESTART;
+	if (sigaction(SIGALRM, &sa, NULL) != 0 ||
+	    setitimer(ITIMER_REAL, &every, NULL) != 0)
+		fail("setitimer");
+	for (i = 0; i < n; i++)
+		if (write(fd, "m", 1) == 1)
+			done++;
+	if (setitimer(ITIMER_REAL, &off, NULL) != 0)
+		fail("setitimer");
+	if ((f = fopen(out, "w")) == NULL)
+		fail(out);
+	fprintf(f, "main %d %ld handler %d %d\n", fd, done, sig_fd,
+		(int)sig_writes);
+	return fclose(f) != 0;
+}
+
 static int do_spin(double seconds, const char *path)
 {
 	struct timespec t0, t;
@@ -588,6 +640,8 @@ int main(int argc, char **argv)
 		return do_spin(atof(argv[2]), argv[3]);
 	if (strcmp(mode, "slow") == 0 && argc == 4)
 		return dc_test_slow(argv[3], atoi(argv[2])) == 0 ? 0 : 1;
+	if (strcmp(mode, "sigwrites") == 0 && argc == 4)
+		return do_sigwrites(atol(argv[2]), argv[3]);
 	if (strcmp(mode, "nest") == 0 && argc == 4)
 		return do_nest(atoi(argv[2]), atol(argv[3]));
 	fprintf(stderr, "usage: see the header of t/helpers/workload.c\n");
