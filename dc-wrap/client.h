@@ -256,7 +256,12 @@ DC_HIDDEN int dc_exec_failed(bool asked, int r);
 DC_HIDDEN const struct dc_fast_func_cfg *dc_fast_func(int fn);
 
 /* Copy n bytes of this process's memory that may not be readable: 0, or
- * -1 if they are not. */
+ * -1 if they are not (derive.c). */
 DC_HIDDEN int dc_safe_read(void *dst, __u64 src, size_t n);
+
+/* The slot cfg derives at a call's return from its arguments (derive.c):
+ * an iovec array's total, a string's length. */
+DC_HIDDEN __u64 dc_derive(const struct dc_fast_func_cfg *cfg,
+			  const __u64 *args, int nargs, int call_failed);
 
 #endif /* DC_CLIENT_INTERNAL_H */

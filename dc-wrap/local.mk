@@ -11,7 +11,8 @@ include_HEADERS = dc-wrap/dcclient.h
 # iolibs.c for MPI-IO and HDF5, which it does not link) are in
 # the same library: preloading one file is all a process needs.
 dc_wrap_libdcclient_la_SOURCES = dc-wrap/dcclient.c dc-wrap/dcclient.h \
-	dc-wrap/fast.c dc-wrap/client.h dc-wrap/wrappers.c dc-wrap/iolibs.c \
+	dc-wrap/fast.c dc-wrap/client.h dc-wrap/derive.c dc-wrap/wrappers.c \
+	dc-wrap/iolibs.c \
 	dc-wrap/exec.c dc-wrap/spawn.c lib/preload.h \
 	lib/checking.h lib/fastabi.h lib/mpiabi.h
 # Never sanitized: it is preloaded into applications that are not.
