@@ -75,6 +75,9 @@ void classify(struct probe *p, const char *name)
 	static const char *const dup_names[] = { "dup", "dup2", "dup3", NULL };
 	static const char *const fcntl_names[] = { "fcntl", "fcntl64",
 						   "__fcntl", NULL };
+	/* A stream over a descriptor: it names the descriptor's file. */
+	static const char *const fdopen_names[] = { "fdopen", "fdopendir",
+						    NULL };
 	int i;
 
 	p->path_arg = p->dirfd_arg = p->fd_arg = p->handle_arg = -1;
@@ -125,8 +128,7 @@ void classify(struct probe *p, const char *name)
 		p->op = OP_DUP;
 	else if (name_is(name, fcntl_names) && p->fd_arg >= 0 && p->nargs >= 2)
 		p->op = OP_FCNTL;
-	else if ((strcmp(name, "fdopen") == 0 ||
-		  strcmp(name, "fdopendir") == 0) && p->fd_arg >= 0)
+	else if (name_is(name, fdopen_names) && p->fd_arg >= 0)
 		p->op = OP_FDOPEN;
 	else if (strcmp(name, "chdir") == 0 && p->path_arg >= 0)
 		p->op = OP_CHDIR;
