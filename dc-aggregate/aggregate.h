@@ -67,6 +67,8 @@ struct probe {
 	int path_arg, dirfd_arg, fd_arg, handle_arg; /* -1: none */
 	int handle_out_arg;       /* a handle stored through a pointer */
 	int path2_arg, dirfd2_arg; /* rename's new path and its dirfd */
+	uint8_t path_second;      /* its path is the record's second string
+				     (symlink: the target comes first) */
 	int file_arg;             /* a FILE *: its fd in the last slot */
 	int copy_in_arg, copy_out_arg; /* a copy between two fds (sendfile,
 				       copy_file_range, splice, tee): the fd
@@ -232,6 +234,10 @@ void handle_frame(struct aggregator *ag, unsigned idx,
 
 /* files.c */
 void classify(struct probe *p, const char *name);
+/* The path an event of pr names inline, and its length (event_path's
+ * string: the second one when pr->path_second); NULL if none. */
+const char *event_path_str(const struct probe *pr, const struct dc_event *ev,
+			   size_t *len);
 /* fd set by call ev to file (0: a file without a name we know). */
 void set_fd(struct proc *p, int64_t fd, uint32_t file,
 	    const struct dc_event *ev);

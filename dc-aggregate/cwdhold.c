@@ -39,12 +39,14 @@ static int dirfd_is_cwd(const struct dc_event *ev, int dirfd_arg)
 
 static int needs_cwd(const struct probe *pr, const struct dc_event *ev)
 {
-	const char *str = DC_EVENT_STR(ev);
+	const char *str = DC_EVENT_STR(ev), *path;
 	size_t len1;
 
 	if (pr->path_arg < 0 || ev->str_len == 0)
 		return 0;
-	if (str[0] != '/' && dirfd_is_cwd(ev, pr->dirfd_arg))
+	path = event_path_str(pr, ev, &len1);
+	if (path != NULL && len1 > 0 && path[0] != '/' &&
+	    dirfd_is_cwd(ev, pr->dirfd_arg))
 		return 1;
 	len1 = strnlen(str, ev->str_len);
 	return pr->path2_arg >= 0 && len1 + 1 < ev->str_len &&

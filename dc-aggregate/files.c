@@ -82,8 +82,15 @@ void classify(struct probe *p, const char *name)
 
 	p->path_arg = p->dirfd_arg = p->fd_arg = p->handle_arg = -1;
 	p->handle_out_arg = p->path2_arg = p->dirfd2_arg = p->file_arg = -1;
+	p->path_second = 0;
 	for (i = 0; i < p->nargs && i < DC_MAX_ARGS; i++) {
 		switch (p->arg_kinds[i]) {
+		case DC_ARG_STR:
+			/* symlink(target, path): named by the path it
+			 * makes, the string after the target. */
+			if (p->path_arg < 0)
+				p->path_second = 1;
+			break;
 		case DC_ARG_PATH:
 			if (p->path_arg < 0) {
 				p->path_arg = i;
@@ -116,6 +123,12 @@ void classify(struct probe *p, const char *name)
 		}
 	}
 
+	/* Its path, the record's second string, is also written out
+	 * absolute, as a rename's new name is. */
+	if (p->path_second && p->path_arg >= 0) {
+		p->path2_arg = p->path_arg;
+		p->dirfd2_arg = p->dirfd_arg;
+	}
 	classify_copy(p, name);
 	classify_made(p, name);
 	p->op = OP_NONE;
@@ -539,15 +552,32 @@ static uint32_t resolve_path(struct aggregator *ag,
 /* The output string id of the path an event names inline, resolved
  * against its dirfd or the process's working directory when relative.
  * A relative path that cannot be resolved is kept as written. */
+const char *event_path_str(const struct probe *pr, const struct dc_event *ev,
+			   size_t *len)
+{
+	const char *path = DC_EVENT_STR(ev);
+	/* A second string may follow the first's NUL. */
+	size_t len1 = strnlen(path, ev->str_len);
+
+	if (!pr->path_second) {
+		*len = len1;
+		return path;
+	}
+	if (len1 + 1 >= ev->str_len)
+		return NULL;
+	*len = ev->str_len - len1 - 1;
+	return path + len1 + 1;
+}
+
 static uint32_t event_path(struct aggregator *ag,
 			   struct proc *p, const struct probe *pr,
 			   const struct dc_event *ev)
 {
-	const char *path = DC_EVENT_STR(ev);
-	/* A second string may follow the first's NUL. */
-	size_t len = strnlen(path, ev->str_len);
+	size_t len;
+	const char *path = event_path_str(pr, ev, &len);
 
-	return resolve_path(ag, p, ev, path, len, pr->dirfd_arg);
+	return path != NULL ? resolve_path(ag, p, ev, path, len, pr->dirfd_arg)
+			    : 0;
 }
 
 int event_dirfd(const struct dc_event *ev, int dirfd_arg)

@@ -231,11 +231,12 @@ static const struct builtin_func syscall_funcs[] = {
 	F("mkdirat", "fd,path,mode", "status"),
 	Q("rmdir", "path", "status"),
 	/* Links and attributes (readlink's count is of the link's text,
-	 * not of a file's data).  Not symlink: its target, a string, comes
-	 * before the path it makes, and dc-aggregate names a call by its
-	 * first string. */
+	 * not of a file's data).  A symlink's target is a string, not a
+	 * file it works on: the call is named by the path it makes. */
 	Q("link", "path,path", "status"),
 	F("linkat", "fd,path,fd,path,flags", "status"),
+	Q("symlink", "str,path", "status"),
+	F("symlinkat", "str,fd,path", "status"),
 	Q("readlink", "path,ptr,int", "int"),
 	F("readlinkat", "fd,path,ptr,int", "int"),
 	Q("chmod", "path,mode", "status"),

@@ -3,8 +3,8 @@
 # io_submit, io_getevents, io_destroy), preadv2 and pwritev2 with their
 # bytes, the hints (fadvise64, readahead), and the metadata calls
 # (openat2, statfs, fstatfs, faccessat, access, truncate, getdents64,
-# syncfs, sync, close_range), links and attributes (linkat, readlinkat,
-# the chmod, chown and utimensat calls), each traced as often as
+# syncfs, sync, close_range), links and attributes (linkat, symlinkat,
+# readlinkat, the chmod, chown and utimensat calls), each traced as often as
 # t/helpers/dc-sysmore makes it, on the files it names.
 . "$(dirname "$0")/test-lib.sh"
 
@@ -50,6 +50,7 @@ test_expect_success PYTHON3 'the syscalls layer plans them, with the kinds that 
 	    "truncate": (["path", "offset"], "status"),
 	    "getdents64": (["fd", "ptr", "int"], "int"),
 	    "sync": ([], "status"),
+	    "symlinkat": (["str", "fd", "path"], "status"),
 	}
 	for f, (args, ret) in want.items():
 	    assert f in p, f + " not planned"
@@ -111,12 +112,15 @@ test_expect_success BPF,PYTHON3 'openat2, the file system and access calls, trun
 # path (relative to the directory's descriptor for the *at calls), by
 # its descriptor (fchmod, fchown, and utimensat with no path, as
 # futimens makes it), readlinkat and readlink by the link they read.
-test_expect_success BPF,PYTHON3 'links and attributes: linkat, link, readlinkat, readlink, the chmod, chown and utimensat calls' '
+test_expect_success BPF,PYTHON3 'links and attributes: linkat, link, symlinkat, symlink, readlinkat, readlink, the chmod, chown and utimensat calls' '
 	mkdir l &&
 	trace_sysmore links "$PWD/l" &&
 	test "$(stat -c %h l/f)" -ge 2 && test "$(readlink l/s)" = f &&
 	f="$PWD/l/f" &&
 	once linkat "$f" &&
+	# Named by the link it makes, not by its target ("f").
+	once symlinkat "$PWD/l/s" &&
+	test "$(count --name symlinkat --file "$f")" = 0 &&
 	test "$(count --name readlinkat --file "$PWD/l/s" --arg ret=1)" = 1 &&
 	once fchmodat "$f" &&
 	once fchownat "$f" &&
@@ -125,6 +129,7 @@ test_expect_success BPF,PYTHON3 'links and attributes: linkat, link, readlinkat,
 	test "$(count --name utimensat --file "$f" --arg ret=0)" = 2 &&
 	if grep -q "\"link\"" probes.json; then
 		once link "$f" &&
+		once symlink "$PWD/l/t" &&
 		test "$(count --name readlink --file "$PWD/l/t" --arg ret=1)" = 1 &&
 		once chmod "$f" &&
 		once chown "$f"
