@@ -49,6 +49,7 @@ VM_SKIP=${DC_VM_SKIP_TESTS-"3000:a failed library call carries the errno*
 6000:a process that was not selected*
 6000:a command that does not exist*
 6000:a tampered spec*
+4200:a signal handler*
 4200:a tiny ring drops*
 4200:a full ring waits*
 4200:a stopped collector*
