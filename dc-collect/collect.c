@@ -73,6 +73,35 @@ static void preload_client(struct collector *c)
 	setenv(DC_FAST_ENV, dc_fast_socket_name(c->fast), 1);
 }
 
+static const int kept_signals[SIG_KEPT_N] = { SIGINT, SIGTERM, SIGPIPE };
+
+/* Signals: SIGINT and SIGTERM stop cleanly, drain, end the stream, even
+ * in a job started with them ignored (in the background of a script):
+ * stopping the collector is what they are sent for.  A reader that goes
+ * away shows up as EPIPE on write, not as a fatal SIGPIPE.  What each
+ * was when we started is kept for the command (restore_signals). */
+static void take_signals(struct collector *c)
+{
+	struct sigaction sa;
+	int i;
+
+	memset(&sa, 0, sizeof(sa));
+	for (i = 0; i < SIG_KEPT_N; i++) {
+		sa.sa_handler = kept_signals[i] == SIGPIPE ? SIG_IGN : on_signal;
+		sigaction(kept_signals[i], &sa, &c->sig_start[i]);
+	}
+}
+
+/* In the command's process: the dispositions the collector found, an
+ * ignored SIGINT (a background job's) still ignored. */
+static void restore_signals(const struct collector *c)
+{
+	int i;
+
+	for (i = 0; i < SIG_KEPT_N; i++)
+		sigaction(kept_signals[i], &c->sig_start[i], NULL);
+}
+
 /* Start COMMAND stopped, select it, then let it exec: the child does all
  * its own set-up before it stops, so the trace holds nothing of ours and
  * nothing of COMMAND's is missed. */
@@ -94,9 +123,7 @@ static void start_command(struct collector *c)
 		 * output goes to standard error instead. */
 		if (c->opt.output == NULL)
 			dup2(STDERR_FILENO, STDOUT_FILENO);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
+		restore_signals(c);
 		/* A profiler never takes down what it watches: if the
 		 * collector dies, the command goes on untraced.  Should it
 		 * die while the command waits stopped below, the command is
@@ -553,8 +580,6 @@ static int open_output(struct collector *c, uid_t owner)
 /* Everything from the stream's header to the command running. */
 static void start(struct collector *c, int out_fd)
 {
-	struct sigaction sa;
-
 	dc_stream_info_init(&c->info, c->opt.run_id);
 	c->out = dc_writer_open(out_fd, &c->info);
 	if (c->out == NULL)
@@ -562,13 +587,7 @@ static void start(struct collector *c, int out_fd)
 	emit_probes(c);
 	emit_sysinfo(c);
 
-	/* Signals: stop cleanly, drain, end the stream.  A reader that goes
-	 * away shows up as EPIPE on write, not as a fatal SIGPIPE. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	take_signals(c);
 
 	snapshot_paths(c);
 	start_fast_path(c);

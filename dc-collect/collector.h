@@ -18,6 +18,7 @@
 
 #include <limits.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -82,8 +83,13 @@ struct options {
 };
 
 /* State of one collection run. */
+/* The signals the collector handles or ignores, and what they were when
+ * it started: the command is given them back. */
+enum { SIG_KEPT_INT, SIG_KEPT_TERM, SIG_KEPT_PIPE, SIG_KEPT_N };
+
 struct collector {
 	struct options opt;
+	struct sigaction sig_start[SIG_KEPT_N];
 	struct dc_spec *spec;
 	struct collect_bpf *skel;
 	struct ring_buffer *rb;

@@ -67,4 +67,25 @@ test_expect_success BPF 'a traced run keeps its -o file' '
 	tail -n 1 t.pfw | grep "\"truncated\":false"
 '
 
+# SIGINT as the collector found it: ignored in a job started in the
+# background of a script (sh does that), default at a terminal.
+# traced_sigign ign|dfl: the mask of signals a traced cat ignores, the
+# collector started with SIGINT ignored (ign) or not (dfl).
+traced_sigign() {
+	python3 -c "import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN if sys.argv[1] == \"ign\" else signal.SIG_DFL)
+os.execvp(sys.argv[2], sys.argv[2:])" "$1" \
+		dc-collect -k "$SHARED/key" -o "$1.dcs" "$SHARED/p.sig" -- \
+		cat /proc/self/status >"$1.status" 2>"$1.err" &&
+	sed -n "s/^SigIgn:[[:space:]]*//p" "$1.status"
+}
+
+test_expect_success BPF,PYTHON3 'the command finds SIGINT as the collector did: ignored, or not' '
+	ign=$(traced_sigign ign) && dfl=$(traced_sigign dfl) &&
+	echo "ignored with it ignored: $ign, default: $dfl" &&
+	test $((0x$ign & 2)) = 2 &&
+	test $((0x$dfl & 2)) = 0 &&
+	test $((0x$ign & 0x4000)) = 0
+'
+
 test_done
