@@ -175,11 +175,13 @@ outside_parents() {
 # its wrapper, or while the library writes a record (the handler's then
 # waits for that one).  Each is recorded, and one that named the call it
 # came in as its parent lies inside it (that call ends once the handler
-# is done).
+# is done).  The records (about 29 MB) fit a 64 MiB ring undrained: no
+# thread waits for a slow (sanitized) collector, with handlers' calls
+# piling up meanwhile.
 test_expect_success BPF 'a signal handler'"'"'s calls: each recorded, inside the call it came in' '
 	layers posix syscalls >c.yaml &&
 	sign_spec c.yaml &&
-	{ dc-collect -k "$SHARED/key" --fast-ring 16M probes.sig -- \
+	{ dc-collect -k "$SHARED/key" --fast-ring 64M --fast-slots 4 probes.sig -- \
 		"$DC_BUILD_DIR/t/helpers/workload" sigwrites 300000 "$PWD/counts" \
 		2>collect.err; echo $? >collect.rc; } |
 		dc-aggregate --text >t.txt 2>aggregate.err &&
