@@ -25,15 +25,15 @@
  * which a block completion, running in no particular task, cannot tell),
  * it is taken to be still open and reserved like any other.
  *
- * One exception to that order: the client library writes the record of
- * a signal handler's call that came while it was writing another after
- * that one (dc-wrap/fast.c defer_record).  The handler's call may have
- * begun before that call returned (its child, whose record then comes
- * after its parent's: found in the window of returned calls) or after
- * (its parent 0, say, whose record comes first: the call it came at the
- * end of is taken for lost, then found again when its record comes, in
- * the window of dropped calls).  So a call dropped is counted lost until
- * its record comes, if it does.
+ * One exception to that order: a signal handler's call that came as a
+ * call of its thread was ending, after it stopped being the thread's
+ * innermost, is a sibling that can return first and whose record can
+ * come first (dc-wrap/fast.c dc_call_end).  With its parent 0, say, it
+ * makes every open call of its numbering taken for lost, the ending one
+ * too if its children named it; that one is found again when its record
+ * comes, in a window of the calls last dropped.  So a call dropped is
+ * counted lost until its record comes, if it does.  (Not a process's
+ * calls left open at its exit: a pid used again must not find them.)
  */
 #include "config.h"
 
@@ -406,8 +406,10 @@ void calltree_drop_process(struct calltree *ct, uint32_t pid)
 		gone[n++] = t;
 	}
 	for (i = 0; i < n; i++) {
-		for (s = 0; s < SPACES; s++)
-			drop_all(ct, gone[i], s);
+		for (s = 0; s < SPACES; s++) {
+			ct->lost_calls += gone[i]->n[s];
+			gone[i]->n[s] = 0;
+		}
 		thread_maybe_free(ct, gone[i]);
 	}
 	free(gone);

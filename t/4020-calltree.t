@@ -265,17 +265,20 @@ test_expect_success 'a failed library call takes the errno of its failed child' 
 	tail -n 1 opens | grep -v "errno"
 '
 
+# A later process with the same pid (used again) does not find them.
 test_expect_success 'process exit forgets the calls it left open' '
 	{ probes && cat <<-\IN; } >in.txt &&
 	call probe=1 pid=5 tid=5 ts=1100 dur=10 depth=1 args=3,0,1 seq=2 parent=1 ret=1
 	exitproc pid=5 tid=5 ts=5000 ret=0
 	call probe=1 pid=6 tid=6 ts=6000 dur=10 depth=0 args=3,0,1 seq=1 ret=1
+	call probe=1 pid=5 tid=5 ts=7000 dur=10 depth=0 args=3,0,2 seq=1 ret=1
 	end
 	IN
 	tree in.txt >got &&
 	cat >expect <<-\EOF &&
 	1 5 3,0,1 1 2 0
 	1 6 3,0,1 4 0 0
+	1 5 3,0,2 5 0 0
 	EOF
 	test_cmp expect got &&
 	grep "1 calls named as parents never returned" agg.err
