@@ -109,7 +109,7 @@ static uint64_t window_hash(uint64_t thread, uint64_t seq)
 }
 
 static void window_put(struct ct_window *w, uint64_t thread, uint64_t seq,
-		       uint64_t id)
+		       uint64_t id, uint64_t ts)
 {
 	struct ct_window_slot *e = &w->slots[w->next];
 	uint64_t *slot;
@@ -126,6 +126,7 @@ static void window_put(struct ct_window *w, uint64_t thread, uint64_t seq,
 	e->thread = thread;
 	e->seq = seq;
 	e->id = id;
+	e->ts = ts;
 	u64map_put(&w->index, window_hash(thread, seq), w->next + 1);
 	w->next = (w->next + 1) % CALLTREE_WINDOW;
 }
@@ -152,13 +153,16 @@ static uint64_t window_find(const struct ct_window *w, uint64_t thread,
 }
 
 /* A call taken for lost whose record came after all: its id, no longer
- * counted lost; 0 if it is not one. */
-static uint64_t recover(struct calltree *ct, uint64_t thread, uint64_t seq)
+ * counted lost; 0 if it is not one.  The record at hand, begun at ts, is
+ * the call's, or its child's, only if it began before the record that
+ * dropped it: not so a call of a later thread with the same tid. */
+static uint64_t recover(struct calltree *ct, uint64_t thread, uint64_t seq,
+			uint64_t ts)
 {
 	struct ct_window_slot *e = window_slot(&ct->dropped, thread, seq);
 	uint64_t id;
 
-	if (e == NULL)
+	if (e == NULL || ts > e->ts)
 		return 0;
 	id = e->id;
 	u64map_del(&ct->dropped.index, window_hash(thread, seq));
@@ -196,29 +200,33 @@ static void thread_maybe_free(struct calltree *ct, struct ct_thread *t)
 	free_thread(t);
 }
 
-/* The open call at the top of stack s dropped: taken for lost, until
- * its record comes (recover). */
-static void drop_top(struct calltree *ct, struct ct_thread *t, unsigned s)
+/* The open call at the top of stack s dropped, by a record begun at ts:
+ * taken for lost, until its record comes (recover). */
+static void drop_top(struct calltree *ct, struct ct_thread *t, unsigned s,
+		     uint64_t ts)
 {
 	const struct ct_open *o = &t->open[s][--t->n[s]];
 
-	window_put(&ct->dropped, t->key, o->seq, o->id);
+	window_put(&ct->dropped, t->key, o->seq, o->id, ts);
 	ct->lost_calls++;
 }
 
-/* Drop the calls of seq's numbering entered after seq. */
-static void drop_after(struct calltree *ct, struct ct_thread *t, uint64_t seq)
+/* Drop the calls of seq's numbering entered after seq (record ev's
+ * doing). */
+static void drop_after(struct calltree *ct, struct ct_thread *t, uint64_t seq,
+		       const struct dc_event *ev)
 {
 	unsigned s = space_of(seq);
 
 	while (t->n[s] > 0 && t->open[s][t->n[s] - 1].seq > seq)
-		drop_top(ct, t, s);
+		drop_top(ct, t, s, ev->ts);
 }
 
-static void drop_all(struct calltree *ct, struct ct_thread *t, unsigned s)
+static void drop_all(struct calltree *ct, struct ct_thread *t, unsigned s,
+		     const struct dc_event *ev)
 {
 	while (t->n[s] > 0)
-		drop_top(ct, t, s);
+		drop_top(ct, t, s, ev->ts);
 }
 
 /* The open call seq, or NULL. */
@@ -241,7 +249,7 @@ static struct ct_open *find_open(struct ct_thread *t, uint64_t seq)
 
 /* Reserve an id for open call seq, in entry order. */
 static struct ct_open *add_open(struct calltree *ct, struct ct_thread *t,
-				uint64_t seq)
+				uint64_t seq, const struct dc_event *ev)
 {
 	unsigned s = space_of(seq);
 	size_t i = t->n[s];
@@ -257,7 +265,7 @@ static struct ct_open *add_open(struct calltree *ct, struct ct_thread *t,
 	t->n[s]++;
 	t->open[s][i].seq = seq;
 	/* A call taken for lost is open after all: a record names it. */
-	if ((t->open[s][i].id = recover(ct, t->key, seq)) == 0)
+	if ((t->open[s][i].id = recover(ct, t->key, seq, ev->ts)) == 0)
 		t->open[s][i].id = new_id(ct);
 	t->open[s][i].child_error = 0;
 	t->open[s][i].first = UINT64_MAX;
@@ -288,7 +296,7 @@ static void stamp_async(struct calltree *ct, uint64_t key,
 		ev->parent = id;
 	} else if (!(ev->flags & DC_EVF_PARENT_DONE)) {
 		t = thread_get(ct, key, ev->pid, 1);
-		ev->parent = add_open(ct, t, ev->parent)->id;
+		ev->parent = add_open(ct, t, ev->parent, ev)->id;
 	} else {
 		orphan(ct, ev);
 	}
@@ -308,9 +316,9 @@ static uint64_t claim(struct calltree *ct, uint64_t key, struct ct_thread *t,
 
 	*child_error = 0;
 	if (t != NULL)
-		drop_after(ct, t, ev->seq);
+		drop_after(ct, t, ev->seq, ev);
 	if (t == NULL || t->n[s] == 0 || t->open[s][t->n[s] - 1].seq != ev->seq)
-		return (id = recover(ct, key, ev->seq)) != 0 ? id : new_id(ct);
+		return (id = recover(ct, key, ev->seq, ev->ts)) != 0 ? id : new_id(ct);
 	o = &t->open[s][--t->n[s]];
 	*child_error = o->child_error;
 	if (o->first < ev->ts) {
@@ -355,7 +363,7 @@ void calltree_stamp(struct calltree *ct, struct dc_event *ev)
 		/* First the call itself: calls entered after it are gone,
 		 * and its children may have reserved its id. */
 		id = claim(ct, key, t, ev, &child_error);
-		window_put(&ct->returned, key, seq, id);
+		window_put(&ct->returned, key, seq, id, ev->ts);
 	} else {
 		id = new_id(ct);
 	}
@@ -366,16 +374,16 @@ void calltree_stamp(struct calltree *ct, struct dc_event *ev)
 	} else if (parent != 0) {
 		if (t == NULL)
 			t = thread_get(ct, key, ev->pid, 1);
-		drop_after(ct, t, parent);
+		drop_after(ct, t, parent, ev);
 		o = find_open(t, parent);
 		if (o == NULL)
-			o = add_open(ct, t, parent);
+			o = add_open(ct, t, parent, ev);
 		ev->parent = o->id;
 		if (ev->ts < o->first)
 			o->first = ev->ts;
 	} else if (is_call && t != NULL) {
 		/* Nothing of its numbering was open when it began. */
-		drop_all(ct, t, space_of(seq));
+		drop_all(ct, t, space_of(seq), ev);
 	}
 
 	/* A failed library call without an error code takes the one of the

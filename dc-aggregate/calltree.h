@@ -30,6 +30,8 @@
 
 struct ct_window_slot {
 	uint64_t thread, seq, id; /* thread 0: empty */
+	uint64_t ts;              /* dropped: when the record that dropped
+				     it began */
 };
 
 /* The last CALLTREE_WINDOW calls put in, by (thread, seq): the oldest
