@@ -228,6 +228,26 @@ test_expect_success 'a signal handler'"'"'s calls: a record before its sibling'"
 	grep "args=5" agg.txt | grep "ts=1900 dur=600 "
 '
 
+# A call dropped so (3, named by its child 4, then taken for lost at 5)
+# is not claimed by a later thread with the same tid whose calls are
+# numbered from 1 again: its call 3 began after 5.
+test_expect_success 'a dropped call is not claimed by a later thread with its tid and number' '
+	{ probes && cat <<-\IN; } >in.txt &&
+	call probe=3 pid=7 tid=7 ts=500 dur=10 depth=1 args=4 seq=4 parent=3 ret=0
+	call probe=3 pid=7 tid=7 ts=1000 dur=10 depth=0 args=5 seq=5 ret=0
+	call probe=3 pid=7 tid=7 ts=2000 dur=10 depth=0 args=3 seq=3 ret=0
+	end
+	IN
+	tree in.txt >got &&
+	cat >expect <<-\EOF &&
+	3 7 4 1 2 0
+	3 7 5 3 0 0
+	3 7 3 4 0 0
+	EOF
+	test_cmp expect got &&
+	grep "1 calls named as parents never returned" agg.err
+'
+
 test_expect_success 'async block I/O: parent still open, already returned, or out of reach' '
 	# flags 8 = async, 40 = async + parent-done (the call had returned).
 	{ probes && cat <<-\IN; } >in.txt &&
