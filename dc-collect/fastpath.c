@@ -81,8 +81,7 @@ struct ring {
 
 struct lost {
 	uint32_t pid;
-	uint64_t count;
-	uint64_t nested;         /* of them, signal handlers' calls */
+	struct dc_fast_lost n;
 };
 
 struct dc_fast {
@@ -890,7 +889,7 @@ static void drain_all(struct dc_fast *f, struct ring *r)
 static void note_lost(struct dc_fast *f, struct ring *r)
 {
 	struct dc_fast_shm *shm = (struct dc_fast_shm *)r->map;
-	uint64_t n = r->invalid + shm->lost;
+	uint64_t n = r->invalid + shm->lost + shm->noslot;
 	uint32_t i;
 
 	for (i = 0; i < r->nslots; i++)
@@ -910,8 +909,9 @@ static void note_lost(struct dc_fast *f, struct ring *r)
 		}
 		f->lost[f->nlost++] = (struct lost){ .pid = (uint32_t)r->pid };
 	}
-	f->lost[i].count += n;
-	f->lost[i].nested += shm->lost;
+	f->lost[i].n.count += n;
+	f->lost[i].n.nested += shm->lost;
+	f->lost[i].n.noslot += shm->noslot;
 }
 
 static void ring_free(struct dc_fast *f, struct ring *r)
@@ -957,8 +957,8 @@ void dc_fast_finish_all(struct dc_fast *f)
 	}
 }
 
-size_t dc_fast_drops(struct dc_fast *f, uint32_t *pids, uint64_t *counts,
-		     uint64_t *nested, size_t max, uint64_t *total)
+size_t dc_fast_drops(struct dc_fast *f, uint32_t *pids,
+		     struct dc_fast_lost *lost, size_t max, uint64_t *total)
 {
 	size_t i;
 
@@ -966,11 +966,10 @@ size_t dc_fast_drops(struct dc_fast *f, uint32_t *pids, uint64_t *counts,
 	if (f == NULL)
 		return 0;
 	for (i = 0; i < f->nlost; i++) {
-		*total += f->lost[i].count;
+		*total += f->lost[i].n.count;
 		if (i < max) {
 			pids[i] = f->lost[i].pid;
-			counts[i] = f->lost[i].count;
-			nested[i] = f->lost[i].nested;
+			lost[i] = f->lost[i].n;
 		}
 	}
 	return f->nlost;

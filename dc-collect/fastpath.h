@@ -91,11 +91,17 @@ void dc_fast_expect(struct dc_fast *f, pid_t pid, bool expect, uint64_t ts);
 void dc_fast_exited(struct dc_fast *f, pid_t pid);
 unsigned dc_fast_without(const struct dc_fast *f);
 
-/* Records lost per process (full rings, no free slot, invalid records,
- * signal handlers' calls that could not wait for their thread's record:
- * of the count, nested): fills up to max (pid, count, nested), returns
+/* A process's client records lost: in all (full rings, invalid records
+ * and the two below), and of them signal handlers' calls that could not
+ * wait for their thread's record (nested) and threads' that found no
+ * free slot (noslot). */
+struct dc_fast_lost {
+	uint64_t count, nested, noslot;
+};
+
+/* Records lost per process: fills up to max (pid, lost) pairs, returns
  * how many processes lost any; *total is the sum. */
-size_t dc_fast_drops(struct dc_fast *f, uint32_t *pids, uint64_t *counts,
-		     uint64_t *nested, size_t max, uint64_t *total);
+size_t dc_fast_drops(struct dc_fast *f, uint32_t *pids,
+		     struct dc_fast_lost *lost, size_t max, uint64_t *total);
 
 #endif /* DC_COLLECT_FASTPATH_H */

@@ -689,16 +689,31 @@ static void drops_send(struct collector *c, struct drops_frame *f)
 	out_frame(c, DC_FRAME_DROPS, f->buf, (uint32_t)f->pos);
 }
 
+/* One line per cause of a process's lost client records. */
+static void warn_client_lost(uint32_t pid, const struct dc_fast_lost *l)
+{
+	uint64_t full = l->count - l->nested - l->noslot;
+
+	if (full > 0)
+		warn("process %u: %llu user-level records lost (client ring full; raise --fast-ring)",
+		     (unsigned)pid, (unsigned long long)full);
+	if (l->noslot > 0)
+		warn("process %u: %llu user-level records lost: its threads past --fast-slots had no ring (raise it)",
+		     (unsigned)pid, (unsigned long long)l->noslot);
+	if (l->nested > 0)
+		warn("process %u: %llu user-level records lost: signal handlers' calls made while a thread wrote more records than it keeps",
+		     (unsigned)pid, (unsigned long long)l->nested);
+}
+
 /* Client records lost (fast path): per process, in the same total. */
 static uint64_t report_client_drops(struct collector *c, __u64 total)
 {
 	uint64_t fast_total = 0;
-	size_t np = dc_fast_drops(c->fast, NULL, NULL, NULL, 0, &fast_total), k;
+	size_t np = dc_fast_drops(c->fast, NULL, NULL, 0, &fast_total), k;
 	uint32_t *pids = xcalloc(np + 1, sizeof(uint32_t));
-	uint64_t *counts = xcalloc(np + 1, sizeof(uint64_t));
-	uint64_t *nested = xcalloc(np + 1, sizeof(uint64_t));
+	struct dc_fast_lost *lost = xcalloc(np + 1, sizeof(*lost));
 
-	dc_fast_drops(c->fast, pids, counts, nested, np, &fast_total);
+	dc_fast_drops(c->fast, pids, lost, np, &fast_total);
 	if (c->fast != NULL) {
 		unsigned char *pbuf = xmalloc(sizeof(struct dc_drops_rec) +
 					      sizeof(struct dc_drops_entry) * (np + 1));
@@ -706,21 +721,14 @@ static uint64_t report_client_drops(struct collector *c, __u64 total)
 
 		drops_begin(&f, pbuf, DC_DROPS_PER_PROCESS, total + fast_total);
 		for (k = 0; k < np; k++) {
-			drops_add(&f, pids[k], counts[k]);
-			if (nested[k] < counts[k])
-				warn("process %u: %llu user-level records lost (client ring full; raise --fast-ring)",
-				     (unsigned)pids[k],
-				     (unsigned long long)(counts[k] - nested[k]));
-			if (nested[k] > 0)
-				warn("process %u: %llu user-level records lost: signal handlers' calls made while a thread wrote more records than it keeps",
-				     (unsigned)pids[k], (unsigned long long)nested[k]);
+			drops_add(&f, pids[k], lost[k].count);
+			warn_client_lost(pids[k], &lost[k]);
 		}
 		drops_send(c, &f);
 		free(pbuf);
 	}
 	free(pids);
-	free(counts);
-	free(nested);
+	free(lost);
 	return fast_total;
 }
 

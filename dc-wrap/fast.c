@@ -286,10 +286,13 @@ enum {
 	BUSY_CLOSED,     /* past the last of them: the handler's is lost */
 };
 
-static void count_lost(void)
+/* A record lost with no slot to count it in: a thread's that found none
+ * free (noslot), or a signal handler's call's that could not wait. */
+static void count_lost(int noslot)
 {
 	if (fast.shm != NULL)
-		__atomic_fetch_add(&fast.shm->lost, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(noslot ? &fast.shm->noslot : &fast.shm->lost,
+				   1, __ATOMIC_RELAXED);
 }
 
 /* ---- per-thread call state ---- */
@@ -467,8 +470,10 @@ static __attribute__((noinline)) unsigned char *reserve_slow(__u64 span)
 	__u64 cap, off, need;
 	struct dc_event *pad;
 
-	if (!ring_ready(span))
+	if (!ring_ready(span)) {
+		count_lost(1);
 		return NULL;
+	}
 	cap = fast.slot_bytes;
 	/* Measured again after a wait: a signal handler's record may have
 	 * moved the head meanwhile (backoff). */
@@ -754,7 +759,7 @@ defer_record(const struct dc_call *c, __u64 end, __s64 ret,
 
 	if (thr.busy == BUSY_CLOSED || n >= DC_DEFER_RECS ||
 	    (size > REC_SPAN ? size : REC_SPAN) > DC_DEFER_BYTES) {
-		count_lost();
+		count_lost(0);
 		return;
 	}
 	thr.ndeferred = (unsigned char)(n + 1);

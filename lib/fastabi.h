@@ -71,12 +71,13 @@
 #define DC_FAST_DEFAULT_SOCKET "@datacrumbs-clients"
 #define DC_FAST_MAGIC 0x64636661u        /* "dcfa" */
 #define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
-#define DC_FAST_VERSION 13u               /* 9: the checking versions of
+#define DC_FAST_VERSION 14u               /* 9: the checking versions of
                                              lib/checking.h in the table;
                                              10: and __isoc99_fscanf;
                                              11: the hello's request;
                                              12: __isoc23_fscanf;
-                                             13: fdopendir */
+                                             13: fdopendir;
+                                             14: the shm's noslot */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_EXEC_WAIT_MS 2000         /* ... and this long before an
                                              exec: placing the uprobes
@@ -254,9 +255,11 @@ struct dc_fast_shm {
 	__u32 nslots;
 	__u64 slot_bytes;
 	__u64 data_offset;       /* offset of slot 0's data area */
-	__u64 lost;              /* records lost: no free slot, or a call
-	                            made while its thread was writing one
-	                            (a signal handler) */
+	__u64 lost;              /* records lost: a signal handler's call
+	                            that could not wait for the one its
+	                            thread was writing */
+	__u64 noslot;            /* records lost: a thread found no free
+	                            slot (past --fast-slots) */
 };
 
 struct dc_fast_slot {

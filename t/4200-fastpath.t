@@ -246,6 +246,22 @@ test_expect_success BPF 'a full ring waits for the collector: a tiny ring, 20000
 	! grep -q "user-level records lost" collect.err
 '
 
+# A process's threads past --fast-slots have no ring: their records are
+# lost, counted and said, not silently (workload tree: 4 threads and 2
+# forked children, each writing its own file; one slot a process).
+test_expect_success BPF 'threads past --fast-slots: their records counted lost, and said' '
+	layers posix >c.yaml &&
+	mkdir all one &&
+	collect c.yaml all.txt probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" tree "$PWD/all" 200 &&
+	! grep -q "drops kind=process total=[1-9]" all.txt &&
+	test "$(count_calls all.txt POSIX write)" = 1200 &&
+	total=$(user_calls all.txt) &&
+	collect c.yaml t.txt --fast-slots 1 probes.sig -- "$DC_BUILD_DIR/t/helpers/workload" tree "$PWD/one" 200 &&
+	test "$(cat collect.rc)" = 0 &&
+	all_accounted t.txt "$total" &&
+	grep "user-level records lost: its threads past --fast-slots had no ring" collect.err
+'
+
 # A client of its own, not preloaded (the library would take the socket
 # first), is a process without the client at its exec: the collector
 # gives it the wrapped functions through uprobes of its own (t/4220).
