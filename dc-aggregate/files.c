@@ -549,9 +549,6 @@ static uint32_t resolve_path(struct aggregator *ag,
 			     struct proc *p, const struct dc_event *ev,
 			     const char *path, size_t len, int dirfd_arg);
 
-/* The output string id of the path an event names inline, resolved
- * against its dirfd or the process's working directory when relative.
- * A relative path that cannot be resolved is kept as written. */
 const char *event_path_str(const struct probe *pr, const struct dc_event *ev,
 			   size_t *len)
 {
@@ -569,6 +566,9 @@ const char *event_path_str(const struct probe *pr, const struct dc_event *ev,
 	return path + len1 + 1;
 }
 
+/* The output string id of the path an event names inline, resolved
+ * against its dirfd or the process's working directory when relative.
+ * A relative path that cannot be resolved is kept as written. */
 static uint32_t event_path(struct aggregator *ag,
 			   struct proc *p, const struct probe *pr,
 			   const struct dc_event *ev)

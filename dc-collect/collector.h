@@ -82,11 +82,11 @@ struct options {
 	                            waits this long; 0: it drops */
 };
 
-/* State of one collection run. */
 /* The signals the collector handles or ignores, and what they were when
  * it started: the command is given them back. */
 enum { SIG_KEPT_INT, SIG_KEPT_TERM, SIG_KEPT_PIPE, SIG_KEPT_N };
 
+/* State of one collection run. */
 struct collector {
 	struct options opt;
 	struct sigaction sig_start[SIG_KEPT_N];

@@ -588,6 +588,13 @@ _Static_assert(offsetof(struct dc_event, probe_id) == 4 &&
 /* The bytes put_record stores: the header and every slot. */
 #define REC_SPAN (DC_EVENT_HDR_SIZE + 8 * DC_MAX_ARGS)
 
+/* The room a record of `size` bytes takes where it is written:
+ * put_record stores every slot, whatever the size published. */
+static inline __u64 rec_room(__u64 size)
+{
+	return size > REC_SPAN ? size : REC_SPAN;
+}
+
 static inline __attribute__((always_inline)) void
 put_record(__u64 *w, const struct dc_call *c, const struct fast_fn *fn,
 	   __s64 ret, __u64 end, __u64 size, __u64 flags, __u32 error,
@@ -747,8 +754,8 @@ static __u64 record_size(const struct dc_call *c, const __u64 *args,
  * gone by then), waits in defer for that one to be written
  * (flush_deferred).  Counted lost when DC_DEFER_RECS wait already, when
  * it is longer than a defer entry, or once the last of them has been
- * seen (BUSY_CLOSED).  The entry is claimed before it is written: a handler that
- * interrupts this one takes the next. */
+ * seen (BUSY_CLOSED).  The entry is claimed before it is written: a
+ * handler that interrupts this one takes the next. */
 static __attribute__((noinline, cold)) void
 defer_record(const struct dc_call *c, __u64 end, __s64 ret,
 	     const __u64 *args, int nargs, int str_index, int efault)
@@ -758,7 +765,7 @@ defer_record(const struct dc_call *c, __u64 end, __s64 ret,
 	unsigned n = thr.ndeferred;
 
 	if (thr.busy == BUSY_CLOSED || n >= DC_DEFER_RECS ||
-	    (size > REC_SPAN ? size : REC_SPAN) > DC_DEFER_BYTES) {
+	    rec_room(size) > DC_DEFER_BYTES) {
 		count_lost(0);
 		return;
 	}
@@ -771,7 +778,7 @@ defer_record(const struct dc_call *c, __u64 end, __s64 ret,
 static void write_deferred(unsigned i)
 {
 	__u64 size = thr.defer_size[i];
-	unsigned char *w = reserve(size > REC_SPAN ? size : REC_SPAN);
+	unsigned char *w = reserve(rec_room(size));
 
 	if (w != NULL) {
 		memcpy(w, thr.defer[i], size);
@@ -824,7 +831,7 @@ record_slow(const struct dc_call *c, __u64 end, __s64 ret, const __u64 *args,
 	thr.busy = BUSY_RECORD;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	size = record_size(c, args, nargs, str_index, efault, &s);
-	w = (__u64 *)reserve(size > REC_SPAN ? size : REC_SPAN);
+	w = (__u64 *)reserve(rec_room(size));
 	if (w != NULL) {
 		write_record(w, c, end, ret, args, nargs, &s, size);
 		commit(size);
