@@ -71,6 +71,8 @@ struct dc_probe_cfg {
 #define DC_GLIBC_FILENO_OFF 112
 /* The MPI libraries' datatype and status fields: lib/mpiabi.h. */
 #include "mpiabi.h"
+/* glibc's struct aiocb: lib/aioabi.h. */
+#include "aioabi.h"
 
 /* Record type of the ring only, never in the stream: a uprobe call of a
  * process on the fast path began (seq, ts, parent, depth = its level,

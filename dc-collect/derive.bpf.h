@@ -122,6 +122,26 @@ __noinline __s64 mpi_status_bytes(__u64 st, int flavor)
 	return -1;
 }
 
+/* A POSIX AIO request's descriptor, size, offset and operation from
+ * the struct aiocb in slot i (lib/aioabi.h). */
+static __always_inline void aiocb_entry(const struct dc_probe_cfg *cfg,
+					__u64 *args, int i)
+{
+	__u64 head[DC_AIOCB_HEAD_BYTES / 8], offset;
+	const void *cb = (const void *)args[i];
+	int ok;
+
+	ok = cb != NULL &&
+	     bpf_probe_read_user(head, sizeof(head), cb) == 0 &&
+	     bpf_probe_read_user(&offset, sizeof(offset),
+				 cb + DC_AIOCB_OFFSET_OFF) == 0;
+	if (!ok)
+		head[0] = head[DC_AIOCB_NBYTES_OFF / 8] = offset = 0;
+	dc_aiocb_slots(cfg->arg_kinds, args, i, ok, (__s32)head[0],
+		       (__s32)(head[0] >> 32), head[DC_AIOCB_NBYTES_OFF / 8],
+		       offset);
+}
+
 static __noinline void derive_entry(const struct dc_probe_cfg *cfg, __u64 *args)
 {
 	__u64 v;
@@ -142,6 +162,9 @@ static __noinline void derive_entry(const struct dc_probe_cfg *cfg, __u64 *args)
 						(const void *)(args[i] + DC_GLIBC_FILENO_OFF)))
 				fd = -1;
 			args[DC_MAX_ARGS - 1] = (__u64)(__s64)fd;
+			break;
+		case DC_ARG_AIOCB:
+			aiocb_entry(cfg, args, i);
 			break;
 		}
 	}

@@ -182,8 +182,9 @@ static bool same_registers(const struct dc_probe *p, int fn)
 	return true;
 }
 
-/* What the client reads as the kernel programs do: a FILE's descriptor,
- * up to two strings, one slot derived at return (an iovec total, a
+/* What the client reads as the kernel programs do: a FILE's descriptor
+ * and a struct aiocb's request (at entry: dc-wrap/derive.c), up to two
+ * strings, one slot derived at return (an iovec total, a
  * string's length: lib/bytes.h), and for the mpiio and hdf5 functions
  * the handles, datatype sizes and status counts read through their
  * pointers (dc-wrap/iolibs.c).  Anything else stays a uprobe, so the

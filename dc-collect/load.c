@@ -405,6 +405,7 @@ static __u8 derive_of(__u8 kind)
 	switch (kind) {
 	case DC_ARG_HANDLE_IN:
 	case DC_ARG_FILE:
+	case DC_ARG_AIOCB:
 		return DC_DERIVE_ENTRY;
 	case DC_ARG_IOV:
 	case DC_ARG_STRLEN:
@@ -428,6 +429,7 @@ void fill_tables(struct collector *c)
 		const struct dc_probe *p = &c->spec->probes[i];
 		struct dc_probe_cfg cfg;
 		__u32 key = (__u32)i;
+		bool has_file = false;
 
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.nargs = (__u8)p->nargs;
@@ -436,6 +438,7 @@ void fill_tables(struct collector *c)
 		for (a = 0; a < p->nargs; a++) {
 			cfg.arg_kinds[a] = bpf_kind(p->arg_kinds[a]);
 			cfg.derive |= derive_of(cfg.arg_kinds[a]);
+			has_file |= p->arg_kinds[a] == DC_ARG_FILE;
 			if (p->arg_kinds[a] != DC_ARG_PATH &&
 			    p->arg_kinds[a] != DC_ARG_STR)
 				continue;
@@ -449,7 +452,7 @@ void fill_tables(struct collector *c)
 			memcpy(cfg.regs, p->regs, sizeof(cfg.regs));
 		}
 		/* A FILE *'s descriptor travels in the last slot. */
-		if (cfg.derive & DC_DERIVE_ENTRY)
+		if (has_file)
 			cfg.nargs = DC_MAX_ARGS;
 		if (p->kind == DC_PROBE_TRACEPOINT && !c->skip[i]) {
 			const struct dc_klayer *k = dc_klayer_find(p->function);

@@ -58,6 +58,7 @@ dc-collect/collect.bpf.o: $(srcdir)/dc-collect/collect.bpf.c \
 		$(srcdir)/dc-collect/block.bpf.h \
 		$(srcdir)/dc-collect/syscall.bpf.h \
 		$(srcdir)/lib/mpiabi.h $(srcdir)/lib/bytes.h \
+		$(srcdir)/lib/aioabi.h \
 		$(srcdir)/dc-collect/kfunc.bpf.h $(srcdir)/dc-collect/kfunc.h \
 		dc-collect/vmlinux.h
 	$(AM_V_GEN)$(CLANG) $(BPF_CFLAGS) -c $(srcdir)/dc-collect/collect.bpf.c -o $@

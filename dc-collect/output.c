@@ -227,6 +227,10 @@ static void emit_probe(struct collector *c, uint32_t id, int kind,
 		rec.nargs = (uint8_t)p->nargs;
 		rec.ret_kind = p->ret_kind;
 		memcpy(rec.arg_kinds, p->arg_kinds, (size_t)p->nargs);
+		/* Its slot holds the request's descriptor (lib/event.h). */
+		for (int a = 0; a < p->nargs; a++)
+			if (rec.arg_kinds[a] == DC_ARG_AIOCB)
+				rec.arg_kinds[a] = DC_ARG_FD;
 		rec.offset = p->kind == DC_PROBE_SYSCALL ? (uint64_t)p->nr : p->offset;
 	}
 	memcpy(buf, &rec, sizeof(rec));

@@ -85,6 +85,17 @@ static const struct builtin_func posix_funcs[] = {
 	F("fcntl", "fd,cmd,int", "int"),
 	F("ftruncate", "fd,offset", "status"),
 	Q("ftruncate64", "fd,offset", "status"),
+	/* POSIX AIO, in libc since glibc 2.34 (in librt before, which the
+	 * layer does not probe).  A request is named by its struct aiocb
+	 * (dc-probes(5)): aio_return says what it moved, and which way.
+	 * aio_error, which programs poll, is not probed. */
+	Q("aio_read", "aiocb,size,offset", "status"),
+	Q("aio_write", "aiocb,size,offset", "status"),
+	Q("aio_return", "aiocb,size,offset,op", "size"),
+	Q("aio_suspend", "ptr,int,ptr", "status"),
+	Q("aio_cancel", "fd,ptr", "int"),
+	Q("aio_fsync", "flags,aiocb", "status"),
+	Q("lio_listio", "int,ptr,int,ptr", "status"),
 	{ NULL, NULL, NULL, 0 }
 };
 

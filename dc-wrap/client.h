@@ -111,10 +111,16 @@ static inline __attribute__((always_inline)) __u64 dc_now(void)
 	return (__u64)t.tv_sec * 1000000000ULL + (__u64)t.tv_nsec;
 }
 
-/* A FILE's descriptor, read before the call can close the FILE. */
-DC_HIDDEN int dc_file_fd(int fn, const __u64 *args, int nargs);
+/* What function fn's record reads through its arguments at the call's
+ * entry, as the kernel programs do (derive.c): a FILE's descriptor
+ * (read before the call can close the FILE), a struct aiocb's request:
+ * dc_fast_entry[fn] says which, as dc_entry_reads found them in its
+ * plan. */
+enum { DC_ENTRY_FILE = 1, DC_ENTRY_AIOCB = 2 };
+DC_HIDDEN void dc_derive_entry(int fn, __u64 args[DC_MAX_ARGS], int nargs);
+DC_HIDDEN unsigned char dc_entry_reads(const struct dc_fast_func_cfg *cfg);
 
-extern DC_HIDDEN unsigned char dc_fast_file_arg[DC_FAST_NFUNCS];
+extern DC_HIDDEN unsigned char dc_fast_entry[DC_FAST_NFUNCS];
 
 /* The thread's call state at its first call (fast.c). */
 DC_HIDDEN struct dc_client_tls *dc_thread_state(void);
@@ -169,10 +175,8 @@ dc_call_begin(struct dc_call *c, int fn, __u64 args[DC_MAX_ARGS], int nargs)
 	struct dc_client_tls *k = t->kp;
 
 	c->fn = fn;
-	/* A FILE's descriptor goes in the last slot (DC_ARG_FILE), read
-	 * before the call can close the FILE. */
-	if (__builtin_expect(dc_fast_file_arg[fn] != 0xff, 0))
-		args[DC_MAX_ARGS - 1] = (__u64)(__s64)dc_file_fd(fn, args, nargs);
+	if (__builtin_expect(dc_fast_entry[fn] != 0, 0))
+		dc_derive_entry(fn, args, nargs);
 	/* errno is cleared for the call and put back if the call does not
 	 * set it: a call that fails without setting errno (fgets at the
 	 * end of a file) has no errno in the trace, as on the uprobe path,

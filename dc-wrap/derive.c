@@ -1,10 +1,13 @@
 /*
- * derive.c - libdcclient.so's slots derived at a call's return, as
- * dc-collect's derive.bpf.h (derive_exit) derives them on the uprobe
- * path: an iovec array's total, a string's length.
+ * derive.c - libdcclient.so's slots read through a call's arguments, as
+ * dc-collect's derive.bpf.h derives them on the uprobe path: at entry a
+ * FILE's descriptor and a struct aiocb's request (dc_derive_entry), at
+ * return an iovec array's total and a string's length (dc_derive).
  */
 #define _GNU_SOURCE
+#include <aio.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -13,7 +16,54 @@
 #include <linux/types.h>
 
 #include "event.h"
+#include "aioabi.h"
 #include "client.h"
+
+/* The fields the kernel programs read by offset are where the header
+ * puts them. */
+_Static_assert(offsetof(struct aiocb, aio_fildes) == DC_AIOCB_FILDES_OFF &&
+	       offsetof(struct aiocb, aio_lio_opcode) == DC_AIOCB_OPCODE_OFF &&
+	       offsetof(struct aiocb, aio_nbytes) == DC_AIOCB_NBYTES_OFF &&
+	       offsetof(struct aiocb, aio_offset) == DC_AIOCB_OFFSET_OFF,
+	       "lib/aioabi.h's offsets are not glibc's struct aiocb's");
+
+unsigned char dc_entry_reads(const struct dc_fast_func_cfg *cfg)
+{
+	unsigned char reads = cfg->file_arg < DC_MAX_ARGS ? DC_ENTRY_FILE : 0;
+	int a;
+
+	for (a = 0; a < cfg->nargs && a < DC_MAX_ARGS; a++)
+		if (cfg->arg_kinds[a] == DC_ARG_AIOCB)
+			reads |= DC_ENTRY_AIOCB;
+	return reads;
+}
+
+/* The call is about to use the FILE and the requests its arguments
+ * point to: reading them now is as safe as the call. */
+void dc_derive_entry(int fn, __u64 args[DC_MAX_ARGS], int nargs)
+{
+	const struct dc_fast_func_cfg *cfg = dc_fast_func(fn);
+	int a = cfg->file_arg;
+
+	/* A FILE's descriptor goes in the last slot (DC_ARG_FILE). */
+	if (dc_fast_entry[fn] & DC_ENTRY_FILE)
+		args[DC_MAX_ARGS - 1] = (__u64)(__s64)(a < nargs && args[a] != 0 ?
+			fileno_unlocked((FILE *)(uintptr_t)args[a]) : -1);
+	if (!(dc_fast_entry[fn] & DC_ENTRY_AIOCB))
+		return;
+	for (a = 0; a < cfg->nargs && a < DC_MAX_ARGS; a++) {
+		const struct aiocb *cb = (const struct aiocb *)(uintptr_t)args[a];
+
+		if (cfg->arg_kinds[a] != DC_ARG_AIOCB)
+			continue;
+		if (cb == NULL)
+			dc_aiocb_slots(cfg->arg_kinds, args, a, 0, 0, 0, 0, 0);
+		else
+			dc_aiocb_slots(cfg->arg_kinds, args, a, 1, cb->aio_fildes,
+				       cb->aio_lio_opcode, cb->aio_nbytes,
+				       (__u64)cb->aio_offset);
+	}
+}
 
 /* Through the kernel, which reports an unreadable address instead of
  * faulting: the system call reads them, not us. */

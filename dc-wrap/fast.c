@@ -91,7 +91,7 @@ DC_HIDDEN __thread struct dc_thread dc_thr
 #define thr dc_thr
 
 DC_HIDDEN int (*dc_gettime)(clockid_t, struct timespec *) = clock_gettime;
-DC_HIDDEN unsigned char dc_fast_file_arg[DC_FAST_NFUNCS];
+DC_HIDDEN unsigned char dc_fast_entry[DC_FAST_NFUNCS];
 
 /* The library's own work in this thread from here (on) or done (0),
  * nested: the thread's system calls and kernel events in between are
@@ -345,17 +345,6 @@ static void release_state(void *arg)
 }
 
 /* ---- calls ---- */
-
-int dc_file_fd(int fn, const __u64 *args, int nargs)
-{
-	int a = dc_fast_file_arg[fn];
-
-	/* The call is about to use this FILE: reading its descriptor now
-	 * is as safe as the call. */
-	if (a < nargs && args[a] != 0)
-		return fileno_unlocked((FILE *)(uintptr_t)args[a]);
-	return -1;
-}
 
 static __u64 round8(__u64 n)
 {
@@ -1123,7 +1112,7 @@ static void handshake(void)
 	for (i = 0; i < cfg.nfuncs; i++) {
 		fast.funcs[i] = cfg.funcs[i];
 		plan_record(&fast.fns[i], &cfg.funcs[i], (int)i);
-		dc_fast_file_arg[i] = cfg.funcs[i].on ? cfg.funcs[i].file_arg : 0xff;
+		dc_fast_entry[i] = cfg.funcs[i].on ? dc_entry_reads(&cfg.funcs[i]) : 0;
 	}
 	/* The library's own descriptors closed before it records: these
 	 * close() calls reach its close wrapper, and are not the program's. */
@@ -1248,7 +1237,7 @@ static void after_fork_child(void)
 
 DC_HIDDEN void dc_fast_init(void)
 {
-	memset(dc_fast_file_arg, 0xff, sizeof(dc_fast_file_arg));
+	memset(dc_fast_entry, 0, sizeof(dc_fast_entry));
 	find_vdso_clock();
 	handshake();
 	if (fast.shm == NULL)

@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #undef _FILE_OFFSET_BITS
 #undef _FORTIFY_SOURCE
+#include <aio.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -260,6 +261,27 @@ WRAP(ssize_t, pwritev2, r < 0, -1, 5,
      (int fd, const struct iovec *iov, int cnt, off_t off, int flags),
      (fd, iov, cnt, off, flags), (I(fd), P(iov), I(cnt), L(off), I(flags)))
 
+/* POSIX AIO: a struct aiocb's request (descriptor, size, offset,
+ * operation) fills the slots after its pointer at the call's entry
+ * (dc_call_begin), as the plan names them. */
+#define AIO_REQ(ret, name, as, cbtype, n)                                   \
+	WRAP_AS(ret, name, as, r < 0, -1, n, (cbtype *cb), (cb), (P(cb)))
+AIO_REQ(int, aio_read, aio_read, struct aiocb, 3)
+AIO_REQ(int, aio_write, aio_write, struct aiocb, 3)
+AIO_REQ(ssize_t, aio_return, aio_return, struct aiocb, 4)
+WRAP(int, aio_suspend, r < 0, -1, 3,
+     (const struct aiocb *const list[], int n, const struct timespec *t),
+     (list, n, t), (P(list), I(n), P(t)))
+WRAP(int, aio_cancel, r < 0, -1, 2,
+     (int fd, struct aiocb *cb),
+     (fd, cb), (I(fd), P(cb)))
+WRAP(int, aio_fsync, r < 0, -1, 2,
+     (int op, struct aiocb *cb),
+     (op, cb), (I(op), P(cb)))
+WRAP(int, lio_listio, r < 0, -1, 4,
+     (int mode, struct aiocb *const list[], int n, struct sigevent *sig),
+     (mode, list, n, sig), (I(mode), P(list), I(n), P(sig)))
+
 /* ---- other names of those functions (DC_FAST_ALIASES) ---- */
 
 WRAP_AS(ssize_t, preadv64v2, preadv2, r < 0, -1, 5,
@@ -274,6 +296,21 @@ WRAP_AS(int, fseeko64, fseeko, r < 0, -1, 3,
 WRAP_AS(off64_t, ftello64, ftello, r < 0, -1, 1,
 	(FILE *f),
 	(f), (P(f)))
+AIO_REQ(int, aio_read64, aio_read, struct aiocb64, 3)
+AIO_REQ(int, aio_write64, aio_write, struct aiocb64, 3)
+AIO_REQ(ssize_t, aio_return64, aio_return, struct aiocb64, 4)
+WRAP_AS(int, aio_suspend64, aio_suspend, r < 0, -1, 3,
+	(const struct aiocb64 *const list[], int n, const struct timespec *t),
+	(list, n, t), (P(list), I(n), P(t)))
+WRAP_AS(int, aio_cancel64, aio_cancel, r < 0, -1, 2,
+	(int fd, struct aiocb64 *cb),
+	(fd, cb), (I(fd), P(cb)))
+WRAP_AS(int, aio_fsync64, aio_fsync, r < 0, -1, 2,
+	(int op, struct aiocb64 *cb),
+	(op, cb), (I(op), P(cb)))
+WRAP_AS(int, lio_listio64, lio_listio, r < 0, -1, 4,
+	(int mode, struct aiocb64 *const list[], int n, struct sigevent *sig),
+	(mode, list, n, sig), (I(mode), P(list), I(n), P(sig)))
 
 /* ---- _FORTIFY_SOURCE's checking versions (DC_FAST_FORTIFIED) ----
  * A call the check would stop (the buffer smaller than the count, open

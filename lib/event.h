@@ -123,6 +123,14 @@ enum dc_arg_kind {
 	                       meaningful only if the call succeeded.  The
 	                       BPF programs read it as a DC_ARG_HANDLE_OUT
 	                       (dc-collect/load.c) */
+	DC_ARG_AIOCB = 39,  /* struct aiocb * (POSIX AIO): the collector reads
+	                       the request at the call's entry.  This slot
+	                       holds its aio_fildes; the next slots, when
+	                       the plan names them size, offset and op in
+	                       that order, its aio_nbytes, aio_offset and
+	                       operation (DC_ARG_OP: "R", "W", "F" for a
+	                       sync, else 0).  The PROBE frame gives this
+	                       slot as DC_ARG_FD: readers see a descriptor */
 	DC_ARG_KIND_MAX
 };
 

@@ -71,13 +71,14 @@
 #define DC_FAST_DEFAULT_SOCKET "@datacrumbs-clients"
 #define DC_FAST_MAGIC 0x64636661u        /* "dcfa" */
 #define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
-#define DC_FAST_VERSION 14u               /* 9: the checking versions of
+#define DC_FAST_VERSION 15u               /* 9: the checking versions of
                                              lib/checking.h in the table;
                                              10: and __isoc99_fscanf;
                                              11: the hello's request;
                                              12: __isoc23_fscanf;
                                              13: fdopendir;
-                                             14: the shm's noslot */
+                                             14: the shm's noslot;
+                                             15: POSIX AIO */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_EXEC_WAIT_MS 2000         /* ... and this long before an
                                              exec: placing the uprobes
@@ -119,6 +120,9 @@
 	X(pwritev2, posix) \
 	X(__fprintf_chk, stdio) X(__fread_chk, stdio) X(__fgets_chk, stdio) \
 	X(__isoc99_fscanf, stdio) X(__isoc23_fscanf, stdio) \
+	X(aio_read, posix) X(aio_write, posix) X(aio_return, posix) \
+	X(aio_suspend, posix) X(aio_cancel, posix) X(aio_fsync, posix) \
+	X(lio_listio, posix) \
 	X(MPI_File_open, mpiio) X(MPI_File_close, mpiio) \
 	X(MPI_File_sync, mpiio) X(MPI_File_set_view, mpiio) \
 	X(MPI_File_seek, mpiio) X(MPI_File_read, mpiio) \
@@ -155,7 +159,11 @@
  * its library exports for it (fastpath.c). */
 #define DC_FAST_ALIASES(X) \
 	X(fcntl64, fcntl) X(fseeko64, fseeko) X(ftello64, ftello) \
-	X(preadv64v2, preadv2) X(pwritev64v2, pwritev2)
+	X(preadv64v2, preadv2) X(pwritev64v2, pwritev2) \
+	X(aio_read64, aio_read) X(aio_write64, aio_write) \
+	X(aio_return64, aio_return) X(aio_suspend64, aio_suspend) \
+	X(aio_cancel64, aio_cancel) X(aio_fsync64, aio_fsync) \
+	X(lio_listio64, lio_listio)
 #define DC_FAST_FORTIFIED(X) \
 	X(__read_chk, read) X(__pread_chk, pread) X(__pread64_chk, pread64) \
 	X(__open_2, open) X(__open64_2, open64) X(__openat_2, openat) \
@@ -215,9 +223,11 @@ struct dc_fast_func_cfg {
 	__u8 derive_kind;        /* ... as this kind: DC_ARG_IOV (total of
 	                            iov_len, count in the next slot),
 	                            DC_ARG_STRLEN or DC_ARG_STROUT */
-	__u8 arg_kinds[DC_MAX_ARGS]; /* the plan's kinds: the mpiio and
-	                            hdf5 functions read their handles,
-	                            datatype sizes and status counts as the
+	__u8 arg_kinds[DC_MAX_ARGS]; /* the plan's kinds, DC_ARG_NONE after
+	                            them: the client reads a struct aiocb's
+	                            request at entry (DC_ARG_AIOCB), and the
+	                            mpiio and hdf5 functions their handles,
+	                            datatype sizes and status counts, as the
 	                            kernel programs do */
 };
 

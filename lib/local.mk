@@ -8,6 +8,7 @@ lib_libdc_la_SOURCES = \
 	lib/deflatelib.c lib/deflatelib.h \
 	lib/event.h \
 	lib/jobinfo.c lib/jobinfo.h \
+	lib/aioabi.h \
 	lib/bytes.h \
 	lib/checking.h \
 	lib/fdpass.h \

@@ -32,7 +32,7 @@ static const char *const arg_names[DC_ARG_KIND_MAX] = {
 	[DC_ARG_MPISTATUS] = "mpistatus", [DC_ARG_HANDLE_OUT] = "handleout",
 	[DC_ARG_HANDLE_IN] = "handlein", [DC_ARG_FILE] = "file",
 	[DC_ARG_CHAR] = "char",   [DC_ARG_CMD] = "cmd",
-	[DC_ARG_FDPAIR] = "fdpair",
+	[DC_ARG_FDPAIR] = "fdpair", [DC_ARG_AIOCB] = "aiocb",
 };
 
 static const char *const ret_names[DC_RET_KIND_MAX] = {

@@ -116,6 +116,13 @@ t_helpers_fault_app_LDFLAGS =
 check_PROGRAMS += t/helpers/dc-netpair
 t_helpers_dc_netpair_SOURCES = t/helpers/dc-netpair.c
 
+# POSIX AIO with known requests (t/3250-posix-aio.t).  Never sanitized:
+# the traced application, whose calls both paths must see as libc's.
+check_PROGRAMS += t/helpers/aio
+t_helpers_aio_SOURCES = t/helpers/aio.c
+t_helpers_aio_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
+t_helpers_aio_LDFLAGS =
+
 # Fast-path workloads and a hostile client (t/4200-fastpath.t).
 check_PROGRAMS += t/helpers/fastclient
 t_helpers_fastclient_SOURCES = t/helpers/fastclient.c

@@ -96,12 +96,20 @@ URING_MOVES = dict([(op, "r") for op in (1, 4, 10, 22, 27, 49, 58, 60)] +
                    [(30, "m"), (33, "m")])
 
 
+# What a POSIX AIO request moved, by the operation aio_return names
+# (dc-probes(5), aiocb): "R" read, "W" written.
+AIO_MOVES = {"R": "r", "W": "w"}
+
+
 def direction(name, args):
     """classify(NAME), but for an io_uring completion the direction of
-    its request's opcode (None for splice and tee, which do both)."""
+    its request's opcode (None for splice and tee, which do both), and
+    for aio_return that of its request."""
     if name.endswith("io_uring_complete"):
         d = URING_MOVES.get(int_value(args.get("opcode")))
         return d if d != "m" else None
+    if name.rsplit(":", 1)[-1] == "aio_return":
+        return AIO_MOVES.get(args.get("op"))
     return classify(name)
 
 
@@ -140,7 +148,10 @@ def classify(name):
     k = _KINDS.get(name)
     if k is None and name not in _KINDS:
         n = name.rsplit(":", 1)[-1].lower()
-        if any(x in n for x in ("readlink", "readdir", "readahead", "ready")):
+        # A POSIX AIO request is queued by aio_read or aio_write and
+        # moves its data by aio_return (direction).
+        if any(x in n for x in ("readlink", "readdir", "readahead", "ready")) or \
+                n in ("aio_read", "aio_write"):
             k = None
         elif "read" in n or "recv" in n or n in ("fgets", "fgetc", "getc", "getline"):
             k = "r"

@@ -1,0 +1,107 @@
+#!/bin/sh
+# POSIX AIO in the posix layer, on both paths (the client library's
+# wrappers and uprobes): each request named by its file, with its size,
+# offset and, at aio_return, what it moved and which way, against the
+# workload's own record of what each call returned and the file's size.
+. "$(dirname "$0")/test-lib.sh"
+
+AIO="$DC_BUILD_DIR/t/helpers/aio"
+
+q() {
+	pfw-query "$@"
+}
+
+test_expect_success 'setup: a signing key' '
+	dc-sign --gen-key -k "$SHARED/key" >/dev/null
+'
+
+# The AIO calls of the workload's main thread, in time order, as the
+# workload prints them: "name ret" (aio_suspend left out).
+calls() {
+	python3 - "$1" <<-\EOF
+	import gzip, json, sys
+	evs = []
+	for line in gzip.open(sys.argv[1], "rt"):
+	    line = line.strip().rstrip(",")
+	    if line in ("", "[", "]"):
+	        continue
+	    e = json.loads(line)
+	    if e.get("ph") == "X" and e.get("cat") == "POSIX" and e["pid"] == e["tid"] and \
+	            e["name"] in ("aio_write", "aio_return", "aio_fsync", "lio_listio",
+	                          "aio_read", "aio_cancel"):
+	        evs.append(e)
+	for e in sorted(evs, key=lambda e: e["ts"]):
+	    print(e["name"], e["args"]["ret"])
+	EOF
+}
+
+# Each path's trace, of a workload run of its own, in D (each test runs
+# in a directory of its own).
+D=$TRASH_DIRECTORY
+for path in fast uprobe; do
+	opt=
+	test $path = uprobe && opt=--no-preload
+	test_expect_success BPF,PYTHON3 "$path: trace the workload" "
+		mkdir \"\$D/$path\" &&
+		layers posix >c.yaml &&
+		trace_ok c.yaml \"\$D/$path.pfw.gz\" $opt probes.sig -- \
+			sh -c \"exec \\\"$AIO\\\" \\\"\$D/$path/a.out\\\" 97 >\\\"\$D/$path.out\\\"\" &&
+		test \$(wc -c <\"\$D/$path/a.out\") = 9192 &&
+		if test $path = fast
+		then
+			grep -q \"fast path: [0-9]* functions recorded\" collect.err
+		fi
+	"
+
+	test_expect_success BPF,PYTHON3 "$path: every AIO call, with what it returned" "
+		calls \"\$D/$path.pfw.gz\" >got &&
+		test_cmp \"\$D/$path.out\" got
+	"
+
+	test_expect_success BPF,PYTHON3 "$path: each request named by its file, with its size and offset" "
+		T=\$D/$path.pfw.gz F=\$D/$path/a.out &&
+		test \$(q count \"\$T\" --cat POSIX --name aio_write --file \"\$F\" --arg size=4096 --arg offset=0 --arg ret=0) = 1 &&
+		test \$(q count \"\$T\" --cat POSIX --name aio_write --file \"\$F\" --arg size=4096 --arg offset=4096 --arg ret=0) = 1 &&
+		test \$(q count \"\$T\" --cat POSIX --name aio_write --file \"\$F\" --arg size=1000 --arg offset=8192 --arg ret=0) = 1 &&
+		test \$(q count \"\$T\" --cat POSIX --name aio_fsync --file \"\$F\" --arg ret=0) = 1 &&
+		test \$(q count \"\$T\" --cat POSIX --name aio_cancel --file \"\$F\" --arg ret=2) = 1 &&
+		test \$(q count \"\$T\" --cat POSIX --name lio_listio --arg ret=0) = 1 &&
+		test \$(q count \"\$T\" --cat POSIX --name aio_return --file \"\$F\" --arg op=R --arg size=8192 --arg offset=4096 --arg ret=5096) = 1
+	"
+
+	test_expect_success BPF,PYTHON3 "$path: aio_return says what moved, and which way: the file's size each way" "
+		T=\$D/$path.pfw.gz F=\$D/$path/a.out &&
+		test \$(q count \"\$T\" --cat POSIX --name aio_return --file \"\$F\" --arg op=W) = 3 &&
+		test \$(q sum \"\$T\" ret --cat POSIX --name aio_return --file \"\$F\" --arg op=W) = 9192 &&
+		test \$(q count \"\$T\" --cat POSIX --name aio_return --file \"\$F\" --arg op=R) = 2 &&
+		test \$(q sum \"\$T\" ret --cat POSIX --name aio_return --file \"\$F\" --arg op=R) = 9192 &&
+		test \$(q count \"\$T\" --cat POSIX --name aio_return --file \"\$F\" --arg op=F --arg ret=0) = 1 &&
+		dc-write --summary --top 0 \"\$T\" >summary &&
+		grep -E \"^POSIX +aio_return +6 +18384 .* \$F\\\$\" summary
+	"
+
+	test_expect_success BPF,PYTHON3 "$path: a request that fails: its descriptor, its aio_return -1" "
+		T=\$D/$path.pfw.gz &&
+		test \$(q count \"\$T\" --cat POSIX --name aio_read --arg fd=97 --arg size=100 --arg offset=0 --arg ret=0) = 1 &&
+		test \$(q count \"\$T\" --cat POSIX --name aio_return --arg fd=97 --arg op=R --arg ret=-1) = 1
+	"
+done
+
+# glibc runs the requests on threads of its own with pread and pwrite,
+# calls libc makes to itself: uprobes on those functions see them, the
+# wrappers do not (dc-wrap(1), BUGS).
+test_expect_success BPF,PYTHON3 'glibc threads'"'"' pread and pwrite: by uprobes only' '
+	test $(q count "$D/uprobe.pfw.gz" --cat POSIX --name pwrite --file "$D/uprobe/a.out") = 3 &&
+	test $(q count "$D/uprobe.pfw.gz" --cat POSIX --name pread --file "$D/uprobe/a.out") = 2 &&
+	test $(q count "$D/fast.pfw.gz" --cat POSIX --name pwrite) = 0 &&
+	test $(q count "$D/fast.pfw.gz" --cat POSIX --name pread) = 0
+'
+
+test_expect_success BPF,PYTHON3,DASK 'dc-report counts a request'"'"'s bytes at its aio_return, by its operation' '
+	dc-report -o fast.html "$D/fast.pfw.gz" 2>report.err &&
+	report-query.py fast.html table files-table >files &&
+	cat files &&
+	grep "^$D/fast/a.out	5	[0-9.]*	9192	9192	" files
+'
+
+test_done
