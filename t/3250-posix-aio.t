@@ -97,6 +97,22 @@ test_expect_success BPF,PYTHON3 'glibc threads'"'"' pread and pwrite: by uprobes
 	test $(q count "$D/fast.pfw.gz" --cat POSIX --name pread) = 0
 '
 
+# dc-config(5)'s layer for a glibc whose librt has the AIO functions,
+# aimed at libc here (where they are): the same requests, in its layer.
+# With the syscalls layer, whose openat names the file, not posix,
+# whose own AIO probes here would record each call twice.
+test_expect_success BPF,PYTHON3 'a layer of one'"'"'s own, as dc-config(5) shows for librt, records the same' '
+	sed -n "/^  \\\\- name: aio\$/,/^\.fi/p" "$DC_SRC_DIR/man/dc-config.5" |
+		sed "s/^  \\\\-/  -/; s/librt\.so\.1/libc.so.6/; /^\.fi/d" >layer &&
+	test_line_count layer 13 &&
+	{ layers syscalls && cat layer; } >c.yaml &&
+	mkdir rt &&
+	trace_ok c.yaml rt.pfw.gz --no-preload probes.sig -- "$AIO" "$PWD/rt/a.out" 97 &&
+	test $(q count rt.pfw.gz --cat aio --name aio_return --file "$PWD/rt/a.out" --arg op=W) = 3 &&
+	test $(q sum rt.pfw.gz ret --cat aio --name aio_return --file "$PWD/rt/a.out" --arg op=R) = 9192 &&
+	test $(q count rt.pfw.gz --cat aio --name aio_write --file "$PWD/rt/a.out" --arg size=1000 --arg offset=8192) = 1
+'
+
 test_expect_success BPF,PYTHON3,DASK 'dc-report counts a request'"'"'s bytes at its aio_return, by its operation' '
 	dc-report -o fast.html "$D/fast.pfw.gz" 2>report.err &&
 	report-query.py fast.html table files-table >files &&
