@@ -38,8 +38,28 @@ unsigned char dc_entry_reads(const struct dc_fast_func_cfg *cfg)
 	return reads;
 }
 
-/* The call is about to use the FILE and the requests its arguments
- * point to: reading them now is as safe as the call. */
+/* The request of the struct aiocb at cb, read the safe way: a call may
+ * fail before it reads a bad pointer (aio_fsync with a bad operation). */
+static void aiocb_args(const struct dc_fast_func_cfg *cfg, __u64 *args, int a,
+		       __u64 cb)
+{
+	unsigned char b[DC_AIOCB_OFFSET_OFF + 8];
+	__s32 fd, opcode;
+	__u64 nbytes, offset;
+
+	if (cb == 0 || dc_safe_read(b, cb, sizeof(b)) != 0) {
+		dc_aiocb_slots(cfg->arg_kinds, args, a, 0, 0, 0, 0, 0);
+		return;
+	}
+	memcpy(&fd, b + DC_AIOCB_FILDES_OFF, sizeof(fd));
+	memcpy(&opcode, b + DC_AIOCB_OPCODE_OFF, sizeof(opcode));
+	memcpy(&nbytes, b + DC_AIOCB_NBYTES_OFF, sizeof(nbytes));
+	memcpy(&offset, b + DC_AIOCB_OFFSET_OFF, sizeof(offset));
+	dc_aiocb_slots(cfg->arg_kinds, args, a, 1, fd, opcode, nbytes, offset);
+}
+
+/* A FILE's descriptor: the call is about to use the FILE, reading it
+ * now is as safe as the call.  A struct aiocb's request: aiocb_args. */
 void dc_derive_entry(int fn, __u64 args[DC_MAX_ARGS], int nargs)
 {
 	const struct dc_fast_func_cfg *cfg = dc_fast_func(fn);
@@ -51,18 +71,9 @@ void dc_derive_entry(int fn, __u64 args[DC_MAX_ARGS], int nargs)
 			fileno_unlocked((FILE *)(uintptr_t)args[a]) : -1);
 	if (!(dc_fast_entry[fn] & DC_ENTRY_AIOCB))
 		return;
-	for (a = 0; a < cfg->nargs && a < DC_MAX_ARGS; a++) {
-		const struct aiocb *cb = (const struct aiocb *)(uintptr_t)args[a];
-
-		if (cfg->arg_kinds[a] != DC_ARG_AIOCB)
-			continue;
-		if (cb == NULL)
-			dc_aiocb_slots(cfg->arg_kinds, args, a, 0, 0, 0, 0, 0);
-		else
-			dc_aiocb_slots(cfg->arg_kinds, args, a, 1, cb->aio_fildes,
-				       cb->aio_lio_opcode, cb->aio_nbytes,
-				       (__u64)cb->aio_offset);
-	}
+	for (a = 0; a < cfg->nargs && a < DC_MAX_ARGS; a++)
+		if (cfg->arg_kinds[a] == DC_ARG_AIOCB)
+			aiocb_args(cfg, args, a, args[a]);
 }
 
 /* Through the kernel, which reports an unreadable address instead of

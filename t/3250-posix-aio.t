@@ -85,6 +85,14 @@ for path in fast uprobe; do
 		test \$(q count \"\$T\" --cat POSIX --name aio_read --arg fd=97 --arg size=100 --arg offset=0 --arg ret=0) = 1 &&
 		test \$(q count \"\$T\" --cat POSIX --name aio_return --arg fd=97 --arg op=R --arg ret=-1) = 1
 	"
+
+	# glibc checks aio_fsync's operation before it reads the request:
+	# with none, a pointer to nothing is not read, by glibc or the
+	# profiler (reading it first would fault).
+	test_expect_success BPF,PYTHON3 "$path: a pointer the call does not read is not read" "
+		T=\$D/$path.pfw.gz &&
+		test \$(q count \"\$T\" --cat POSIX --name aio_fsync --arg fd=-1 --arg ret=-1) = 1
+	"
 done
 
 # glibc runs the requests on threads of its own with pread and pwrite,

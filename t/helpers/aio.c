@@ -9,8 +9,10 @@
  * aio_fsync (O_SYNC), waited for, aio_return'ed; lio_listio (LIO_WAIT)
  * of two reads, 4096 at 0 and 8192 at 4096 (which gets the 5096 left),
  * each aio_return'ed; then an aio_read of 100 bytes from descriptor
- * BADFD (not open: its request fails) and aio_cancel of FILE's
- * requests (none left).  Prints what each call returned, one
+ * BADFD (not open: its request fails), aio_cancel of FILE's
+ * requests (none left), and aio_fsync with an operation that is none
+ * and a pointer to nothing, which fails (EINVAL) without reading it.
+ * Prints what each call returned, one
  * "name ret" a line, in call order (aio_suspend's left out: the calls
  * it takes vary).  Exits non-zero if anything returns what it should
  * not.
@@ -121,6 +123,10 @@ int main(int argc, char **argv)
 	ret = aio_cancel(fd, NULL);
 	printf("aio_cancel %d\n", ret);
 	check(ret == AIO_ALLDONE, "aio_cancel");
+	errno = 0;
+	ret = aio_fsync(-1, (struct aiocb *)8);
+	printf("aio_fsync %d\n", ret);
+	check(ret == -1 && errno == EINVAL, "aio_fsync of no operation");
 	check(close(fd) == 0, "close");
 	return 0;
 }
