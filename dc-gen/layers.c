@@ -120,6 +120,9 @@ static const struct builtin_func stdio_funcs[] = {
 	Q("putc", "char,file", "all"),
 	F("fprintf", "file,str", "size"),
 	F("fscanf", "file,str", "int"),
+	/* getline and getdelim return the bytes of the line they read. */
+	F("getline", "ptr,ptr,file", "size"),
+	F("getdelim", "ptr,ptr,int,file", "size"),
 	{ NULL, NULL, NULL, 0 }
 };
 

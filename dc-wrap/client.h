@@ -34,10 +34,13 @@
 extern DC_HIDDEN unsigned char dc_fast_on[DC_FAST_NFUNCS];
 
 /* A signal handler's calls made while its thread writes a record wait
- * for it: two records (one more may come while the first is written
- * out), each of at most DC_DEFER_BYTES (the header, every slot and 392
- * bytes of strings; a longer one is counted lost). */
-#define DC_DEFER_RECS 2
+ * for it: four records, each of at most DC_DEFER_BYTES (the header,
+ * every slot and 392 bytes of strings; a longer one is counted lost).
+ * More than one comes only when the thread loses its CPU while it
+ * writes, for longer than the signal's period: two were too few on a
+ * loaded host (a handler every 200 us, 1 of 300,000 calls lost), 2 KiB
+ * a thread is not. */
+#define DC_DEFER_RECS 4
 #define DC_DEFER_BYTES 512
 
 /* Per thread.  `k` comes first: the thread's call state, which the

@@ -254,6 +254,12 @@ WRAP(int, fputc, r < 0, -1, 2,
 WRAP(int, putc, r < 0, -1, 2,
      (int ch, FILE *f),
      (ch, f), (I(ch), P(f)))
+WRAP(ssize_t, getline, r < 0, -1, 3,
+     (char **line, size_t *n, FILE *f),
+     (line, n, f), (P(line), P(n), P(f)))
+WRAP(ssize_t, getdelim, r < 0, -1, 4,
+     (char **line, size_t *n, int delim, FILE *f),
+     (line, n, delim, f), (P(line), P(n), I(delim), P(f)))
 WRAP(ssize_t, preadv2, r < 0, -1, 5,
      (int fd, const struct iovec *iov, int cnt, off_t off, int flags),
      (fd, iov, cnt, off, flags), (I(fd), P(iov), I(cnt), L(off), I(flags)))
@@ -296,6 +302,9 @@ WRAP_AS(int, fseeko64, fseeko, r < 0, -1, 3,
 WRAP_AS(off64_t, ftello64, ftello, r < 0, -1, 1,
 	(FILE *f),
 	(f), (P(f)))
+WRAP_AS(ssize_t, __getdelim, getdelim, r < 0, -1, 4,
+	(char **line, size_t *n, int delim, FILE *f),
+	(line, n, delim, f), (P(line), P(n), I(delim), P(f)))
 AIO_REQ(int, aio_read64, aio_read, struct aiocb64, 3)
 AIO_REQ(int, aio_write64, aio_write, struct aiocb64, 3)
 AIO_REQ(ssize_t, aio_return64, aio_return, struct aiocb64, 4)

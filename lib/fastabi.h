@@ -78,7 +78,8 @@
                                              12: __isoc23_fscanf;
                                              13: fdopendir;
                                              14: the shm's noslot;
-                                             15: POSIX AIO */
+                                             15: POSIX AIO, getline,
+                                             getdelim */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_EXEC_WAIT_MS 2000         /* ... and this long before an
                                              exec: placing the uprobes
@@ -122,7 +123,7 @@
 	X(__isoc99_fscanf, stdio) X(__isoc23_fscanf, stdio) \
 	X(aio_read, posix) X(aio_write, posix) X(aio_return, posix) \
 	X(aio_suspend, posix) X(aio_cancel, posix) X(aio_fsync, posix) \
-	X(lio_listio, posix) \
+	X(lio_listio, posix) X(getline, stdio) X(getdelim, stdio) \
 	X(MPI_File_open, mpiio) X(MPI_File_close, mpiio) \
 	X(MPI_File_sync, mpiio) X(MPI_File_set_view, mpiio) \
 	X(MPI_File_seek, mpiio) X(MPI_File_read, mpiio) \
@@ -163,7 +164,7 @@
 	X(aio_read64, aio_read) X(aio_write64, aio_write) \
 	X(aio_return64, aio_return) X(aio_suspend64, aio_suspend) \
 	X(aio_cancel64, aio_cancel) X(aio_fsync64, aio_fsync) \
-	X(lio_listio64, lio_listio)
+	X(lio_listio64, lio_listio) X(__getdelim, getdelim)
 #define DC_FAST_FORTIFIED(X) \
 	X(__read_chk, read) X(__pread_chk, pread) X(__pread64_chk, pread64) \
 	X(__open_2, open) X(__open64_2, open64) X(__openat_2, openat) \

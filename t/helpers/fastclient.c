@@ -119,6 +119,8 @@ static int vectored(const char *path, char *buf)
 static int strings(const char *path, char *buf)
 {
 	FILE *f = fopen(path, "w+");
+	char *line = NULL;
+	size_t n = 0;
 
 	if (f == NULL)
 		fail("fopen");
@@ -138,6 +140,11 @@ static int strings(const char *path, char *buf)
 		;
 	if (errno != 0)
 		fail("errno after fgets at the end of the file");
+	fseek(f, 0, SEEK_SET);
+	if (getline(&line, &n, f) != 6 || getdelim(&line, &n, 'y', f) != 2 ||
+	    getdelim(&line, &n, 'y', f) != 4 || getline(&line, &n, f) != -1)
+		fail("getline");
+	free(line);
 	fclose(f);
 	return 0;
 }

@@ -24,7 +24,8 @@ int main(void)
 {
 	static char buf[20000];
 	struct iovec iov[3];
-	char line[64];
+	char line[64], *lp = NULL;
+	size_t lsize = 0;
 	FILE *f;
 	int fd;
 
@@ -44,6 +45,14 @@ int main(void)
 	check(fgets(line, sizeof(line), f) != NULL, "fgets 2");
 	check(fgets(line, sizeof(line), f) == NULL, "fgets eof");
 	check(fclose(f) == 0, "fclose");
+	/* And by lines: 12006 bytes to the first newline, 7 to the next,
+	 * then the end (-1). */
+	check((f = fopen("stdio.out", "r")) != NULL, "fopen r 2");
+	check(getline(&lp, &lsize, f) == 12006, "getline");
+	check(getdelim(&lp, &lsize, '\n', f) == 7, "getdelim");
+	check(getline(&lp, &lsize, f) == -1, "getline eof");
+	check(fclose(f) == 0, "fclose");
+	free(lp);
 	/* Streams opened before main: named by their descriptors. */
 	check(fprintf(stdout, "to stdout\n") == 10, "fprintf stdout");
 	check(fputs("to stderr\n", stderr) >= 0, "fputs stderr");
