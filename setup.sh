@@ -20,14 +20,15 @@ build="$top/build"
 # mkfs tools run the VM of `make check-kernels`), dc-report's (Dask,
 # matplotlib, pandas; chromium renders its reports in the tests),
 # bpftrace for bench/kernel-bench.sh's peer column (1.6 MB with
-# libbpfcc; clang's LLVM is already here), nothing else.
+# libbpfcc; clang's LLVM is already here), fio (a real program's POSIX
+# AIO, t/3250), nothing else.
 packages="autoconf automake libtool pkg-config make gcc clang llvm bpftool bpftrace
 libbpf-dev libelf-dev zlib1g-dev libjansson-dev libyaml-dev libssl-dev
 python3 libhdf5-dev libopenmpi-dev openmpi-bin libmpich-dev mpich
 systemtap-sdt-dev passwd
 slurm-wlm munge iproute2
 procps libdeflate0 python3-dask python3-distributed python3-matplotlib
-python3-pandas chromium
+python3-pandas chromium fio
 qemu-system-x86 busybox-static e2fsprogs xfsprogs file
 afl++ libclang-rt-14-dev"
 

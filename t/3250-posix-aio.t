@@ -121,6 +121,28 @@ test_expect_success BPF,PYTHON3 'a layer of one'"'"'s own, as dc-config(5) shows
 	test $(q count rt.pfw.gz --cat aio --name aio_write --file "$PWD/rt/a.out" --arg size=1000 --arg offset=8192) = 1
 '
 
+# fio's posixaio engine: a real program's requests, queued four deep
+# and polled with aio_error (not probed), each aio_return'ed: 4 MiB of
+# 64 KiB requests, its --size, each way to trace it.
+test_lazy_prereq FIO '
+	command -v fio >/dev/null || { echo "fio is not installed"; false; }
+'
+
+test_expect_success BPF,PYTHON3,FIO 'fio (posixaio): every request, and --size in all, by both paths' '
+	layers posix >c.yaml &&
+	for how in fast uprobe; do
+		opt= &&
+		if test $how = uprobe; then opt=--no-preload; fi &&
+		trace_ok c.yaml fio.$how.pfw.gz $opt probes.sig -- fio --name=w \
+			--ioengine=posixaio --rw=write --bs=64k --size=4m --iodepth=4 \
+			--filename="$PWD/fio.$how" --output=/dev/null &&
+		test $(q count fio.$how.pfw.gz --cat POSIX --name aio_write --file "$PWD/fio.$how" --arg size=65536) = 64 &&
+		test $(q count fio.$how.pfw.gz --cat POSIX --name aio_return --file "$PWD/fio.$how" --arg op=W --arg ret=65536) = 64 &&
+		test $(q sum fio.$how.pfw.gz ret --cat POSIX --name aio_return --file "$PWD/fio.$how") = 4194304 ||
+		return 1
+	done
+'
+
 test_expect_success BPF,PYTHON3,DASK 'dc-report counts a request'"'"'s bytes at its aio_return, by its operation' '
 	dc-report -o fast.html "$D/fast.pfw.gz" 2>report.err &&
 	report-query.py fast.html table files-table >files &&
