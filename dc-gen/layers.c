@@ -119,6 +119,7 @@ static const struct builtin_func stdio_funcs[] = {
 	F("fputc", "char,file", "all"),
 	Q("putc", "char,file", "all"),
 	F("fprintf", "file,str", "size"),
+	F("vfprintf", "file,str", "size"),
 	F("fscanf", "file,str", "int"),
 	/* getline and getdelim return the bytes of the line they read. */
 	F("getline", "ptr,ptr,file", "size"),

@@ -254,6 +254,11 @@ WRAP(int, fputc, r < 0, -1, 2,
 WRAP(int, putc, r < 0, -1, 2,
      (int ch, FILE *f),
      (ch, f), (I(ch), P(f)))
+/* As fprintf's (WRAP_VPRINTF), its format is copied even when the call
+ * fails. */
+WRAP(int, vfprintf, 0, 1, 2,
+     (FILE *f, const char *fmt, va_list ap),
+     (f, fmt, ap), (P(f), P(fmt)))
 WRAP(ssize_t, getline, r < 0, -1, 3,
      (char **line, size_t *n, FILE *f),
      (line, n, f), (P(line), P(n), P(f)))
@@ -397,6 +402,10 @@ DC_CHECKING_FUNCS(CHK_REGS)
 	CHK_SLOT(name, 0, in), CHK_SLOT(name, 1, in), CHK_SLOT(name, 2, in),  \
 	CHK_SLOT(name, 3, in), CHK_SLOT(name, 4, in), CHK_SLOT(name, 5, in)
 
+WRAP(int, __vfprintf_chk, 0, 1, CHK_N(__vfprintf_chk),
+     (FILE *f, int flag, const char *fmt, va_list ap),
+     (f, flag, fmt, ap),
+     (CHK_SLOTS(__vfprintf_chk, (P(f), I(flag), P(fmt)))))
 WRAP(size_t, __fread_chk, 0, -1, CHK_N(__fread_chk),
      (void *buf, size_t buflen, size_t size, size_t n, FILE *f),
      (buf, buflen, size, n, f),

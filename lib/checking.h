@@ -27,8 +27,9 @@
  * stream and format are its first and third.  __fread_chk (void *,
  * size_t buffer size, size_t size, size_t n, FILE *): fread's four are
  * all but the second.  __fgets_chk (char *, size_t buffer size, int n,
- * FILE *): likewise.  __printf_chk and __vfprintf_chk are not here:
- * printf and vfprintf are not traced.
+ * FILE *): likewise.  __vfprintf_chk (FILE *, int flag, const char
+ * *format, va_list): vfprintf's stream and format, as __fprintf_chk's.
+ * __printf_chk is not here: printf is not traced.
  *
  * __isoc99_fscanf (FILE *, const char *format, ...): <stdio.h> names
  * fscanf so in every program built for C99 or later (gcc's default),
@@ -50,6 +51,7 @@
 
 #define DC_CHECKING_FUNCS(X) \
 	X(__fprintf_chk, fprintf, (0, 2)) \
+	X(__vfprintf_chk, vfprintf, (0, 2)) \
 	X(__fread_chk, fread, (0, 2, 3, 4)) \
 	X(__fgets_chk, fgets, (0, 2, 3)) \
 	X(__isoc99_fscanf, fscanf, (0, 1)) \

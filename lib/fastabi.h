@@ -79,7 +79,7 @@
                                              13: fdopendir;
                                              14: the shm's noslot;
                                              15: POSIX AIO, getline,
-                                             getdelim */
+                                             getdelim, vfprintf */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_EXEC_WAIT_MS 2000         /* ... and this long before an
                                              exec: placing the uprobes
@@ -124,6 +124,7 @@
 	X(aio_read, posix) X(aio_write, posix) X(aio_return, posix) \
 	X(aio_suspend, posix) X(aio_cancel, posix) X(aio_fsync, posix) \
 	X(lio_listio, posix) X(getline, stdio) X(getdelim, stdio) \
+	X(vfprintf, stdio) X(__vfprintf_chk, stdio) \
 	X(MPI_File_open, mpiio) X(MPI_File_close, mpiio) \
 	X(MPI_File_sync, mpiio) X(MPI_File_set_view, mpiio) \
 	X(MPI_File_seek, mpiio) X(MPI_File_read, mpiio) \

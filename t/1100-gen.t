@@ -95,11 +95,11 @@ test_expect_success LIBC,PYTHON3 'posix write: libc realpath, the offset dc-expl
 # __fprintf_chk (FILE *, int flag, const char *format, ...),
 # __fread_chk (void *, size_t ptrlen, size_t size, size_t n, FILE *),
 # __fgets_chk (char *, size_t size, int n, FILE *).
-test_expect_success LIBC,PYTHON3 'stdio: the checking versions of fprintf, fread, fgets and the C99 fscanf, as those' '
+test_expect_success LIBC,PYTHON3 'stdio: the checking versions of fprintf, vfprintf, fread, fgets and the C99 fscanf, as those' '
 	dc-gen --layers stdio >spec.json 2>err &&
 	test ! -s err &&
 	dc-gen --check spec.json &&
-	for f in __fprintf_chk __fread_chk __fgets_chk
+	for f in __fprintf_chk __vfprintf_chk __fread_chk __fgets_chk
 	do
 		off=$(dc-explore --offsets --match "^$f\$" libc.so.6 | cut -d" " -f1) &&
 		test -n "$off" &&
@@ -112,6 +112,7 @@ test_expect_success LIBC,PYTHON3 'stdio: the checking versions of fprintf, fread
 	offsets = dict(l.split() for l in open("offsets"))
 	names = [p["function"] for p in ps]
 	want = {"__fprintf_chk": ("fprintf", [0, 2]),
+	        "__vfprintf_chk": ("vfprintf", [0, 2]),
 	        "__fread_chk": ("fread", [0, 2, 3, 4]),
 	        "__fgets_chk": ("fgets", [0, 2, 3])}
 	for chk, (fn, regs) in want.items():
@@ -123,10 +124,11 @@ test_expect_success LIBC,PYTHON3 'stdio: the checking versions of fprintf, fread
 	    assert p["offset"] == int(offsets[chk]) != base["offset"], (p, base)
 	    assert (p["args"], p["ret"]) == (base["args"], base["ret"]), (p, base)
 	    assert "as" not in base and "regs" not in base, base
-	# __fprintf_chk, __fread_chk, __fgets_chk, __isoc99_fscanf, and
-	# the __isoc23_fscanf of glibc 2.38 on, where this libc has it (t/4260)
+	# __fprintf_chk, __vfprintf_chk, __fread_chk, __fgets_chk,
+	# __isoc99_fscanf, and the __isoc23_fscanf of glibc 2.38 on, where
+	# this libc has it (t/4260)
 	c23 = int("__isoc23_fscanf" in open("c23").read())
-	assert sum(1 for p in ps if "as" in p or "regs" in p) == 4 + c23, ps
+	assert sum(1 for p in ps if "as" in p or "regs" in p) == 5 + c23, ps
 	PY
 '
 

@@ -42,8 +42,9 @@ test_expect_success BPF,PYTHON3 'one workload traced both ways gives the same ev
 # and through their checking versions (__read_chk, __open_2): the fast
 # path records each as the uprobe on the function does, and as the
 # uprobe path, once.  Before, it recorded none of them.  The checking
-# versions with code of their own (__fprintf_chk, __fread_chk,
-# __fgets_chk) are probed and wrapped as fprintf, fread and fgets, and
+# versions with code of their own (__fprintf_chk, __vfprintf_chk,
+# __fread_chk, __fgets_chk) are probed and wrapped as fprintf,
+# vfprintf, fread and fgets, and
 # so is the C99 fscanf every build calls (__isoc99_fscanf) as fscanf:
 # each once, with the bytes the program wrote and read (fastclient.c),
 # on both paths.  Before, neither recorded them.
@@ -54,7 +55,7 @@ test_expect_success BPF,PYTHON3 'a large-file, fortified build: every call by an
 	then
 		nm -D "$FC64" >syms &&
 		for s in open64 pwritev64v2 __read_chk __pread64_chk preadv64v2 lseek64 fcntl64 __openat64_2 fopen64 fseeko64 ftello64 \
-			__fprintf_chk __fread_chk __fgets_chk __isoc99_fscanf
+			__fprintf_chk __vfprintf_chk __fread_chk __fgets_chk __isoc99_fscanf
 		do
 			grep -q " U $s\(@\|\$\)" syms || { echo "fastclient64 does not call $s"; return 1; }
 		done
@@ -93,8 +94,12 @@ test_expect_success BPF,PYTHON3 'a large-file, fortified build: every call by an
 			test "$(pfw-query count $t.pfw.gz --cat STDIO --file "$PWD/d64/f" --name $q)" = 1 &&
 			test "$(pfw-query count $t.pfw.gz --cat STDIO --name ${q%% *})" = 1 ||
 			{ echo "$t: not one $q"; return 1; }
-		done || return 1
-	done
+		done &&
+		# vfprintf, through __vfprintf_chk: what it wrote, the file d64/v.
+		test "$(pfw-query count $t.pfw.gz --cat STDIO --file "$PWD/d64/v" --name vfprintf --arg bytes=$len --arg ret=$len)" = 1 ||
+		{ echo "$t: not one vfprintf of $len bytes on d64/v"; return 1; }
+	done &&
+	cmp d64/v line
 '
 
 # Every probe of the spec that names them is the client library's, the

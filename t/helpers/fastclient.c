@@ -50,6 +50,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <fcntl.h>
@@ -116,6 +117,18 @@ static int vectored(const char *path, char *buf)
 /* The stdio calls whose bytes come from string lengths (fputs, fgets)
  * or are one character (fputc, putc); fgets at the end of the file
  * fails. */
+/* fprintf through vfprintf (__vfprintf_chk in fastclient64). */
+static int vput(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vfprintf(f, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
 static int strings(const char *path, char *buf)
 {
 	FILE *f = fopen(path, "w+");
@@ -145,6 +158,8 @@ static int strings(const char *path, char *buf)
 	    getdelim(&line, &n, 'y', f) != 4 || getline(&line, &n, f) != -1)
 		fail("getline");
 	free(line);
+	if (fseek(f, 0, SEEK_END) != 0 || vput(f, "%s-%d\n", "v", 7) != 4)
+		fail("vfprintf");
 	fclose(f);
 	return 0;
 }
@@ -278,6 +293,11 @@ static int names(const char *dir, size_t n)
 	    fseeko(f, 10, SEEK_SET) != 0 ||
 	    fscanf(f, "<%zu>", &got) != 1 || got != n)
 		fail("fprintf");
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/v", dir);
+	f = fopen(path, "w");
+	if (f == NULL || vput(f, "<%zu>\n", n) < 0)
+		fail("vfprintf");
 	fclose(f);
 	snprintf(mark, sizeof(mark), "%s/end", dir);
 	stat(mark, &st);
