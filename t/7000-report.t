@@ -296,6 +296,41 @@ test_expect_success DASK 'access sizes: the bytes each call moved, failed calls 
 	test_cmp want got
 '
 
+# A read or a write by its name: the line reads and the printing of
+# STDIO (getline, getdelim; fprintf, vfprintf); a POSIX AIO request by
+# its aio_return's op (R 82, W 87), its aio_read or aio_write neither.
+test_expect_success DASK 'lines read and printed, AIO requests returned: read and written bytes per file' '
+	cat >rw.txt <<-EOF &&
+	header host=node1 run=rw offset=1700000000000000000 start=1000 ids=0
+	probe id=0 kind=uprobe layer=POSIX name=open target=/lib/libc.so.6 args=path,flags,mode ret=fd
+	probe id=1 kind=uprobe layer=STDIO name=fprintf target=/lib/libc.so.6 args=file,str ret=size
+	probe id=2 kind=uprobe layer=STDIO name=vfprintf target=/lib/libc.so.6 args=file,str ret=size
+	probe id=3 kind=uprobe layer=STDIO name=getline target=/lib/libc.so.6 args=ptr,ptr,file ret=size
+	probe id=4 kind=uprobe layer=STDIO name=getdelim target=/lib/libc.so.6 args=ptr,ptr,int,file ret=size
+	probe id=5 kind=uprobe layer=POSIX name=aio_write target=/lib/libc.so.6 args=fd,size,offset ret=status
+	probe id=6 kind=uprobe layer=POSIX name=aio_read target=/lib/libc.so.6 args=fd,size,offset ret=status
+	probe id=7 kind=uprobe layer=POSIX name=aio_return target=/lib/libc.so.6 args=fd,size,offset,op ret=size
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/d
+	call probe=0 pid=100 tid=100 ts=1000 dur=1000 ret=3 args=0,66,420 str=/d/log seq=1
+	call probe=0 pid=100 tid=100 ts=3000 dur=1000 ret=4 args=0,66,420 str=/d/data seq=2
+	call probe=1 pid=100 tid=100 ts=5000 dur=1000 ret=20 args=4096,0,0,0,0,3 seq=3
+	call probe=2 pid=100 tid=100 ts=7000 dur=1000 ret=30 args=4096,0,0,0,0,3 seq=4
+	call probe=3 pid=100 tid=100 ts=9000 dur=1000 ret=100 args=0,0,4096,0,0,3 seq=5
+	call probe=4 pid=100 tid=100 ts=11000 dur=1000 ret=50 args=0,0,10,4096,0,3 seq=6
+	call probe=5 pid=100 tid=100 ts=13000 dur=1000 ret=0 args=4,8192,0 seq=7
+	call probe=6 pid=100 tid=100 ts=15000 dur=1000 ret=0 args=4,4096,0 seq=8
+	call probe=7 pid=100 tid=100 ts=17000 dur=1000 ret=8192 args=4,8192,0,87 seq=9
+	call probe=7 pid=100 tid=100 ts=19000 dur=1000 ret=4000 args=4,4096,0,82 seq=10
+	end events=AUTO dropped=0 flags=0
+	EOF
+	dc-mkstream <rw.txt | dc-aggregate | dc-write rw.pfw.gz &&
+	dc-report -w 0 rw.pfw.gz -o rw.html &&
+	$Q rw.html table files-table >files &&
+	cat files &&
+	grep "^/d/log	4	[0-9.]*	150	50	" files &&
+	grep "^/d/data	2	[0-9.]*	4000	8192	" files
+'
+
 # A collector's stream (ids=0) of GROUPS rounds, each: pid 100 sends
 # 1000 bytes with sendto, the socket's message (1000) under it, and
 # receives 300 bytes and peeks at 1 (MSG_PEEK) outside every call; pid

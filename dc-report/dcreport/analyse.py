@@ -153,9 +153,11 @@ def classify(name):
         if any(x in n for x in ("readlink", "readdir", "readahead", "ready")) or \
                 n in ("aio_read", "aio_write"):
             k = None
-        elif "read" in n or "recv" in n or n in ("fgets", "fgetc", "getc", "getline", "getdelim"):
+        elif "read" in n or "recv" in n or \
+                n in ("fgets", "fgetc", "getc", "getline", "getdelim"):
             k = "r"
-        elif "write" in n or "send" in n or n in ("fputs", "fputc", "putc"):
+        elif "write" in n or "send" in n or \
+                n in ("fputs", "fputc", "putc", "fprintf", "vfprintf"):
             k = "w"
         _KINDS[name] = k
     return k
