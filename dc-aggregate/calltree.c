@@ -109,7 +109,7 @@ static uint64_t window_hash(uint64_t thread, uint64_t seq)
 }
 
 static void window_put(struct ct_window *w, uint64_t thread, uint64_t seq,
-		       uint64_t id, uint64_t ts)
+		       uint64_t id, uint64_t ts, uint64_t first)
 {
 	struct ct_window_slot *e = &w->slots[w->next];
 	uint64_t *slot;
@@ -127,6 +127,7 @@ static void window_put(struct ct_window *w, uint64_t thread, uint64_t seq,
 	e->seq = seq;
 	e->id = id;
 	e->ts = ts;
+	e->first = first;
 	u64map_put(&w->index, window_hash(thread, seq), w->next + 1);
 	w->next = (w->next + 1) % CALLTREE_WINDOW;
 }
@@ -155,14 +156,18 @@ static uint64_t window_find(const struct ct_window *w, uint64_t thread,
 /* A call taken for lost whose record came after all: its id, no longer
  * counted lost; 0 if it is not one.  The record at hand, begun at ts, is
  * the call's, or its child's, only if it began before the record that
- * dropped it: not so a call of a later thread with the same tid. */
+ * dropped it, or, the call's own (own), before the children that named
+ * it: not so a call of a later thread with the same tid, which began
+ * after both.  (A signal handler's call that came while its thread wrote
+ * the record of the call before, after that call's end, is dropped by
+ * that record, begun before it: its children tell it.) */
 static uint64_t recover(struct calltree *ct, uint64_t thread, uint64_t seq,
-			uint64_t ts)
+			uint64_t ts, int own)
 {
 	struct ct_window_slot *e = window_slot(&ct->dropped, thread, seq);
 	uint64_t id;
 
-	if (e == NULL || ts > e->ts)
+	if (e == NULL || (ts > e->ts && !(own && ts <= e->first)))
 		return 0;
 	id = e->id;
 	u64map_del(&ct->dropped.index, window_hash(thread, seq));
@@ -207,7 +212,7 @@ static void drop_top(struct calltree *ct, struct ct_thread *t, unsigned s,
 {
 	const struct ct_open *o = &t->open[s][--t->n[s]];
 
-	window_put(&ct->dropped, t->key, o->seq, o->id, ts);
+	window_put(&ct->dropped, t->key, o->seq, o->id, ts, o->first);
 	ct->lost_calls++;
 }
 
@@ -265,7 +270,7 @@ static struct ct_open *add_open(struct calltree *ct, struct ct_thread *t,
 	t->n[s]++;
 	t->open[s][i].seq = seq;
 	/* A call taken for lost is open after all: a record names it. */
-	if ((t->open[s][i].id = recover(ct, t->key, seq, ev->ts)) == 0)
+	if ((t->open[s][i].id = recover(ct, t->key, seq, ev->ts, 0)) == 0)
 		t->open[s][i].id = new_id(ct);
 	t->open[s][i].child_error = 0;
 	t->open[s][i].first = UINT64_MAX;
@@ -318,7 +323,7 @@ static uint64_t claim(struct calltree *ct, uint64_t key, struct ct_thread *t,
 	if (t != NULL)
 		drop_after(ct, t, ev->seq, ev);
 	if (t == NULL || t->n[s] == 0 || t->open[s][t->n[s] - 1].seq != ev->seq)
-		return (id = recover(ct, key, ev->seq, ev->ts)) != 0 ? id : new_id(ct);
+		return (id = recover(ct, key, ev->seq, ev->ts, 1)) != 0 ? id : new_id(ct);
 	o = &t->open[s][--t->n[s]];
 	*child_error = o->child_error;
 	if (o->first < ev->ts) {
@@ -363,7 +368,7 @@ void calltree_stamp(struct calltree *ct, struct dc_event *ev)
 		/* First the call itself: calls entered after it are gone,
 		 * and its children may have reserved its id. */
 		id = claim(ct, key, t, ev, &child_error);
-		window_put(&ct->returned, key, seq, id, ev->ts);
+		window_put(&ct->returned, key, seq, id, ev->ts, 0);
 	} else {
 		id = new_id(ct);
 	}

@@ -32,6 +32,8 @@ struct ct_window_slot {
 	uint64_t thread, seq, id; /* thread 0: empty */
 	uint64_t ts;              /* dropped: when the record that dropped
 				     it began */
+	uint64_t first;           /* dropped: the earliest start of its
+				     children */
 };
 
 /* The last CALLTREE_WINDOW calls put in, by (thread, seq): the oldest

@@ -248,6 +248,29 @@ test_expect_success 'a dropped call is not claimed by a later thread with its ti
 	grep "1 calls named as parents never returned" agg.err
 '
 
+# But a signal handler's call that came while its thread wrote the
+# record of the call before (1), after that call's end, is dropped by 1's
+# record, which began before it: its child (4, the handler's system call,
+# whose record came first) tells it, begun after it.  Its record claims
+# its id back (before, it got a new one, and 1 in 24 runs of t/4200's
+# handler test said "1 calls named as parents never returned").
+test_expect_success 'a handler'"'"'s call dropped by the record it came during: claimed back by its own' '
+	{ probes && cat <<-\IN; } >in.txt &&
+	call probe=3 pid=7 tid=7 ts=1300 dur=10 depth=1 args=4 seq=4 parent=3 ret=0
+	call probe=3 pid=7 tid=7 ts=1000 dur=100 depth=0 args=1 seq=1 ret=0
+	call probe=3 pid=7 tid=7 ts=1200 dur=200 depth=0 args=3 seq=3 ret=0
+	end
+	IN
+	tree in.txt >got &&
+	cat >expect <<-\EOF &&
+	3 7 4 1 2 0
+	3 7 1 3 0 0
+	3 7 3 2 0 0
+	EOF
+	test_cmp expect got &&
+	test ! -s agg.err
+'
+
 test_expect_success 'async block I/O: parent still open, already returned, or out of reach' '
 	# flags 8 = async, 40 = async + parent-done (the call had returned).
 	{ probes && cat <<-\IN; } >in.txt &&
