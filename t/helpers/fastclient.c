@@ -114,9 +114,6 @@ static int vectored(const char *path, char *buf)
 	return 0;
 }
 
-/* The stdio calls whose bytes come from string lengths (fputs, fgets)
- * or are one character (fputc, putc); fgets at the end of the file
- * fails. */
 /* fprintf through vfprintf (__vfprintf_chk in fastclient64). */
 static int vput(FILE *f, const char *fmt, ...)
 {
@@ -129,6 +126,10 @@ static int vput(FILE *f, const char *fmt, ...)
 	return r;
 }
 
+/* The stdio calls whose bytes come from string lengths (fputs, fgets)
+ * or are one character (fputc, putc); fgets at the end of the file
+ * fails; then the same lines read back by getline and getdelim, and a
+ * line appended through vfprintf. */
 static int strings(const char *path, char *buf)
 {
 	FILE *f = fopen(path, "w+");
