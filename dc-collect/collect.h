@@ -59,6 +59,9 @@ struct dc_probe_cfg {
 	                            register regs[a], not register a (a
 	                            checking version: lib/checking.h) */
 	__u8 regs[DC_MAX_ARGS];
+	__s64 stream_rel;        /* uprobes with a stdout or stdin slot:
+	                            libc's variable's address less the
+	                            function's; 0 unknown (load.c) */
 };
 
 #define DC_NO_STR_ARG 0xff

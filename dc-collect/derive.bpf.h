@@ -142,7 +142,10 @@ static __always_inline void aiocb_entry(const struct dc_probe_cfg *cfg,
 		       offset);
 }
 
-static __noinline void derive_entry(const struct dc_probe_cfg *cfg, __u64 *args)
+/* ip: the probed function's address in the process, from which libc's
+ * stdout or stdin lies cfg->stream_rel bytes away (load.c). */
+static __noinline void derive_entry(const struct dc_probe_cfg *cfg,
+				    __u64 *args, __u64 ip)
 {
 	__u64 v;
 	__s32 fd;
@@ -156,6 +159,16 @@ static __noinline void derive_entry(const struct dc_probe_cfg *cfg, __u64 *args)
 				v = 0;
 			args[i] = v;
 			break;
+		case DC_ARG_STDOUT:
+		case DC_ARG_STDIN:
+			/* The stream libc's variable holds now, then as a
+			 * FILE * argument. */
+			if (cfg->stream_rel == 0 ||
+			    bpf_probe_read_user(&v, sizeof(v),
+						(const void *)(ip + cfg->stream_rel)))
+				v = 0;
+			args[i] = v;
+			/* fall through */
 		case DC_ARG_FILE:
 			if (args[i] == 0 ||
 			    bpf_probe_read_user(&fd, sizeof(fd),

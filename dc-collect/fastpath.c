@@ -221,7 +221,8 @@ static bool client_can_record(const struct dc_probe *p, int fn)
 	}
 	return strings <= 2 && derived <= 1 &&
 	       (p->ret_kind <= DC_RET_INT || p->ret_kind == DC_RET_ITEMS ||
-		p->ret_kind == DC_RET_ALL || (lib && p->ret_kind == DC_RET_CODE));
+		p->ret_kind == DC_RET_ALL || p->ret_kind == DC_RET_CHAR ||
+		(lib && p->ret_kind == DC_RET_CODE));
 }
 
 /* fn's entry of the table from probe i (p), which it records. */
@@ -245,7 +246,7 @@ static void func_cfg(struct dc_fast *f, int fn, const struct dc_probe *p,
 			else if (fc->str_arg2 == 0xff)
 				fc->str_arg2 = (__u8)a;
 		}
-		if (p->arg_kinds[a] == DC_ARG_FILE && fc->file_arg == 0xff)
+		if (dc_arg_is_stream(p->arg_kinds[a]) && fc->file_arg == 0xff)
 			fc->file_arg = (__u8)a;
 		if (p->arg_kinds[a] == DC_ARG_IOV ||
 		    p->arg_kinds[a] == DC_ARG_STRLEN ||

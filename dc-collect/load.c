@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "collector.h"
+#include "elfsyms.h"
 #include "klayers.h"
 #include "messages.h"
 #include "numbers.h"
@@ -405,6 +406,8 @@ static __u8 derive_of(__u8 kind)
 	switch (kind) {
 	case DC_ARG_HANDLE_IN:
 	case DC_ARG_FILE:
+	case DC_ARG_STDOUT:
+	case DC_ARG_STDIN:
 	case DC_ARG_AIOCB:
 		return DC_DERIVE_ENTRY;
 	case DC_ARG_IOV:
@@ -418,42 +421,101 @@ static __u8 derive_of(__u8 kind)
 	return 0;
 }
 
+/* The library last read for stream_rel (most probes with a stream are
+ * libc's). */
+struct elf_cache {
+	char *path;
+	struct dc_elf *elf;  /* NULL: could not be read */
+};
+
+/* Where a uprobe's program finds libc's stdout or stdin: the variable's
+ * address less the probed function's, as the library's symbols have them
+ * (a shared library is mapped at one base, and the program knows the
+ * function's address at its entry).  0, with a warning, where the
+ * library has no such variable: the slot's stream goes unnamed. */
+static __s64 stream_rel(const struct dc_probe *p, __u8 kind,
+			struct elf_cache *ec)
+{
+	const char *var = kind == DC_ARG_STDOUT ? "stdout" : "stdin";
+	const struct dc_elf_object *o;
+	char err[256];
+	size_t k;
+
+	if (ec->path == NULL || strcmp(ec->path, p->target) != 0) {
+		free(ec->path);
+		dc_elf_free(ec->elf);
+		ec->path = xstrdup(p->target);
+		if (dc_elf_open(p->target, &ec->elf, err, sizeof(err)) != 0) {
+			warn("%s", err);
+			ec->elf = NULL;
+		}
+	}
+	if (ec->elf == NULL) {
+		warn("probe %s: %s not read: the %s it uses goes unnamed",
+		     p->function, p->target, var);
+		return 0;
+	}
+	o = dc_elf_find_object(ec->elf, var);
+	for (k = 0; k < ec->elf->nfuncs; k++)
+		if (ec->elf->funcs[k].offset == p->offset)
+			break;
+	if (o == NULL || k == ec->elf->nfuncs) {
+		warn("probe %s: %s has no %s: the stream it uses goes unnamed",
+		     p->function, p->target, o == NULL ? var : "such function");
+		return 0;
+	}
+	return (__s64)(o->address - ec->elf->funcs[k].address);
+}
+
+/* The BPF programs' view of probe p (index i). */
+static void probe_cfg_of(struct collector *c, size_t i,
+			 struct dc_probe_cfg *cfg, struct elf_cache *ec)
+{
+	const struct dc_probe *p = &c->spec->probes[i];
+	bool has_file = false;
+	int a;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->nargs = (__u8)p->nargs;
+	cfg->ret_kind = p->ret_kind;
+	cfg->str_arg = cfg->str_arg2 = DC_NO_STR_ARG;
+	for (a = 0; a < p->nargs; a++) {
+		cfg->arg_kinds[a] = bpf_kind(p->arg_kinds[a]);
+		cfg->derive |= derive_of(cfg->arg_kinds[a]);
+		has_file |= dc_arg_is_stream(p->arg_kinds[a]);
+		if ((p->arg_kinds[a] == DC_ARG_STDOUT ||
+		     p->arg_kinds[a] == DC_ARG_STDIN) && !c->skip[i])
+			cfg->stream_rel = stream_rel(p, p->arg_kinds[a], ec);
+		if (p->arg_kinds[a] != DC_ARG_PATH &&
+		    p->arg_kinds[a] != DC_ARG_STR)
+			continue;
+		if (cfg->str_arg == DC_NO_STR_ARG)
+			cfg->str_arg = (__u8)a;
+		else if (cfg->str_arg2 == DC_NO_STR_ARG)
+			cfg->str_arg2 = (__u8)a;
+	}
+	if (p->kind == DC_PROBE_UPROBE && dc_probe_remaps(p)) {
+		cfg->remap = 1;
+		memcpy(cfg->regs, p->regs, sizeof(cfg->regs));
+	}
+	/* A FILE *'s descriptor travels in the last slot. */
+	if (has_file)
+		cfg->nargs = DC_MAX_ARGS;
+}
+
 void fill_tables(struct collector *c)
 {
+	struct elf_cache ec = { NULL, NULL };
 	int cfg_fd = bpf_map__fd(c->skel->maps.probe_cfg);
 	int sys_fd = bpf_map__fd(c->skel->maps.syscall_probe);
 	size_t i;
-	int a;
 
 	for (i = 0; i < c->spec->nprobes; i++) {
 		const struct dc_probe *p = &c->spec->probes[i];
 		struct dc_probe_cfg cfg;
 		__u32 key = (__u32)i;
-		bool has_file = false;
 
-		memset(&cfg, 0, sizeof(cfg));
-		cfg.nargs = (__u8)p->nargs;
-		cfg.ret_kind = p->ret_kind;
-		cfg.str_arg = cfg.str_arg2 = DC_NO_STR_ARG;
-		for (a = 0; a < p->nargs; a++) {
-			cfg.arg_kinds[a] = bpf_kind(p->arg_kinds[a]);
-			cfg.derive |= derive_of(cfg.arg_kinds[a]);
-			has_file |= p->arg_kinds[a] == DC_ARG_FILE;
-			if (p->arg_kinds[a] != DC_ARG_PATH &&
-			    p->arg_kinds[a] != DC_ARG_STR)
-				continue;
-			if (cfg.str_arg == DC_NO_STR_ARG)
-				cfg.str_arg = (__u8)a;
-			else if (cfg.str_arg2 == DC_NO_STR_ARG)
-				cfg.str_arg2 = (__u8)a;
-		}
-		if (p->kind == DC_PROBE_UPROBE && dc_probe_remaps(p)) {
-			cfg.remap = 1;
-			memcpy(cfg.regs, p->regs, sizeof(cfg.regs));
-		}
-		/* A FILE *'s descriptor travels in the last slot. */
-		if (has_file)
-			cfg.nargs = DC_MAX_ARGS;
+		probe_cfg_of(c, i, &cfg, &ec);
 		if (p->kind == DC_PROBE_TRACEPOINT && !c->skip[i]) {
 			const struct dc_klayer *k = dc_klayer_find(p->function);
 			__u32 tp, val = key + 1;
@@ -479,6 +541,8 @@ void fill_tables(struct collector *c)
 				sysdie("cannot fill the syscall table");
 		}
 	}
+	free(ec.path);
+	dc_elf_free(ec.elf);
 }
 
 int check_kernel(void)

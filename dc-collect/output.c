@@ -227,10 +227,13 @@ static void emit_probe(struct collector *c, uint32_t id, int kind,
 		rec.nargs = (uint8_t)p->nargs;
 		rec.ret_kind = p->ret_kind;
 		memcpy(rec.arg_kinds, p->arg_kinds, (size_t)p->nargs);
-		/* Its slot holds the request's descriptor (lib/event.h). */
+		/* An aiocb's slot holds the request's descriptor; stdout's
+		 * and stdin's, the FILE * (lib/event.h). */
 		for (int a = 0; a < p->nargs; a++)
 			if (rec.arg_kinds[a] == DC_ARG_AIOCB)
 				rec.arg_kinds[a] = DC_ARG_FD;
+			else if (dc_arg_is_stream(rec.arg_kinds[a]))
+				rec.arg_kinds[a] = DC_ARG_FILE;
 		rec.offset = p->kind == DC_PROBE_SYSCALL ? (uint64_t)p->nr : p->offset;
 	}
 	memcpy(buf, &rec, sizeof(rec));

@@ -491,6 +491,7 @@ static __always_inline void emit_call(struct dc_call_frame *f, __u64 pid_tgid,
 			       cfg->ret_kind == DC_RET_STATUS ||
 			       cfg->ret_kind == DC_RET_INT ||
 			       cfg->ret_kind == DC_RET_ALL ||
+			       cfg->ret_kind == DC_RET_CHAR ||
 			       cfg->ret_kind == DC_RET_CODE))
 		ret = (__s32)ret;
 	if (cfg->derive & DC_DERIVE_EXIT)

@@ -68,7 +68,7 @@ static __always_inline int uprobe_entry(struct pt_regs *ctx)
 	if (cfg && cfg->remap)
 		remap_args(cfg, args);
 	if (cfg && (cfg->derive & DC_DERIVE_ENTRY))
-		derive_entry(cfg, args);
+		derive_entry(cfg, args, PT_REGS_IP(ctx));
 	push_frame((__u32)pid_tgid, cookie, 0, true, args);
 	return 0;
 }

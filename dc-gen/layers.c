@@ -124,6 +124,18 @@ static const struct builtin_func stdio_funcs[] = {
 	/* getline and getdelim return the bytes of the line they read. */
 	F("getline", "ptr,ptr,file", "size"),
 	F("getdelim", "ptr,ptr,int,file", "size"),
+	/* A character read: one byte, none at EOF.  getc is fgetc in
+	 * glibc (one probe, named fgetc). */
+	F("fgetc", "file", "char"),
+	Q("getc", "file", "char"),
+	F("getchar", "stdin", "char"),
+	/* stdout's: the stream is no argument; the collector reads
+	 * libc's variable at the call (dc-probes(5) "stdout").  glibc's
+	 * puts returns the bytes it wrote, the newline's too. */
+	F("printf", "str,stdout", "size"),
+	F("vprintf", "str,stdout", "size"),
+	F("puts", "ptr,stdout", "size"),
+	F("putchar", "char,stdout", "all"),
 	{ NULL, NULL, NULL, 0 }
 };
 

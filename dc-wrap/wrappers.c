@@ -265,6 +265,33 @@ WRAP(ssize_t, getline, r < 0, -1, 3,
 WRAP(ssize_t, getdelim, r < 0, -1, 4,
      (char **line, size_t *n, int delim, FILE *f),
      (line, n, delim, f), (P(line), P(n), I(delim), P(f)))
+WRAP(int, fgetc, r < 0, -1, 1,
+     (FILE *f),
+     (f), (P(f)))
+#undef getc
+WRAP(int, getc, r < 0, -1, 1,
+     (FILE *f),
+     (f), (P(f)))
+
+/* stdin's and stdout's functions: the stream is no argument; its slot
+ * holds the FILE * in stdin or stdout at the call, as the uprobe's reads
+ * libc's variable (lib/event.h DC_ARG_STDOUT). */
+#undef getchar
+WRAP(int, getchar, r < 0, -1, 1,
+     (void),
+     (), (P(stdin)))
+WRAP(int, puts, r < 0, -1, 2,
+     (const char *s),
+     (s), (P(s), P(stdout)))
+#undef putchar
+WRAP(int, putchar, r < 0, -1, 2,
+     (int ch),
+     (ch), (I(ch), P(stdout)))
+/* As printf's (WRAP_VPRINTF), its format is copied even when the call
+ * fails. */
+WRAP(int, vprintf, 0, 0, 2,
+     (const char *fmt, va_list ap),
+     (fmt, ap), (P(fmt), P(stdout)))
 WRAP(ssize_t, preadv2, r < 0, -1, 5,
      (int fd, const struct iovec *iov, int cnt, off_t off, int flags),
      (fd, iov, cnt, off, flags), (I(fd), P(iov), I(cnt), L(off), I(flags)))
@@ -406,6 +433,12 @@ WRAP(int, __vfprintf_chk, 0, 1, CHK_N(__vfprintf_chk),
      (FILE *f, int flag, const char *fmt, va_list ap),
      (f, flag, fmt, ap),
      (CHK_SLOTS(__vfprintf_chk, (P(f), I(flag), P(fmt)))))
+int __printf_chk(int flag, const char *fmt, ...);
+int __vprintf_chk(int flag, const char *fmt, va_list ap);
+WRAP(int, __vprintf_chk, 0, 0, CHK_N(__vprintf_chk),
+     (int flag, const char *fmt, va_list ap),
+     (flag, fmt, ap),
+     (CHK_SLOTS(__vprintf_chk, (I(flag), P(fmt), P(stdout)))))
 WRAP(size_t, __fread_chk, 0, -1, CHK_N(__fread_chk),
      (void *buf, size_t buflen, size_t size, size_t n, FILE *f),
      (buf, buflen, size, n, f),
@@ -480,9 +513,9 @@ WRAP_FCNTL(fcntl)
 WRAP_FCNTL(fcntl64)
 
 /* WRAP_VPRINTF(name, (parameters, ...), the last named one, the
- * function taking a va_list it calls, (its arguments), argument count,
- * (slots)): a printf- or scanf-like function, the format in slot 1. */
-#define WRAP_VPRINTF(name, params, last, vfn, vargs, n, slots)              \
+ * function taking a va_list it calls, (its arguments), the slot of the
+ * format, argument count, (slots)): a printf- or scanf-like function. */
+#define WRAP_VPRINTF(name, params, last, vfn, vargs, stri, n, slots)        \
 	static __typeof__(vfn) *real_##vfn;                                 \
 	DC_EXPORT int name params                                           \
 	{                                                                   \
@@ -502,25 +535,31 @@ WRAP_FCNTL(fcntl64)
 			dc_call_begin(&c, DC_FN_##name, a, n);              \
 			r = REAL(vfn) vargs;                                \
 			va_end(ap);                                         \
-			dc_call_end(&c, (__s64)r, a, n, 1, 0);              \
+			dc_call_end(&c, (__s64)r, a, n, stri, 0);           \
 		}                                                           \
 		return r;                                                   \
 	}
 
 WRAP_VPRINTF(fprintf, (FILE *f, const char *fmt, ...), fmt, vfprintf,
-	     (f, fmt, ap), 2, (P(f), P(fmt)))
+	     (f, fmt, ap), 1, 2, (P(f), P(fmt)))
 WRAP_VPRINTF(__fprintf_chk, (FILE *f, int flag, const char *fmt, ...), fmt,
-	     __vfprintf_chk, (f, flag, fmt, ap), CHK_N(__fprintf_chk),
+	     __vfprintf_chk, (f, flag, fmt, ap), 1, CHK_N(__fprintf_chk),
 	     (CHK_SLOTS(__fprintf_chk, (P(f), I(flag), P(fmt)))))
+
+WRAP_VPRINTF(printf, (const char *fmt, ...), fmt, vprintf, (fmt, ap), 0, 2,
+	     (P(fmt), P(stdout)))
+WRAP_VPRINTF(__printf_chk, (int flag, const char *fmt, ...), fmt,
+	     __vprintf_chk, (flag, fmt, ap), 0, CHK_N(__printf_chk),
+	     (CHK_SLOTS(__printf_chk, (I(flag), P(fmt), P(stdout)))))
 
 /* The fscanf programs call (lib/checking.h): C99's, and C23's, which
  * only a program built against glibc 2.38 or later calls, and so only
  * where libc has the __isoc23_vfscanf it passes the call on to. */
 WRAP_VPRINTF(__isoc99_fscanf, (FILE *f, const char *fmt, ...), fmt,
-	     __isoc99_vfscanf, (f, fmt, ap), CHK_N(__isoc99_fscanf),
+	     __isoc99_vfscanf, (f, fmt, ap), 1, CHK_N(__isoc99_fscanf),
 	     (CHK_SLOTS(__isoc99_fscanf, (P(f), P(fmt)))))
 WRAP_VPRINTF(__isoc23_fscanf, (FILE *f, const char *fmt, ...), fmt,
-	     __isoc23_vfscanf, (f, fmt, ap), CHK_N(__isoc23_fscanf),
+	     __isoc23_vfscanf, (f, fmt, ap), 1, CHK_N(__isoc23_fscanf),
 	     (CHK_SLOTS(__isoc23_fscanf, (P(f), P(fmt)))))
 
 /* fscanf by its own symbol name, the old GNU one that programs built

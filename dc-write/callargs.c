@@ -22,7 +22,8 @@ void callargs_init(struct callargs *ca, const uint8_t *kinds, int nargs,
 	int i, size_slot = 0;
 
 	ca->flags_slot = ca->mode_slot = ca->cmd_slot = -1;
-	ca->bytes = ret_kind == DC_RET_ITEMS || ret_kind == DC_RET_ALL;
+	ca->bytes = ret_kind == DC_RET_ITEMS || ret_kind == DC_RET_ALL ||
+		    ret_kind == DC_RET_CHAR;
 	for (i = 0; i < nargs && i < DC_MAX_ARGS; i++) {
 		switch (kinds[i]) {
 		case DC_ARG_FLAGS:

@@ -106,6 +106,10 @@ static __inline void dc_bytes_of(const __u8 *kinds, unsigned nargs,
 	case DC_RET_ALL:
 		b->done = ret < 0 ? 0 : b->req;
 		break;
+	case DC_RET_CHAR:
+		b->req = 1;
+		b->done = ret < 0 ? 0 : 1;
+		break;
 	case DC_RET_CODE:
 		/* Without an MPI_Status: all of it, as MPI promises for a
 		 * successful write (a read near the end of a file may have

@@ -29,7 +29,11 @@
  * all but the second.  __fgets_chk (char *, size_t buffer size, int n,
  * FILE *): likewise.  __vfprintf_chk (FILE *, int flag, const char
  * *format, va_list): vfprintf's stream and format, as __fprintf_chk's.
- * __printf_chk is not here: printf is not traced.
+ * __printf_chk (int flag, const char *format, ...) and __vprintf_chk
+ * (int flag, const char *format, va_list): printf's and vprintf's
+ * format is their second.  The stdout slot after it in both plans is no
+ * argument (the collector reads libc's variable into it): it is named
+ * here by the register after the format, as printf's own plan has it.
  *
  * __isoc99_fscanf (FILE *, const char *format, ...): <stdio.h> names
  * fscanf so in every program built for C99 or later (gcc's default),
@@ -52,6 +56,8 @@
 #define DC_CHECKING_FUNCS(X) \
 	X(__fprintf_chk, fprintf, (0, 2)) \
 	X(__vfprintf_chk, vfprintf, (0, 2)) \
+	X(__printf_chk, printf, (1, 2)) \
+	X(__vprintf_chk, vprintf, (1, 2)) \
 	X(__fread_chk, fread, (0, 2, 3, 4)) \
 	X(__fgets_chk, fgets, (0, 2, 3)) \
 	X(__isoc99_fscanf, fscanf, (0, 1)) \

@@ -43,6 +43,7 @@ struct reader {
 	GElf_Phdr *load;          /* PT_LOAD headers */
 	struct raw_sym *syms;
 	size_t nsyms, cap;
+	struct dc_elf *out;       /* its objects are added as read */
 	char *err;
 	size_t errlen;
 };
@@ -145,6 +146,37 @@ static int read_verdefs(struct reader *r, Elf_Scn *scn, const GElf_Shdr *sh,
 	return 0;
 }
 
+/* Whether .dynsym's symbol i is unversioned or its version's default
+ * (name@@VER), not a hidden one (name@VER). */
+static int is_default_version(Elf_Data *versym, size_t i)
+{
+	GElf_Versym v;
+
+	return versym == NULL || gelf_getversym(versym, (int)i, &v) == NULL ||
+	       !(v & 0x8000);
+}
+
+/* An exported data object (a default-version .dynsym STT_OBJECT). */
+static int add_object(struct reader *r, const char *name, uint64_t address)
+{
+	struct dc_elf *e = r->out;
+	struct dc_elf_object *p;
+
+	if (e->nobjects % 64 == 0) {
+		p = realloc(e->objects, (e->nobjects + 64) * sizeof(*p));
+		if (p == NULL)
+			return -1;
+		e->objects = p;
+	}
+	p = &e->objects[e->nobjects];
+	p->address = address;
+	p->name = strdup(name);
+	if (p->name == NULL)
+		return -1;
+	e->nobjects++;
+	return 0;
+}
+
 static int read_symbols(struct reader *r, Elf_Scn *scn, const GElf_Shdr *sh,
 			Elf_Data *versym, const struct verdefs *vd)
 {
@@ -166,7 +198,8 @@ static int read_symbols(struct reader *r, Elf_Scn *scn, const GElf_Shdr *sh,
 		if (gelf_getsym(data, (int)i, &sym) == NULL)
 			return corrupt(r, "bad symbol");
 		type = GELF_ST_TYPE(sym.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC &&
+		     (type != STT_OBJECT || !dynamic)) ||
 		    sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
 			continue;
 		name = elf_strptr(r->elf, sh->sh_link, sym.st_name);
@@ -174,6 +207,12 @@ static int read_symbols(struct reader *r, Elf_Scn *scn, const GElf_Shdr *sh,
 			return corrupt(r, "bad symbol name");
 		if (*name == '\0')
 			continue;
+		if (type == STT_OBJECT) {
+			if (is_default_version(versym, i) &&
+			    add_object(r, name, sym.st_value) != 0)
+				return EXIT_FAIL;
+			continue;
+		}
 		memset(&s, 0, sizeof(s));
 		s.address = sym.st_value;
 		s.size = sym.st_size;
@@ -626,6 +665,9 @@ void dc_elf_free(struct dc_elf *elf)
 		free(elf->usdts[i].args);
 	}
 	free(elf->usdts);
+	for (i = 0; i < elf->nobjects; i++)
+		free(elf->objects[i].name);
+	free(elf->objects);
 	free(elf->path);
 	free(elf);
 }
@@ -688,6 +730,7 @@ int dc_elf_open(const char *path, struct dc_elf **out, char *err, size_t errlen)
 		dc_format_error(err, errlen, "out of memory");
 		return EXIT_FAIL;
 	}
+	r.out = e;
 	rc = read_elf(&r, e);
 	if (rc == EXIT_FAIL && (err == NULL || err[0] == '\0'))
 		dc_format_error(err, errlen, "%s: out of memory", path);
@@ -717,6 +760,17 @@ char *dc_elf_name_string(const struct dc_elf_name *n, int full)
 		     n->version) < 0)
 		return NULL;
 	return s;
+}
+
+const struct dc_elf_object *dc_elf_find_object(const struct dc_elf *elf,
+					       const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < elf->nobjects; i++)
+		if (strcmp(elf->objects[i].name, name) == 0)
+			return &elf->objects[i];
+	return NULL;
 }
 
 const struct dc_elf_func *dc_elf_find(const struct dc_elf *elf, const char *name)

@@ -48,6 +48,13 @@ struct dc_elf_usdt {
 	uint64_t semaphore_offset; /* its file offset, 0 if none */
 };
 
+/* An exported data object: a default-version (or unversioned) .dynsym
+ * STT_OBJECT (libc's stdout). */
+struct dc_elf_object {
+	char *name;
+	uint64_t address;  /* virtual address (st_value) */
+};
+
 struct dc_elf {
 	char *path;
 	int elfclass;            /* ELFCLASS64 */
@@ -57,6 +64,8 @@ struct dc_elf {
 	struct dc_elf_func *funcs;   /* sorted by address */
 	size_t nusdts;
 	struct dc_elf_usdt *usdts;   /* sorted by provider, name, address */
+	size_t nobjects;
+	struct dc_elf_object *objects; /* in symbol table order */
 };
 
 /* Read PATH.  Returns 0 and sets *out, or returns an exit status and
@@ -70,6 +79,10 @@ void dc_elf_free(struct dc_elf *elf);
  * unversioned symbol is preferred), "name@@VER" or "name@VER". */
 const struct dc_elf_func *dc_elf_find(const struct dc_elf *elf,
 				      const char *name);
+
+/* The exported data object NAME (bare), or NULL. */
+const struct dc_elf_object *dc_elf_find_object(const struct dc_elf *elf,
+					       const char *name);
 
 /* A name as a string: "write", "memcpy@GLIBC_2.2.5" (hidden version) or,
  * with full set, "write@@GLIBC_2.2.5".  Returns a new string. */

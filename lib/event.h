@@ -131,6 +131,13 @@ enum dc_arg_kind {
 	                       operation (DC_ARG_OP: "R", "W", "F" for a
 	                       sync, else 0).  The PROBE frame gives this
 	                       slot as DC_ARG_FD: readers see a descriptor */
+	DC_ARG_STDOUT = 40, /* the stream a call writes without naming it
+	                       (printf, puts): no argument register; the
+	                       slot holds the FILE * in libc's stdout at the
+	                       call's entry, and is then a DC_ARG_FILE (its
+	                       descriptor in the last slot).  The PROBE
+	                       frame gives it as DC_ARG_FILE */
+	DC_ARG_STDIN = 41,  /* the same for stdin (getchar) */
 	DC_ARG_KIND_MAX
 };
 
@@ -149,12 +156,24 @@ enum dc_ret_kind {
 	                       (fputs, fputc); negative: failed */
 	DC_RET_CODE = 9,    /* 0 success, any other value an error code
 	                       (MPI) */
+	DC_RET_CHAR = 10,   /* a character read (fgetc, getchar): one byte
+	                       moved; negative (EOF): none, at the end or
+	                       failed */
 	DC_RET_KIND_MAX
 };
 
 /* Whether a call with this return kind failed: one rule for the BPF
  * programs, the client library and dc-aggregate's sums.  A handle fails
  * as NULL, MAP_FAILED or a negative hid_t. */
+/* Whether an argument kind is a FILE * (DC_ARG_FILE), given or implied:
+ * its descriptor travels in the last slot. */
+static inline __attribute__((always_inline)) int
+dc_arg_is_stream(__u8 kind)
+{
+	return kind == DC_ARG_FILE || kind == DC_ARG_STDOUT ||
+	       kind == DC_ARG_STDIN;
+}
+
 static inline __attribute__((always_inline)) int
 dc_call_failed(__u8 ret_kind, __s64 ret)
 {

@@ -71,7 +71,7 @@
 #define DC_FAST_DEFAULT_SOCKET "@datacrumbs-clients"
 #define DC_FAST_MAGIC 0x64636661u        /* "dcfa" */
 #define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
-#define DC_FAST_VERSION 15u               /* 9: the checking versions of
+#define DC_FAST_VERSION 16u               /* 9: the checking versions of
                                              lib/checking.h in the table;
                                              10: and __isoc99_fscanf;
                                              11: the hello's request;
@@ -79,7 +79,10 @@
                                              13: fdopendir;
                                              14: the shm's noslot;
                                              15: POSIX AIO, getline,
-                                             getdelim, vfprintf */
+                                             getdelim, vfprintf;
+                                             16: fgetc, getc, getchar,
+                                             printf, vprintf, puts,
+                                             putchar */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_EXEC_WAIT_MS 2000         /* ... and this long before an
                                              exec: placing the uprobes
@@ -125,6 +128,9 @@
 	X(aio_suspend, posix) X(aio_cancel, posix) X(aio_fsync, posix) \
 	X(lio_listio, posix) X(getline, stdio) X(getdelim, stdio) \
 	X(vfprintf, stdio) X(__vfprintf_chk, stdio) \
+	X(fgetc, stdio) X(getc, stdio) X(getchar, stdio) X(printf, stdio) \
+	X(vprintf, stdio) X(puts, stdio) X(putchar, stdio) \
+	X(__printf_chk, stdio) X(__vprintf_chk, stdio) \
 	X(MPI_File_open, mpiio) X(MPI_File_close, mpiio) \
 	X(MPI_File_sync, mpiio) X(MPI_File_set_view, mpiio) \
 	X(MPI_File_seek, mpiio) X(MPI_File_read, mpiio) \

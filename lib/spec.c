@@ -33,6 +33,7 @@ static const char *const arg_names[DC_ARG_KIND_MAX] = {
 	[DC_ARG_HANDLE_IN] = "handlein", [DC_ARG_FILE] = "file",
 	[DC_ARG_CHAR] = "char",   [DC_ARG_CMD] = "cmd",
 	[DC_ARG_FDPAIR] = "fdpair", [DC_ARG_AIOCB] = "aiocb",
+	[DC_ARG_STDOUT] = "stdout", [DC_ARG_STDIN] = "stdin",
 };
 
 static const char *const ret_names[DC_RET_KIND_MAX] = {
@@ -41,6 +42,7 @@ static const char *const ret_names[DC_RET_KIND_MAX] = {
 	[DC_RET_HANDLE] = "handle", [DC_RET_OFFSET] = "offset",
 	[DC_RET_INT] = "int",       [DC_RET_ITEMS] = "items",
 	[DC_RET_ALL] = "all",       [DC_RET_CODE] = "code",
+	[DC_RET_CHAR] = "char",
 };
 
 static const char *const probe_kind_names[] = {
@@ -197,10 +199,11 @@ static int probe_args(json_t *args, size_t idx, const char *function,
 	}
 	out->nargs = (int)json_array_size(args);
 	for (i = 0; out->nargs == DC_MAX_ARGS && i < DC_MAX_ARGS; i++)
-		if (out->arg_kinds[i] == DC_ARG_FILE) {
+		if (dc_arg_is_stream(out->arg_kinds[i])) {
 			dc_format_error(err, errlen,
-			       "probe %zu (%s): a plan with a \"file\" argument has at most %d arguments",
-			       idx, function, DC_MAX_ARGS - 1);
+			       "probe %zu (%s): a plan with a \"%s\" argument has at most %d arguments",
+			       idx, function, arg_names[out->arg_kinds[i]],
+			       DC_MAX_ARGS - 1);
 			return -1;
 		}
 	return 0;
@@ -245,6 +248,24 @@ static int probe_remap(json_t *p, size_t idx, const char *function,
 		}
 		out->regs[i] = (uint8_t)json_integer_value(v);
 	}
+	return 0;
+}
+
+/* stdout and stdin are read through the address of libc's variable,
+ * known from a uprobe's: no other kind of probe has them. */
+static int implied_streams(const struct dc_probe *out, size_t idx,
+			   const char *function, char *err, size_t errlen)
+{
+	int i;
+
+	for (i = 0; i < out->nargs && out->kind != DC_PROBE_UPROBE; i++)
+		if (out->arg_kinds[i] == DC_ARG_STDOUT ||
+		    out->arg_kinds[i] == DC_ARG_STDIN) {
+			dc_format_error(err, errlen,
+			       "probe %zu (%s): a \"%s\" argument is for uprobes only",
+			       idx, function, arg_names[out->arg_kinds[i]]);
+			return -1;
+		}
 	return 0;
 }
 
@@ -300,6 +321,8 @@ static int probe_from_json(json_t *p, size_t idx, struct dc_probe *out,
 	if (args != NULL && probe_args(args, idx, function, out, err, errlen) != 0)
 		return -1;
 	if (probe_remap(p, idx, function, out, err, errlen) != 0)
+		return -1;
+	if (implied_streams(out, idx, function, err, errlen) != 0)
 		return -1;
 	ret = json_string_value(json_object_get(p, "ret"));
 	if (ret != NULL) {

@@ -95,11 +95,11 @@ test_expect_success LIBC,PYTHON3 'posix write: libc realpath, the offset dc-expl
 # __fprintf_chk (FILE *, int flag, const char *format, ...),
 # __fread_chk (void *, size_t ptrlen, size_t size, size_t n, FILE *),
 # __fgets_chk (char *, size_t size, int n, FILE *).
-test_expect_success LIBC,PYTHON3 'stdio: the checking versions of fprintf, vfprintf, fread, fgets and the C99 fscanf, as those' '
+test_expect_success LIBC,PYTHON3 'stdio: the checking versions of fprintf, vfprintf, printf, vprintf, fread, fgets and the C99 fscanf, as those' '
 	dc-gen --layers stdio >spec.json 2>err &&
 	test ! -s err &&
 	dc-gen --check spec.json &&
-	for f in __fprintf_chk __vfprintf_chk __fread_chk __fgets_chk
+	for f in __fprintf_chk __vfprintf_chk __printf_chk __vprintf_chk __fread_chk __fgets_chk
 	do
 		off=$(dc-explore --offsets --match "^$f\$" libc.so.6 | cut -d" " -f1) &&
 		test -n "$off" &&
@@ -113,6 +113,8 @@ test_expect_success LIBC,PYTHON3 'stdio: the checking versions of fprintf, vfpri
 	names = [p["function"] for p in ps]
 	want = {"__fprintf_chk": ("fprintf", [0, 2]),
 	        "__vfprintf_chk": ("vfprintf", [0, 2]),
+	        "__printf_chk": ("printf", [1, 2]),
+	        "__vprintf_chk": ("vprintf", [1, 2]),
 	        "__fread_chk": ("fread", [0, 2, 3, 4]),
 	        "__fgets_chk": ("fgets", [0, 2, 3])}
 	for chk, (fn, regs) in want.items():
@@ -124,11 +126,18 @@ test_expect_success LIBC,PYTHON3 'stdio: the checking versions of fprintf, vfpri
 	    assert p["offset"] == int(offsets[chk]) != base["offset"], (p, base)
 	    assert (p["args"], p["ret"]) == (base["args"], base["ret"]), (p, base)
 	    assert "as" not in base and "regs" not in base, base
-	# __fprintf_chk, __vfprintf_chk, __fread_chk, __fgets_chk,
-	# __isoc99_fscanf, and the __isoc23_fscanf of glibc 2.38 on, where
-	# this libc has it (t/4260)
+	# __fprintf_chk, __vfprintf_chk, __printf_chk, __vprintf_chk,
+	# __fread_chk, __fgets_chk, __isoc99_fscanf, and the
+	# __isoc23_fscanf of glibc 2.38 on, where this libc has it (t/4260)
 	c23 = int("__isoc23_fscanf" in open("c23").read())
-	assert sum(1 for p in ps if "as" in p or "regs" in p) == 5 + c23, ps
+	assert sum(1 for p in ps if "as" in p or "regs" in p) == 7 + c23, ps
+	# stdout and stdin: a slot of their own, no argument of the call
+	plans = {p["function"]: (p["args"], p["ret"]) for p in ps}
+	assert plans["printf"] == (["str", "stdout"], "size"), plans
+	assert plans["puts"] == (["ptr", "stdout"], "size"), plans
+	assert plans["putchar"] == (["char", "stdout"], "all"), plans
+	assert plans["getchar"] == (["stdin"], "char"), plans
+	assert plans["fgetc"] == (["file"], "char") and "getc" not in plans, plans
 	PY
 '
 
@@ -366,7 +375,9 @@ test_expect_success '--check rejects what lib/spec.c rejects' '
 		"$u, \"regs\": {}|one register per argument (2)" \
 		"$u, \"regs\": [0, 6]|\"regs\" names registers 0 to 5" \
 		"$u, \"regs\": [-1, 2]|\"regs\" names registers 0 to 5" \
-		"$u, \"regs\": [0, \"2\"]|\"regs\" names registers 0 to 5"
+		"$u, \"regs\": [0, \"2\"]|\"regs\" names registers 0 to 5" \
+		"\"layer\": \"x\", \"kind\": \"syscall\", \"function\": \"read\", \"nr\": 0, \"args\": [\"fd\", \"stdout\"]|a \"stdout\" argument is for uprobes only" \
+		"$u, \"args\": [\"stdin\", \"int\", \"int\", \"int\", \"int\", \"int\"]|a plan with a \"stdin\" argument has at most 5 arguments"
 	do
 		echo "{\"datacrumbs_probes\": 1, \"probes\": [{${bad%|*}}]}" >bad.json &&
 		test_must_fail_with 4 dc-gen --check bad.json 2>err &&

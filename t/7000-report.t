@@ -296,9 +296,11 @@ test_expect_success DASK 'access sizes: the bytes each call moved, failed calls 
 	test_cmp want got
 '
 
-# A read or a write by its name: the line reads and the printing of
-# STDIO (getline, getdelim; fprintf, vfprintf); a POSIX AIO request by
-# its aio_return's op (R 82, W 87), its aio_read or aio_write neither.
+# A read or a write by its name: the line and character reads and the
+# printing of STDIO (getline, getdelim, fgetc, getchar; fprintf,
+# vfprintf, printf, puts, putchar: stdout's a file slot in the PROBE
+# frame, as the collector gives it); a POSIX AIO request by its
+# aio_return's op (R 82, W 87), its aio_read or aio_write neither.
 test_expect_success DASK 'lines read and printed, AIO requests returned: read and written bytes per file' '
 	cat >rw.txt <<-EOF &&
 	header host=node1 run=rw offset=1700000000000000000 start=1000 ids=0
@@ -310,6 +312,11 @@ test_expect_success DASK 'lines read and printed, AIO requests returned: read an
 	probe id=5 kind=uprobe layer=POSIX name=aio_write target=/lib/libc.so.6 args=fd,size,offset ret=status
 	probe id=6 kind=uprobe layer=POSIX name=aio_read target=/lib/libc.so.6 args=fd,size,offset ret=status
 	probe id=7 kind=uprobe layer=POSIX name=aio_return target=/lib/libc.so.6 args=fd,size,offset,op ret=size
+	probe id=8 kind=uprobe layer=STDIO name=printf target=/lib/libc.so.6 args=str,file ret=size
+	probe id=9 kind=uprobe layer=STDIO name=puts target=/lib/libc.so.6 args=ptr,file ret=size
+	probe id=10 kind=uprobe layer=STDIO name=putchar target=/lib/libc.so.6 args=char,file ret=all
+	probe id=11 kind=uprobe layer=STDIO name=fgetc target=/lib/libc.so.6 args=file ret=char
+	probe id=12 kind=uprobe layer=STDIO name=getchar target=/lib/libc.so.6 args=file ret=char
 	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/d
 	call probe=0 pid=100 tid=100 ts=1000 dur=1000 ret=3 args=0,66,420 str=/d/log seq=1
 	call probe=0 pid=100 tid=100 ts=3000 dur=1000 ret=4 args=0,66,420 str=/d/data seq=2
@@ -321,13 +328,19 @@ test_expect_success DASK 'lines read and printed, AIO requests returned: read an
 	call probe=6 pid=100 tid=100 ts=15000 dur=1000 ret=0 args=4,4096,0 seq=8
 	call probe=7 pid=100 tid=100 ts=17000 dur=1000 ret=8192 args=4,8192,0,87 seq=9
 	call probe=7 pid=100 tid=100 ts=19000 dur=1000 ret=4000 args=4,4096,0,82 seq=10
+	call probe=8 pid=100 tid=100 ts=21000 dur=1000 ret=25 args=4096,0,0,0,0,3 seq=11
+	call probe=9 pid=100 tid=100 ts=23000 dur=1000 ret=6 args=4096,0,0,0,0,3 seq=12
+	call probe=10 pid=100 tid=100 ts=25000 dur=1000 ret=33 args=33,0,0,0,0,3 seq=13
+	call probe=11 pid=100 tid=100 ts=27000 dur=1000 ret=65 args=0,0,0,0,0,3 seq=14
+	call probe=12 pid=100 tid=100 ts=29000 dur=1000 ret=66 args=0,0,0,0,0,3 seq=15
+	call probe=12 pid=100 tid=100 ts=31000 dur=1000 ret=-1 args=0,0,0,0,0,3 seq=16
 	end events=AUTO dropped=0 flags=0
 	EOF
 	dc-mkstream <rw.txt | dc-aggregate | dc-write rw.pfw.gz &&
 	dc-report -w 0 rw.pfw.gz -o rw.html &&
 	$Q rw.html table files-table >files &&
 	cat files &&
-	grep "^/d/log	4	[0-9.]*	150	50	" files &&
+	grep "^/d/log	10	[0-9.]*	152	82	" files &&
 	grep "^/d/data	2	[0-9.]*	4000	8192	" files
 '
 

@@ -21,7 +21,9 @@ VM_DIR="$TRASH_DIRECTORY/vm"
 # exact bytes through splits and merges, on a loop device.
 # t/3190: the per-CPU batches (6.1 runs a program on a chosen CPU).
 # t/3250: POSIX AIO's requests read at entry by 6.1's uprobe programs.
-VM_TESTS=${DC_VM_TESTS:-"3000-collect.t 9010-kfunc.t 9020-vfs.t 6000-pipeline.t 4200-fastpath.t 3100-block.t 3190-kernel-batches.t 3240-verifier.t 3250-posix-aio.t 4220-fastpath-fallback.t 4240-fastpath-exec.t"}
+# t/3260: stdout and stdin found from the probed address by 6.1's
+# uprobes, attached one by one.
+VM_TESTS=${DC_VM_TESTS:-"3000-collect.t 9010-kfunc.t 9020-vfs.t 6000-pipeline.t 4200-fastpath.t 3100-block.t 3190-kernel-batches.t 3240-verifier.t 3250-posix-aio.t 3260-stdstreams.t 4220-fastpath-fallback.t 4240-fastpath-exec.t"}
 # The tests the VM leaves out (DC_SKIP_TESTS, t/test-lib.sh): under an
 # emulated CPU each collector takes 7 to 20 s to start.  Out: what is
 # about user space alone (options, -vv's output, output files, signals,

@@ -123,6 +123,17 @@ t_helpers_aio_SOURCES = t/helpers/aio.c
 t_helpers_aio_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
 t_helpers_aio_LDFLAGS =
 
+# stdin and stdout without a FILE *, reads by the character
+# (t/3260-stdstreams.t).  Never sanitized: the traced application.
+# -fno-builtin and -fno-inline: its calls stay what it wrote (an
+# optimised build turns printf("...\n") into puts, and <stdio.h>'s
+# inline getchar, putchar and vprintf into getc, putc and vfprintf).
+check_PROGRAMS += t/helpers/stdstreams
+t_helpers_stdstreams_SOURCES = t/helpers/stdstreams.c
+t_helpers_stdstreams_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS)) \
+	-fno-builtin -fno-inline
+t_helpers_stdstreams_LDFLAGS =
+
 # Fast-path workloads and a hostile client (t/4200-fastpath.t).
 check_PROGRAMS += t/helpers/fastclient
 t_helpers_fastclient_SOURCES = t/helpers/fastclient.c

@@ -154,10 +154,12 @@ def classify(name):
                 n in ("aio_read", "aio_write"):
             k = None
         elif "read" in n or "recv" in n or \
-                n in ("fgets", "fgetc", "getc", "getline", "getdelim"):
+                n in ("fgets", "fgetc", "getc", "getchar", "getline",
+                      "getdelim"):
             k = "r"
         elif "write" in n or "send" in n or \
-                n in ("fputs", "fputc", "putc", "fprintf", "vfprintf"):
+                n in ("fputs", "fputc", "putc", "fprintf", "vfprintf",
+                      "printf", "vprintf", "puts", "putchar"):
             k = "w"
         _KINDS[name] = k
     return k
