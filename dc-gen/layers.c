@@ -85,6 +85,14 @@ static const struct builtin_func posix_funcs[] = {
 	F("fcntl", "fd,cmd,int", "int"),
 	F("ftruncate", "fd,offset", "status"),
 	Q("ftruncate64", "fd,offset", "status"),
+	/* A file of a unique name, made from the template: its name is
+	 * there when the call returns, when the collector reads it (as
+	 * every path).  mkdtemp returns the template, or NULL. */
+	F("mkstemp", "path", "fd"),
+	F("mkostemp", "path,flags", "fd"),
+	F("mkstemps", "path,int", "fd"),
+	F("mkostemps", "path,int,flags", "fd"),
+	F("mkdtemp", "path", "handle"),
 	/* POSIX AIO, in libc since glibc 2.34 (in librt before, which the
 	 * layer does not probe).  A request is named by its struct aiocb
 	 * (dc-probes(5)): aio_return says what it moved, and which way.

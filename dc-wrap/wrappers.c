@@ -29,6 +29,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -174,6 +175,23 @@ WRAP(int, mkdir, r < 0, 0, 2,
 WRAP(int, rmdir, r < 0, 0, 1,
      (const char *path),
      (path), (P(path)))
+/* The template holds the file's name when the call returns, when
+ * dc_call_end copies it, as the uprobe's return does. */
+WRAP(int, mkstemp, r < 0, 0, 1,
+     (char *t),
+     (t), (P(t)))
+WRAP(int, mkostemp, r < 0, 0, 2,
+     (char *t, int flags),
+     (t, flags), (P(t), I(flags)))
+WRAP(int, mkstemps, r < 0, 0, 2,
+     (char *t, int suffixlen),
+     (t, suffixlen), (P(t), I(suffixlen)))
+WRAP(int, mkostemps, r < 0, 0, 3,
+     (char *t, int suffixlen, int flags),
+     (t, suffixlen, flags), (P(t), I(suffixlen), I(flags)))
+WRAP(char *, mkdtemp, r == NULL, 0, 1,
+     (char *t),
+     (t), (P(t)))
 WRAP(DIR *, opendir, r == NULL, 0, 1,
      (const char *path),
      (path), (P(path)))
@@ -337,6 +355,18 @@ WRAP_AS(off64_t, ftello64, ftello, r < 0, -1, 1,
 WRAP_AS(ssize_t, __getdelim, getdelim, r < 0, -1, 4,
 	(char **line, size_t *n, int delim, FILE *f),
 	(line, n, delim, f), (P(line), P(n), I(delim), P(f)))
+WRAP_AS(int, mkstemp64, mkstemp, r < 0, 0, 1,
+	(char *t),
+	(t), (P(t)))
+WRAP_AS(int, mkostemp64, mkostemp, r < 0, 0, 2,
+	(char *t, int flags),
+	(t, flags), (P(t), I(flags)))
+WRAP_AS(int, mkstemps64, mkstemps, r < 0, 0, 2,
+	(char *t, int suffixlen),
+	(t, suffixlen), (P(t), I(suffixlen)))
+WRAP_AS(int, mkostemps64, mkostemps, r < 0, 0, 3,
+	(char *t, int suffixlen, int flags),
+	(t, suffixlen, flags), (P(t), I(suffixlen), I(flags)))
 AIO_REQ(int, aio_read64, aio_read, struct aiocb64, 3)
 AIO_REQ(int, aio_write64, aio_write, struct aiocb64, 3)
 AIO_REQ(ssize_t, aio_return64, aio_return, struct aiocb64, 4)

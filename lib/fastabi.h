@@ -82,7 +82,8 @@
                                              getdelim, vfprintf;
                                              16: fgetc, getc, getchar,
                                              printf, vprintf, puts,
-                                             putchar */
+                                             putchar; the mkstemp
+                                             family, mkdtemp */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_EXEC_WAIT_MS 2000         /* ... and this long before an
                                              exec: placing the uprobes
@@ -131,6 +132,8 @@
 	X(fgetc, stdio) X(getc, stdio) X(getchar, stdio) X(printf, stdio) \
 	X(vprintf, stdio) X(puts, stdio) X(putchar, stdio) \
 	X(__printf_chk, stdio) X(__vprintf_chk, stdio) \
+	X(mkstemp, posix) X(mkostemp, posix) X(mkstemps, posix) \
+	X(mkostemps, posix) X(mkdtemp, posix) \
 	X(MPI_File_open, mpiio) X(MPI_File_close, mpiio) \
 	X(MPI_File_sync, mpiio) X(MPI_File_set_view, mpiio) \
 	X(MPI_File_seek, mpiio) X(MPI_File_read, mpiio) \
@@ -171,7 +174,9 @@
 	X(aio_read64, aio_read) X(aio_write64, aio_write) \
 	X(aio_return64, aio_return) X(aio_suspend64, aio_suspend) \
 	X(aio_cancel64, aio_cancel) X(aio_fsync64, aio_fsync) \
-	X(lio_listio64, lio_listio) X(__getdelim, getdelim)
+	X(lio_listio64, lio_listio) X(__getdelim, getdelim) \
+	X(mkstemp64, mkstemp) X(mkostemp64, mkostemp) \
+	X(mkstemps64, mkstemps) X(mkostemps64, mkostemps)
 #define DC_FAST_FORTIFIED(X) \
 	X(__read_chk, read) X(__pread_chk, pread) X(__pread64_chk, pread64) \
 	X(__open_2, open) X(__open64_2, open64) X(__openat_2, openat) \

@@ -130,6 +130,33 @@ test_expect_success BPF,PYTHON3 'relative paths follow chdir and fchdir' '
 	test "$(q count "$T" --file "$W/inner.out")" = 0
 '
 
+# mkstemp and the rest name the file in the template, which holds it
+# when they return: the file's calls are named by it, on both paths.
+temps_named() {
+	t1=$(sed -n 1p "$2/temps.txt") t2=$(sed -n 2p "$2/temps.txt") d=$(sed -n 3p "$2/temps.txt") &&
+	test -n "$t1" && test -n "$t2" && test -n "$d" &&
+	test "$(q count "$1" --cat POSIX --name mkstemp --file "$2/$t1" --arg ret=3)" = 1 &&
+	test "$(q sum "$1" ret --cat POSIX --name write --file "$2/$t1")" = 11 &&
+	test "$(wc -c <"$2/$t1")" = 11 &&
+	test "$(q count "$1" --cat POSIX --name mkostemps --file "$2/$t2" --arg ret=3 --arg flags=1024)" = 1 &&
+	test "$(q sum "$1" ret --cat POSIX --name write --file "$2/$t2")" = 22 &&
+	test "$(q count "$1" --cat POSIX --name close --file "$2/$t2")" = 1 &&
+	test "$(q count "$1" --cat POSIX --name mkdtemp --file "$2/$d")" = 1 &&
+	test -d "$2/$d"
+}
+
+test_expect_success BPF,PYTHON3 'files made from templates are named by the names made' '
+	temps_named "$T" "$W" &&
+	test "$(q count "$T" --cat sys --name openat --file "$W/$t1" --arg level=1)" = 1
+'
+
+test_expect_success BPF,PYTHON3 'files made from templates are named so through uprobes too' '
+	printf "layers: [posix]\n" >u.yaml &&
+	mkdir u &&
+	(cd u && trace_ok ../u.yaml ../u.pfw.gz --no-preload probes.sig -- "$USERBYTES" >so 2>se) &&
+	temps_named u.pfw.gz "$PWD/u"
+'
+
 test_expect_success BPF,PYTHON3 'profile mode, in the collector and in dc-aggregate: the same bytes' '
 	mkdir p &&
 	printf "mode: profile\ninterval_ms: 100\nlayers: [posix, stdio]\n" >p.yaml &&

@@ -1,6 +1,7 @@
 /*
  * userbytes.c - a workload with exactly known STDIO and vectored bytes,
- * open modes, fcntl commands, renames and a change of directory, for
+ * open modes, fcntl commands, renames, a change of directory and files
+ * made from templates (mkstemp), for
  * t/3200-userbytes.t.  Everything is relative to the working directory,
  * so the trace must resolve it.  Exits non-zero if any call fails.
  */
@@ -18,6 +19,33 @@ static void check(int ok, const char *what)
 		perror(what);
 		exit(1);
 	}
+}
+
+/* glibc's, declared by <stdlib.h> only with _GNU_SOURCE, which would
+ * also make <stdio.h> call __getdelim for getline (the test counts
+ * getline's calls). */
+int mkostemps(char *template, int suffixlen, int flags);
+
+/* Files of unique names, made from templates: 11 bytes written to the
+ * first, 22 to the second (its name ends in .dat), and a directory;
+ * their names, one a line, in temps.txt. */
+static void temps(const char *buf)
+{
+	char t1[] = "tmp-XXXXXX", t2[] = "tmp-XXXXXX.dat", d[] = "dir-XXXXXX";
+	char names[64];
+	int fd, n;
+
+	check((fd = mkstemp(t1)) >= 0, "mkstemp");
+	check(write(fd, buf, 11) == 11, "write mkstemp");
+	check(close(fd) == 0, "close mkstemp");
+	check((fd = mkostemps(t2, 4, O_APPEND)) >= 0, "mkostemps");
+	check(write(fd, buf, 22) == 22, "write mkostemps");
+	check(close(fd) == 0, "close mkostemps");
+	check(mkdtemp(d) == d, "mkdtemp");
+	n = snprintf(names, sizeof(names), "%s\n%s\n%s\n", t1, t2, d);
+	check((fd = open("temps.txt", O_CREAT | O_WRONLY | O_TRUNC, 0600)) >= 0, "open temps.txt");
+	check(write(fd, names, (size_t)n) == n, "write temps.txt");
+	check(close(fd) == 0, "close temps.txt");
 }
 
 int main(void)
@@ -84,5 +112,6 @@ int main(void)
 	check((fd = open("outer.out", O_CREAT | O_WRONLY | O_TRUNC, 0600)) >= 0, "open outer");
 	check(write(fd, buf, 33) == 33, "write outer");
 	check(close(fd) == 0, "close outer");
+	temps(buf);
 	return 0;
 }
