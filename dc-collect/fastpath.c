@@ -145,14 +145,25 @@ static bool is_shared_library(const char *path)
 	return r == 0 && type == ET_DYN;
 }
 
+/* glibc's librt, where POSIX AIO was before 2.34 (dc-gen probes it
+ * there where libc has none). */
+static bool is_librt(const char *target)
+{
+	const char *base = strrchr(target, '/');
+
+	base = base ? base + 1 : target;
+	return strncmp(base, "librt.so", 8) == 0;
+}
+
 /* Whether the client's wrapper of function fn sees the calls the probe
- * would: libc's functions in libc, the mpiio and hdf5 layers' in a
- * shared library (the program reaches it through the dynamic linker,
- * and so the wrapper first). */
+ * would: libc's functions in libc (or librt: a program calls its AIO
+ * functions by name, as libc's), the mpiio and hdf5 layers' in a shared
+ * library (the program reaches it through the dynamic linker, and so
+ * the wrapper first). */
 static bool client_sees(struct dc_fast *f, const struct dc_probe *p, int fn)
 {
 	if (fn < DC_FN_FIRST_LIB)
-		return is_libc(p->target);
+		return is_libc(p->target) || is_librt(p->target);
 	if (f->lib_target != NULL && strcmp(f->lib_target, p->target) == 0)
 		return f->lib_shared;
 	f->lib_target = p->target;

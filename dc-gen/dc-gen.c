@@ -395,6 +395,56 @@ static int resolve_target(struct gen *g, const struct layer_cfg *l, char *path,
 	config_die(g->cfg, l->line, l->col, "layer %s: %s", l->name, err);
 }
 
+/* The library `name` that goes with the layer's library `lib`: the one
+ * beside it (a glibc installed in a directory of its own has its librt
+ * there), else the one the loader would find.  0 if none. */
+static int companion(const char *lib, const char *name, char *path,
+		     size_t len)
+{
+	char err[PATH_MAX + 256];
+	const char *slash = strrchr(lib, '/');
+	char *beside;
+
+	if (slash != NULL) {
+		beside = xasprintf("%.*s/%s", (int)(slash - lib), lib, name);
+		if (access(beside, R_OK) == 0 && realpath(beside, path) != NULL &&
+		    strlen(path) < len) {
+			free(beside);
+			return 1;
+		}
+		free(beside);
+	}
+	return dc_lib_resolve(name, path, len, err, sizeof(err)) == 0;
+}
+
+/* Function name, which the layer's library lib does not have, from the
+ * library its built-in entry names for older systems instead (glibc's
+ * librt, where POSIX AIO was before 2.34): probed there if that has
+ * it.  1 if probed. */
+static int probe_elsewhere(struct gen *g, const struct layer_cfg *l,
+			   const char *lib, const char *name)
+{
+	const struct builtin_func *bf = builtin_entry(l, name);
+	char path[PATH_MAX];
+	const struct dc_elf_func *f;
+	struct dc_elf *elf;
+	char *key;
+
+	if (bf == NULL || bf->elsewhere == NULL ||
+	    !companion(lib, bf->elsewhere, path, sizeof(path)))
+		return 0;
+	elf = open_elf(g, l, path);
+	if ((f = dc_elf_find(elf, name)) == NULL)
+		return 0;
+	debug("layer %s: %s from %s", l->name, name, path);
+	key = xasprintf("u %s %llx", path, (unsigned long long)f->offset);
+	add_probe(g, l, key, DC_PROBE_UPROBE, path, name, f->offset, -1,
+		  l->optional);
+	free(key);
+	add_checking(g, l, elf, path, name);
+	return 1;
+}
+
 static void gen_uprobes(struct gen *g, const struct layer_cfg *l)
 {
 	char path[PATH_MAX];
@@ -426,6 +476,8 @@ static void gen_uprobes(struct gen *g, const struct layer_cfg *l)
 		char *key;
 
 		if (f == NULL) {
+			if (probe_elsewhere(g, l, path, w.names[i]))
+				continue;
 			if (!w.quiet[i])
 				config_warn(g->cfg, l->line, l->col, "layer %s: no function %s in %s",
 					    l->name, w.names[i], path);

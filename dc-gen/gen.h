@@ -25,6 +25,9 @@ struct builtin_func {
 	const char *args;    /* "fd,ptr,size" */
 	const char *ret;     /* "size" */
 	int quiet;           /* absent on many systems: no warning */
+	const char *elsewhere; /* where the layer's library has none, the
+	                          library that has it on older systems
+	                          (glibc's librt for POSIX AIO), or NULL */
 };
 
 struct builtin_layer {

@@ -22,8 +22,10 @@ static const char *const hdf5_targets[] = {
 	"libhdf5_serial", NULL
 };
 
-#define F(n, a, r) { n, a, r, 0 }
-#define Q(n, a, r) { n, a, r, 1 }
+#define F(n, a, r) { n, a, r, 0, NULL }
+#define Q(n, a, r) { n, a, r, 1, NULL }
+/* In libc since glibc 2.34, in librt before (RHEL 8's 2.28). */
+#define RT(n, a, r) { n, a, r, 1, "librt.so.1" }
 
 static const struct builtin_func posix_funcs[] = {
 	F("open", "path,flags,mode", "fd"),
@@ -93,18 +95,18 @@ static const struct builtin_func posix_funcs[] = {
 	F("mkstemps", "path,int", "fd"),
 	F("mkostemps", "path,int,flags", "fd"),
 	F("mkdtemp", "path", "handle"),
-	/* POSIX AIO, in libc since glibc 2.34 (in librt before, which the
-	 * layer does not probe).  A request is named by its struct aiocb
-	 * (dc-probes(5)): aio_return says what it moved, and which way.
-	 * aio_error, which programs poll, is not probed. */
-	Q("aio_read", "aiocb,size,offset", "status"),
-	Q("aio_write", "aiocb,size,offset", "status"),
-	Q("aio_return", "aiocb,size,offset,op", "size"),
-	Q("aio_suspend", "ptr,int,ptr", "status"),
-	Q("aio_cancel", "fd,ptr", "int"),
-	Q("aio_fsync", "flags,aiocb", "status"),
-	Q("lio_listio", "int,ptr,int,ptr", "status"),
-	{ NULL, NULL, NULL, 0 }
+	/* POSIX AIO, in libc since glibc 2.34, in librt before: probed
+	 * there where libc has none.  A request is named by its struct
+	 * aiocb (dc-probes(5)): aio_return says what it moved, and which
+	 * way.  aio_error, which programs poll, is not probed. */
+	RT("aio_read", "aiocb,size,offset", "status"),
+	RT("aio_write", "aiocb,size,offset", "status"),
+	RT("aio_return", "aiocb,size,offset,op", "size"),
+	RT("aio_suspend", "ptr,int,ptr", "status"),
+	RT("aio_cancel", "fd,ptr", "int"),
+	RT("aio_fsync", "flags,aiocb", "status"),
+	RT("lio_listio", "int,ptr,int,ptr", "status"),
+	{ NULL, NULL, NULL, 0, NULL }
 };
 
 /* A FILE * is a "file": the collector also reads its descriptor, so
@@ -144,7 +146,7 @@ static const struct builtin_func stdio_funcs[] = {
 	F("vprintf", "str,stdout", "size"),
 	F("puts", "ptr,stdout", "size"),
 	F("putchar", "char,stdout", "all"),
-	{ NULL, NULL, NULL, 0 }
+	{ NULL, NULL, NULL, 0, NULL }
 };
 
 /* MPI returns error codes (0 is MPI_SUCCESS); communicators and info
@@ -186,7 +188,7 @@ static const struct builtin_func mpiio_funcs[] = {
 #undef RW_AT
 #undef IRW
 #undef IRW_AT
-	{ NULL, NULL, NULL, 0 }
+	{ NULL, NULL, NULL, 0, NULL }
 };
 
 static const struct builtin_func hdf5_funcs[] = {
@@ -213,7 +215,7 @@ static const struct builtin_func hdf5_funcs[] = {
 	/* Only in MPI-enabled builds of HDF5. */
 	Q("H5Pset_fapl_mpio", "handle,handle,handle", "status"),
 	Q("H5Pset_dxpl_mpio", "handle,int", "status"),
-	{ NULL, NULL, NULL, 0 }
+	{ NULL, NULL, NULL, 0, NULL }
 };
 
 static const struct builtin_func syscall_funcs[] = {
@@ -314,7 +316,7 @@ static const struct builtin_func syscall_funcs[] = {
 	F("sendfile", "fd,fd,ptr,size", "size"),
 	F("copy_file_range", "fd,ptr,fd,ptr,size,flags", "size"),
 	F("splice", "fd,ptr,fd,ptr,size,flags", "size"),
-	{ NULL, NULL, NULL, 0 }
+	{ NULL, NULL, NULL, 0, NULL }
 };
 
 /* Socket and readiness system calls: the connection lifecycle, sizes
@@ -345,7 +347,7 @@ static const struct builtin_func socket_funcs[] = {
 	F("epoll_ctl", "fd,int,fd,ptr", "status"),
 	Q("epoll_wait", "fd,ptr,int,int", "int"),
 	F("epoll_pwait", "fd,ptr,int,int,ptr,size", "int"),
-	{ NULL, NULL, NULL, 0 }
+	{ NULL, NULL, NULL, 0, NULL }
 };
 
 /* Tracepoints: "category:name".  Kernels rename them now and then
@@ -356,7 +358,7 @@ static const struct builtin_func block_funcs[] = {
 	F("block:block_rq_complete", "", "none"),
 	F("block:block_rq_insert", "", "none"),
 	F("block:block_bio_queue", "", "none"),
-	{ NULL, NULL, NULL, 0 }
+	{ NULL, NULL, NULL, 0, NULL }
 };
 
 static const struct builtin_func pagecache_funcs[] = {
@@ -367,7 +369,7 @@ static const struct builtin_func pagecache_funcs[] = {
 	F("writeback:writeback_single_inode", "", "none"),
 	Q("readahead:page_cache_sync_ra", "", "none"),
 	Q("readahead:page_cache_async_ra", "", "none"),
-	{ NULL, NULL, NULL, 0 }
+	{ NULL, NULL, NULL, 0, NULL }
 };
 
 static const struct builtin_func net_funcs[] = {
@@ -378,7 +380,7 @@ static const struct builtin_func net_funcs[] = {
 	Q("sock:sock_send_length", "", "none"),
 	Q("sock:sock_recv_length", "", "none"),
 	Q("skb:kfree_skb", "", "none"),
-	{ NULL, NULL, NULL, 0 }
+	{ NULL, NULL, NULL, 0, NULL }
 };
 
 static const struct builtin_func faults_funcs[] = {
@@ -386,13 +388,13 @@ static const struct builtin_func faults_funcs[] = {
 	F("exceptions:page_fault_kernel", "", "none"),
 	/* Linux 6.1 and older have no mm_filemap_fault. */
 	Q("filemap:mm_filemap_fault", "", "none"),
-	{ NULL, NULL, NULL, 0 }
+	{ NULL, NULL, NULL, 0, NULL }
 };
 
 static const struct builtin_func iouring_funcs[] = {
 	Q("io_uring:io_uring_submit_req", "", "none"),
 	Q("io_uring:io_uring_complete", "", "none"),
-	{ NULL, NULL, NULL, 0 }
+	{ NULL, NULL, NULL, 0, NULL }
 };
 
 /* Kernel functions (kprobes or fentry): their arguments are planned
@@ -414,7 +416,7 @@ static const struct builtin_func vfs_funcs[] = {
 	F("vfs_mkdir", "", "none"),
 	F("vfs_rmdir", "", "none"),
 	F("iterate_dir", "", "none"),
-	{ NULL, NULL, NULL, 0 }
+	{ NULL, NULL, NULL, 0, NULL }
 };
 
 /* File-system entry points, for the file systems loaded here (ext4 and
@@ -430,7 +432,7 @@ static const struct builtin_func fs_funcs[] = {
 	Q("xfs_file_fsync", "", "none"),
 	Q("xfs_file_open", "", "none"),
 	Q("xfs_file_readdir", "", "none"),
-	{ NULL, NULL, NULL, 0 }
+	{ NULL, NULL, NULL, 0, NULL }
 };
 
 static const char *const kernel_group[] = {

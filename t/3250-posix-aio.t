@@ -105,25 +105,27 @@ test_expect_success BPF,PYTHON3 'glibc threads'"'"' pread and pwrite: by uprobes
 	test $(q count "$D/fast.pfw.gz" --cat POSIX --name pread) = 0
 '
 
-# dc-config(5)'s layer for a glibc whose librt has the AIO functions,
-# aimed at libc here (where they are): the same requests, in its layer.
-# With the syscalls layer, whose openat names the file, not posix,
-# whose own AIO probes here would record each call twice.
+# dc-config(5)'s example of AIO in a layer of its own, aimed at librt for
+# a glibc that has it there, aimed at libc here (where it is): the same
+# requests, in its layer, and none in the posix layer, which leaves them
+# out (and names the file by its open).
 test_lazy_prereq MANPAGES '
 	test -r "$DC_SRC_DIR/man/dc-config.5" ||
 	{ echo "no man pages here (the VM root has none)"; false; }
 '
 
 test_expect_success BPF,PYTHON3,MANPAGES 'a layer of one'"'"'s own, as dc-config(5) shows for librt, records the same' '
-	sed -n "/^  \\\\- name: aio\$/,/^\.fi/p" "$DC_SRC_DIR/man/dc-config.5" |
-		sed "s/^  \\\\-/  -/; s/librt\.so\.1/libc.so.6/; /^\.fi/d" >layer &&
-	test_line_count layer 13 &&
-	{ layers syscalls && cat layer; } >c.yaml &&
+	sed -n "/^POSIX AIO in a layer of its own/,/^\.fi/p" "$DC_SRC_DIR/man/dc-config.5" |
+		sed -n "/^layers:\$/,\$p" |
+		sed "s/^  \\\\-/  -/; s/librt\.so\.1/libc.so.6/; /^\.fi/d" >c.yaml &&
+	test_line_count c.yaml 16 &&
 	mkdir rt &&
 	trace_ok c.yaml rt.pfw.gz --no-preload probes.sig -- "$AIO" "$PWD/rt/a.out" 97 &&
 	test $(q count rt.pfw.gz --cat aio --name aio_return --file "$PWD/rt/a.out" --arg op=W) = 3 &&
 	test $(q sum rt.pfw.gz ret --cat aio --name aio_return --file "$PWD/rt/a.out" --arg op=R) = 9192 &&
-	test $(q count rt.pfw.gz --cat aio --name aio_write --file "$PWD/rt/a.out" --arg size=1000 --arg offset=8192) = 1
+	test $(q count rt.pfw.gz --cat aio --name aio_write --file "$PWD/rt/a.out" --arg size=1000 --arg offset=8192) = 1 &&
+	test $(q count rt.pfw.gz --cat POSIX --name open --file "$PWD/rt/a.out") = 1 &&
+	test $(q count rt.pfw.gz --cat POSIX --name aio_return) = 0
 '
 
 # fio's posixaio engine: a real program's requests, queued four deep
@@ -147,6 +149,92 @@ test_expect_success BPF,PYTHON3,FIO 'fio (posixaio): every request, and --size i
 		return 1
 	done
 '
+
+# A glibc before 2.34 (RHEL 8's 2.28) has POSIX AIO in librt, not libc:
+# the posix layer looks there, beside libc, for what libc lacks.  A
+# stand-in of that pair: a libc.so.6 without the functions (only read,
+# never run), and beside it a librt.so.1 with glibc's names and version,
+# passing each call on to this libc's; the workload linked to it (found
+# through a directory of its own, which holds only a link to it).
+OLDC=$SHARED/oldc
+
+test_lazy_prereq CC '
+	command -v cc >/dev/null || { echo "no C compiler"; false; }
+'
+
+test_expect_success CC 'setup: a libc without AIO, its librt with it, and the workload linked to that' '
+	mkdir -p "$OLDC/run" &&
+	echo "int dc_stand_in_libc;" >oldc.c &&
+	cc -shared -fPIC -Wl,-soname,libc.so.6 -o "$OLDC/libc.so.6" oldc.c &&
+	cat >rt.c <<-\EOF &&
+	#define _GNU_SOURCE
+	#include <aio.h>
+	#include <dlfcn.h>
+
+	#define PASS(ret, name, params, args) \
+		ret name params \
+		{ \
+			static ret (*real) params; \
+			if (!real) \
+				real = (ret (*) params)dlsym(RTLD_NEXT, #name); \
+			return real args; \
+		}
+
+	PASS(int, aio_read, (struct aiocb *cb), (cb))
+	PASS(int, aio_write, (struct aiocb *cb), (cb))
+	PASS(ssize_t, aio_return, (struct aiocb *cb), (cb))
+	PASS(int, aio_suspend, (const struct aiocb *const l[], int n, const struct timespec *t), (l, n, t))
+	PASS(int, aio_cancel, (int fd, struct aiocb *cb), (fd, cb))
+	PASS(int, aio_fsync, (int op, struct aiocb *cb), (op, cb))
+	PASS(int, lio_listio, (int m, struct aiocb *const l[], int n, struct sigevent *s), (m, l, n, s))
+	EOF
+	echo "GLIBC_2.2.5 { global: aio_*; lio_listio; local: *; };" >rt.map &&
+	cc -shared -fPIC -Wl,-soname,librt.so.1 -Wl,--version-script=rt.map \
+		-o "$OLDC/librt.so.1" rt.c -ldl &&
+	ln -s ../librt.so.1 "$OLDC/run/librt.so.1" &&
+	cc -o "$OLDC/aio" "$DC_SRC_DIR/t/helpers/aio.c" -L"$OLDC/run" -l:librt.so.1 \
+		-Wl,-rpath,"$OLDC/run" &&
+	if command -v nm >/dev/null; then
+		nm -D "$OLDC/aio" | grep " U aio_write@GLIBC_2.2.5\$"
+	fi
+'
+
+test_expect_success CC,PYTHON3 'dc-gen: the posix layer takes POSIX AIO from librt where libc has none' '
+	printf "layers:\n  - syscalls\n  - name: posix\n    target: %s\n    include: [\"^aio_\", \"^lio_\"]\n" \
+		"$OLDC/libc.so.6" >"$D/old.yaml" &&
+	dc-gen "$D/old.yaml" >spec.json 2>err &&
+	test ! -s err &&
+	python3 - "$(readlink -f "$OLDC/librt.so.1")" <<-\PY
+	import json, sys
+	ps = [p for p in json.load(open("spec.json"))["probes"] if p["kind"] == "uprobe"]
+	names = sorted(p["function"] for p in ps)
+	assert names == ["aio_cancel", "aio_fsync", "aio_read", "aio_return",
+	                 "aio_suspend", "aio_write", "lio_listio"], names
+	for p in ps:
+	    assert (p["layer"], p["target"]) == ("POSIX", sys.argv[1]), p
+	    assert p["offset"] > 0, p
+	PY
+'
+
+for path in fast uprobe; do
+	opt=
+	test $path = uprobe && opt=--no-preload
+	test_expect_success BPF,CC,PYTHON3 "librt's AIO, $path: every call, each request by its file" "
+		mkdir \"\$D/rt-$path\" &&
+		trace_ok \"\$D/old.yaml\" \"\$D/rt-$path.pfw.gz\" $opt probes.sig -- \
+			sh -c \"exec \\\"$OLDC/aio\\\" \\\"\$D/rt-$path/a.out\\\" 97 >\\\"\$D/rt-$path.out\\\"\" &&
+		if test $path = fast
+		then
+			grep -q \"fast path: 7 functions recorded\" collect.err
+		fi &&
+		calls \"\$D/rt-$path.pfw.gz\" >got &&
+		test_cmp \"\$D/rt-$path.out\" got &&
+		T=\$D/rt-$path.pfw.gz F=\$D/rt-$path/a.out &&
+		test \$(q count \"\$T\" --cat POSIX --name aio_write --file \"\$F\" --arg size=1000 --arg offset=8192) = 1 &&
+		test \$(q sum \"\$T\" ret --cat POSIX --name aio_return --file \"\$F\" --arg op=W) = 9192 &&
+		test \$(q sum \"\$T\" ret --cat POSIX --name aio_return --file \"\$F\" --arg op=R) = 9192
+	"
+done
 
 test_expect_success BPF,PYTHON3,DASK 'dc-report counts a request'"'"'s bytes at its aio_return, by its operation' '
 	dc-report -o fast.html "$D/fast.pfw.gz" 2>report.err &&
