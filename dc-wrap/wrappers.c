@@ -291,6 +291,40 @@ WRAP(int, getc, r < 0, -1, 1,
      (FILE *f),
      (f), (P(f)))
 
+WRAP(FILE *, freopen64, r == NULL, 0, 3,
+     (const char *path, const char *mode, FILE *f),
+     (path, mode, f), (P(path), P(mode), P(f)))
+WRAP(int, fgetpos, r < 0, -1, 2,
+     (FILE *f, fpos_t *pos),
+     (f, pos), (P(f), P(pos)))
+WRAP(int, fsetpos, r < 0, -1, 2,
+     (FILE *f, const fpos_t *pos),
+     (f, pos), (P(f), P(pos)))
+/* As printf's (WRAP_VPRINTF), its format is copied even when the call
+ * fails. */
+WRAP(int, vdprintf, 0, 1, 2,
+     (int fd, const char *fmt, va_list ap),
+     (fd, fmt, ap), (I(fd), P(fmt)))
+
+/* rewind returns nothing (its plan's return: none). */
+static __typeof__(rewind) *real_rewind;
+DC_EXPORT void rewind(FILE *f)
+{
+	struct dc_call c;
+
+	if (__builtin_expect(!dc_fast_on[DC_FN_rewind], 1)) {
+		REAL(rewind)(f);
+		return;
+	}
+	{
+		__u64 a[DC_MAX_ARGS] = { P(f) };
+
+		dc_call_begin(&c, DC_FN_rewind, a, 1);
+		REAL(rewind)(f);
+		dc_call_end(&c, 0, a, 1, -1, 0);
+	}
+}
+
 /* stdin's and stdout's functions: the stream is no argument; its slot
  * holds the FILE * in stdin or stdout at the call, as the uprobe's reads
  * libc's variable (lib/event.h DC_ARG_STDOUT). */
@@ -383,6 +417,13 @@ WRAP_AS(int, lio_listio64, lio_listio, r < 0, -1, 4,
 	(int mode, struct aiocb64 *const list[], int n, struct sigevent *sig),
 	(mode, list, n, sig), (I(mode), P(list), I(n), P(sig)))
 
+WRAP_AS(int, fgetpos64, fgetpos, r < 0, -1, 2,
+	(FILE *f, fpos64_t *pos),
+	(f, pos), (P(f), P(pos)))
+WRAP_AS(int, fsetpos64, fsetpos, r < 0, -1, 2,
+	(FILE *f, const fpos64_t *pos),
+	(f, pos), (P(f), P(pos)))
+
 /* ---- _FORTIFY_SOURCE's checking versions (DC_FAST_FORTIFIED) ----
  * A call the check would stop (the buffer smaller than the count, open
  * without the mode O_CREAT needs) goes to libc's own, which aborts
@@ -463,6 +504,12 @@ WRAP(int, __vfprintf_chk, 0, 1, CHK_N(__vfprintf_chk),
      (FILE *f, int flag, const char *fmt, va_list ap),
      (f, flag, fmt, ap),
      (CHK_SLOTS(__vfprintf_chk, (P(f), I(flag), P(fmt)))))
+int __dprintf_chk(int fd, int flag, const char *fmt, ...);
+int __vdprintf_chk(int fd, int flag, const char *fmt, va_list ap);
+WRAP(int, __vdprintf_chk, 0, 1, CHK_N(__vdprintf_chk),
+     (int fd, int flag, const char *fmt, va_list ap),
+     (fd, flag, fmt, ap),
+     (CHK_SLOTS(__vdprintf_chk, (I(fd), I(flag), P(fmt)))))
 int __printf_chk(int flag, const char *fmt, ...);
 int __vprintf_chk(int flag, const char *fmt, va_list ap);
 WRAP(int, __vprintf_chk, 0, 0, CHK_N(__vprintf_chk),
@@ -576,6 +623,11 @@ WRAP_VPRINTF(__fprintf_chk, (FILE *f, int flag, const char *fmt, ...), fmt,
 	     __vfprintf_chk, (f, flag, fmt, ap), 1, CHK_N(__fprintf_chk),
 	     (CHK_SLOTS(__fprintf_chk, (P(f), I(flag), P(fmt)))))
 
+WRAP_VPRINTF(dprintf, (int fd, const char *fmt, ...), fmt, vdprintf,
+	     (fd, fmt, ap), 1, 2, (I(fd), P(fmt)))
+WRAP_VPRINTF(__dprintf_chk, (int fd, int flag, const char *fmt, ...), fmt,
+	     __vdprintf_chk, (fd, flag, fmt, ap), 1, CHK_N(__dprintf_chk),
+	     (CHK_SLOTS(__dprintf_chk, (I(fd), I(flag), P(fmt)))))
 WRAP_VPRINTF(printf, (const char *fmt, ...), fmt, vprintf, (fmt, ap), 0, 2,
 	     (P(fmt), P(stdout)))
 WRAP_VPRINTF(__printf_chk, (int flag, const char *fmt, ...), fmt,

@@ -34,6 +34,10 @@
  * format is their second.  The stdout slot after it in both plans is no
  * argument (the collector reads libc's variable into it): it is named
  * here by the register after the format, as printf's own plan has it.
+ * __dprintf_chk (int fd, int flag, const char *format, ...) and
+ * __vdprintf_chk (int fd, int flag, const char *format, va_list):
+ * dprintf's and vdprintf's descriptor and format are their first and
+ * third.
  *
  * __isoc99_fscanf (FILE *, const char *format, ...): <stdio.h> names
  * fscanf so in every program built for C99 or later (gcc's default),
@@ -58,6 +62,8 @@
 	X(__vfprintf_chk, vfprintf, (0, 2)) \
 	X(__printf_chk, printf, (1, 2)) \
 	X(__vprintf_chk, vprintf, (1, 2)) \
+	X(__dprintf_chk, dprintf, (0, 2)) \
+	X(__vdprintf_chk, vdprintf, (0, 2)) \
 	X(__fread_chk, fread, (0, 2, 3, 4)) \
 	X(__fgets_chk, fgets, (0, 2, 3)) \
 	X(__isoc99_fscanf, fscanf, (0, 1)) \

@@ -83,7 +83,10 @@
                                              16: fgetc, getc, getchar,
                                              printf, vprintf, puts,
                                              putchar; the mkstemp
-                                             family, mkdtemp */
+                                             family, mkdtemp;
+                                             freopen64, rewind,
+                                             fgetpos, fsetpos, dprintf,
+                                             vdprintf */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_EXEC_WAIT_MS 2000         /* ... and this long before an
                                              exec: placing the uprobes
@@ -134,6 +137,9 @@
 	X(__printf_chk, stdio) X(__vprintf_chk, stdio) \
 	X(mkstemp, posix) X(mkostemp, posix) X(mkstemps, posix) \
 	X(mkostemps, posix) X(mkdtemp, posix) \
+	X(freopen64, stdio) X(rewind, stdio) X(fgetpos, stdio) \
+	X(fsetpos, stdio) X(dprintf, stdio) X(vdprintf, stdio) \
+	X(__dprintf_chk, stdio) X(__vdprintf_chk, stdio) \
 	X(MPI_File_open, mpiio) X(MPI_File_close, mpiio) \
 	X(MPI_File_sync, mpiio) X(MPI_File_set_view, mpiio) \
 	X(MPI_File_seek, mpiio) X(MPI_File_read, mpiio) \
@@ -176,7 +182,8 @@
 	X(aio_cancel64, aio_cancel) X(aio_fsync64, aio_fsync) \
 	X(lio_listio64, lio_listio) X(__getdelim, getdelim) \
 	X(mkstemp64, mkstemp) X(mkostemp64, mkostemp) \
-	X(mkstemps64, mkstemps) X(mkostemps64, mkostemps)
+	X(mkstemps64, mkstemps) X(mkostemps64, mkostemps) \
+	X(fgetpos64, fgetpos) X(fsetpos64, fsetpos)
 #define DC_FAST_FORTIFIED(X) \
 	X(__read_chk, read) X(__pread_chk, pread) X(__pread64_chk, pread64) \
 	X(__open_2, open) X(__open64_2, open64) X(__openat_2, openat) \

@@ -95,11 +95,11 @@ test_expect_success LIBC,PYTHON3 'posix write: libc realpath, the offset dc-expl
 # __fprintf_chk (FILE *, int flag, const char *format, ...),
 # __fread_chk (void *, size_t ptrlen, size_t size, size_t n, FILE *),
 # __fgets_chk (char *, size_t size, int n, FILE *).
-test_expect_success LIBC,PYTHON3 'stdio: the checking versions of fprintf, vfprintf, printf, vprintf, fread, fgets and the C99 fscanf, as those' '
+test_expect_success LIBC,PYTHON3 'stdio: the checking versions of fprintf, vfprintf, printf, vprintf, dprintf, vdprintf, fread, fgets and the C99 fscanf, as those' '
 	dc-gen --layers stdio >spec.json 2>err &&
 	test ! -s err &&
 	dc-gen --check spec.json &&
-	for f in __fprintf_chk __vfprintf_chk __printf_chk __vprintf_chk __fread_chk __fgets_chk
+	for f in __fprintf_chk __vfprintf_chk __printf_chk __vprintf_chk __dprintf_chk __vdprintf_chk __fread_chk __fgets_chk
 	do
 		off=$(dc-explore --offsets --match "^$f\$" libc.so.6 | cut -d" " -f1) &&
 		test -n "$off" &&
@@ -115,6 +115,8 @@ test_expect_success LIBC,PYTHON3 'stdio: the checking versions of fprintf, vfpri
 	        "__vfprintf_chk": ("vfprintf", [0, 2]),
 	        "__printf_chk": ("printf", [1, 2]),
 	        "__vprintf_chk": ("vprintf", [1, 2]),
+	        "__dprintf_chk": ("dprintf", [0, 2]),
+	        "__vdprintf_chk": ("vdprintf", [0, 2]),
 	        "__fread_chk": ("fread", [0, 2, 3, 4]),
 	        "__fgets_chk": ("fgets", [0, 2, 3])}
 	for chk, (fn, regs) in want.items():
@@ -127,10 +129,11 @@ test_expect_success LIBC,PYTHON3 'stdio: the checking versions of fprintf, vfpri
 	    assert (p["args"], p["ret"]) == (base["args"], base["ret"]), (p, base)
 	    assert "as" not in base and "regs" not in base, base
 	# __fprintf_chk, __vfprintf_chk, __printf_chk, __vprintf_chk,
-	# __fread_chk, __fgets_chk, __isoc99_fscanf, and the
-	# __isoc23_fscanf of glibc 2.38 on, where this libc has it (t/4260)
+	# __dprintf_chk, __vdprintf_chk, __fread_chk, __fgets_chk,
+	# __isoc99_fscanf, and the __isoc23_fscanf of glibc 2.38 on, where
+	# this libc has it (t/4260)
 	c23 = int("__isoc23_fscanf" in open("c23").read())
-	assert sum(1 for p in ps if "as" in p or "regs" in p) == 7 + c23, ps
+	assert sum(1 for p in ps if "as" in p or "regs" in p) == 9 + c23, ps
 	# stdout and stdin: a slot of their own, no argument of the call
 	plans = {p["function"]: (p["args"], p["ret"]) for p in ps}
 	assert plans["printf"] == (["str", "stdout"], "size"), plans

@@ -70,7 +70,7 @@ test_expect_success BPF,PYTHON3 'getline and getdelim: bytes are the lines read,
 '
 
 test_expect_success BPF,PYTHON3 'dc-write --summary counts STDIO bytes, not items' '
-	dc-write --summary "$T" >summary &&
+	dc-write --summary --top 0 "$T" >summary &&
 	grep -E "^STDIO +fwrite +3 +12000 .* $W/stdio.out\$" summary &&
 	grep -E "^STDIO +fread +1 +12000 .* $W/stdio.out\$" summary &&
 	grep -E "^STDIO +fgets +3 +13 .* $W/stdio.out\$" summary
@@ -145,16 +145,33 @@ temps_named() {
 	test -d "$2/$d"
 }
 
-test_expect_success BPF,PYTHON3 'files made from templates are named by the names made' '
+# dprintf and the rest name their descriptor's file; freopen64,
+# fgetpos, rewind and fsetpos the stream's.
+more_named() {
+	test "$(q count "$1" --cat STDIO --name dprintf --file "$2/more.fd" --arg ret=6 --arg bytes=6)" = 1 &&
+	test "$(q count "$1" --cat STDIO --name dprintf --file "$2/more.fd" --arg ret=2 --arg bytes=2)" = 1 &&
+	test "$(q count "$1" --cat STDIO --name vdprintf --file "$2/more.fd" --arg ret=4 --arg bytes=4)" = 1 &&
+	test "$(q sum "$1" bytes --cat STDIO --name dprintf --file "$2/more.fd")" = 8 &&
+	test "$(wc -c <"$2/more.fd")" = 12 &&
+	test "$(q count "$1" --cat STDIO --name freopen64 --file "$2/more.out")" = 1 &&
+	for f in fgetpos rewind fsetpos; do
+		test "$(q count "$1" --cat STDIO --name $f --file "$2/more.out")" = 1 || return 1
+	done &&
+	test "$(q count "$1" --cat STDIO --name fsetpos --file "$2/more.out" --arg ret=0)" = 1
+}
+
+test_expect_success BPF,PYTHON3 'files made from templates, descriptors printed to and streams reopened are named' '
 	temps_named "$T" "$W" &&
+	more_named "$T" "$W" &&
 	test "$(q count "$T" --cat sys --name openat --file "$W/$t1" --arg level=1)" = 1
 '
 
-test_expect_success BPF,PYTHON3 'files made from templates are named so through uprobes too' '
-	printf "layers: [posix]\n" >u.yaml &&
+test_expect_success BPF,PYTHON3 'the same through uprobes' '
+	printf "layers: [posix, stdio]\n" >u.yaml &&
 	mkdir u &&
 	(cd u && trace_ok ../u.yaml ../u.pfw.gz --no-preload probes.sig -- "$USERBYTES" >so 2>se) &&
-	temps_named u.pfw.gz "$PWD/u"
+	temps_named u.pfw.gz "$PWD/u" &&
+	more_named u.pfw.gz "$PWD/u"
 '
 
 test_expect_success BPF,PYTHON3 'profile mode, in the collector and in dc-aggregate: the same bytes' '

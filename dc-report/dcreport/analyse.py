@@ -159,7 +159,8 @@ def classify(name):
             k = "r"
         elif "write" in n or "send" in n or \
                 n in ("fputs", "fputc", "putc", "fprintf", "vfprintf",
-                      "printf", "vprintf", "puts", "putchar"):
+                      "printf", "vprintf", "puts", "putchar", "dprintf",
+                      "vdprintf"):
             k = "w"
         _KINDS[name] = k
     return k

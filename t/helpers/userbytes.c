@@ -1,11 +1,13 @@
 /*
  * userbytes.c - a workload with exactly known STDIO and vectored bytes,
- * open modes, fcntl commands, renames, a change of directory and files
- * made from templates (mkstemp), for
+ * open modes, fcntl commands, renames, a change of directory, files
+ * made from templates (mkstemp), printing to a descriptor (dprintf) and
+ * a stream reopened and repositioned (freopen64, fgetpos, rewind), for
  * t/3200-userbytes.t.  Everything is relative to the working directory,
  * so the trace must resolve it.  Exits non-zero if any call fails.
  */
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +48,48 @@ static void temps(const char *buf)
 	check((fd = open("temps.txt", O_CREAT | O_WRONLY | O_TRUNC, 0600)) >= 0, "open temps.txt");
 	check(write(fd, names, (size_t)n) == n, "write temps.txt");
 	check(close(fd) == 0, "close temps.txt");
+}
+
+/* glibc's, declared by <stdio.h> only with _LARGEFILE64_SOURCE and
+ * _FORTIFY_SOURCE, or not at all. */
+FILE *freopen64(const char *path, const char *mode, FILE *f);
+int __dprintf_chk(int fd, int flag, const char *fmt, ...);
+
+static int vsay(int fd, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vdprintf(fd, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+/* Printing to a descriptor: 6 + 4 + 2 bytes to more.fd.  A stream
+ * reopened by freopen64 on more.out (10 bytes), its position taken at
+ * 4, rewound and set back. */
+static void more_stdio(void)
+{
+	fpos_t pos;
+	FILE *f;
+	int fd;
+
+	check((fd = open("more.fd", O_CREAT | O_WRONLY | O_TRUNC, 0600)) >= 0, "open more.fd");
+	check(dprintf(fd, "%d\n", 12345) == 6, "dprintf");
+	check(vsay(fd, "%s\n", "abc") == 4, "vdprintf");
+	check(__dprintf_chk(fd, 1, "%d\n", 7) == 2, "__dprintf_chk");
+	check(close(fd) == 0, "close more.fd");
+	check((fd = open("more.out", O_CREAT | O_RDWR | O_TRUNC, 0600)) >= 0, "open more.out");
+	check(write(fd, "0123456789", 10) == 10, "write more.out");
+	check((f = fdopen(fd, "r+")) != NULL, "fdopen more.out");
+	check((f = freopen64("more.out", "r", f)) != NULL, "freopen64");
+	check(fseek(f, 4, SEEK_SET) == 0, "fseek more.out");
+	check(fgetpos(f, &pos) == 0, "fgetpos");
+	rewind(f);
+	check(ftell(f) == 0, "rewind");
+	check(fsetpos(f, &pos) == 0 && ftell(f) == 4, "fsetpos");
+	check(fclose(f) == 0, "fclose more.out");
 }
 
 int main(void)
@@ -113,5 +157,6 @@ int main(void)
 	check(write(fd, buf, 33) == 33, "write outer");
 	check(close(fd) == 0, "close outer");
 	temps(buf);
+	more_stdio();
 	return 0;
 }
