@@ -18,21 +18,8 @@ test_expect_success 'setup: a signing key' '
 # The AIO calls of the workload's main thread, in time order, as the
 # workload prints them: "name ret" (aio_suspend left out).
 calls() {
-	python3 - "$1" <<-\EOF
-	import gzip, json, sys
-	evs = []
-	for line in gzip.open(sys.argv[1], "rt"):
-	    line = line.strip().rstrip(",")
-	    if line in ("", "[", "]"):
-	        continue
-	    e = json.loads(line)
-	    if e.get("ph") == "X" and e.get("cat") == "POSIX" and e["pid"] == e["tid"] and \
-	            e["name"] in ("aio_write", "aio_return", "aio_fsync", "lio_listio",
-	                          "aio_read", "aio_cancel"):
-	        evs.append(e)
-	for e in sorted(evs, key=lambda e: e["ts"]):
-	    print(e["name"], e["args"]["ret"])
-	EOF
+	trace_calls "$1" POSIX aio_write aio_return aio_fsync lio_listio \
+		aio_read aio_cancel
 }
 
 # Each path's trace, of a workload run of its own, in D (each test runs

@@ -21,23 +21,10 @@ test_expect_success 'setup: a signing key and the input' '
 	test $(wc -c <"$TRASH_DIRECTORY/in.txt") = 17
 '
 
-# The workload's main thread's calls of these functions, in time order:
-# "name ret", as the workload writes them.
+# The workload's calls of these functions, in time order: "name ret",
+# as the workload writes them.
 calls() {
-	python3 - "$1" <<-\EOF
-	import gzip, json, sys
-	names = ("getchar", "fgetc", "printf", "vprintf", "puts", "putchar")
-	evs = []
-	for line in gzip.open(sys.argv[1], "rt"):
-	    line = line.strip().rstrip(",")
-	    if line in ("", "[", "]"):
-	        continue
-	    e = json.loads(line)
-	    if e.get("ph") == "X" and e.get("cat") == "STDIO" and e["name"] in names:
-	        evs.append(e)
-	for e in sorted(evs, key=lambda e: e["ts"]):
-	    print(e["name"], e["args"]["ret"])
-	EOF
+	trace_calls "$1" STDIO getchar fgetc printf vprintf puts putchar
 }
 
 D=$TRASH_DIRECTORY

@@ -513,6 +513,28 @@ count_calls() {
 		END { print c + 0 }' "$1"
 }
 
+# trace_calls TRACE CAT NAME...: the calls in TRACE (a .pfw.gz) of the
+# functions NAME of layer CAT made by processes' main threads, in time
+# order, one "name ret" a line (what a workload prints of its own calls
+# to compare with).
+trace_calls() {
+	python3 - "$@" <<-\EOF
+	import gzip, json, sys
+	trace, cat, names = sys.argv[1], sys.argv[2], set(sys.argv[3:])
+	evs = []
+	for line in gzip.open(trace, "rt"):
+	    line = line.strip().rstrip(",")
+	    if not line.startswith("{"):
+	        continue
+	    e = json.loads(line)
+	    if e.get("ph") == "X" and e.get("cat") == cat and \
+	            e["name"] in names and e["pid"] == e["tid"]:
+	        evs.append(e)
+	for e in sorted(evs, key=lambda e: e["ts"]):
+	    print(e["name"], e["args"]["ret"])
+	EOF
+}
+
 # posix_rw_spec: a signing key in $SHARED/key and, signed with it, a spec
 # of two posix functions (read, write) in $SHARED/probes.sig.
 posix_rw_spec() {
