@@ -127,19 +127,25 @@ __noinline __s64 mpi_status_bytes(__u64 st, int flavor)
 static __always_inline void aiocb_entry(const struct dc_probe_cfg *cfg,
 					__u64 *args, int i)
 {
-	__u64 head[DC_AIOCB_HEAD_BYTES / 8], offset;
+	__u8 head[DC_AIOCB_HEAD_BYTES];
 	const void *cb = (const void *)args[i];
+	__s32 fd = 0, opcode = 0;
+	__u64 nbytes = 0, offset = 0;
 	int ok;
 
+	/* The head and the offset: two reads, not the 136 bytes between. */
 	ok = cb != NULL &&
 	     bpf_probe_read_user(head, sizeof(head), cb) == 0 &&
 	     bpf_probe_read_user(&offset, sizeof(offset),
 				 cb + DC_AIOCB_OFFSET_OFF) == 0;
-	if (!ok)
-		head[0] = head[DC_AIOCB_NBYTES_OFF / 8] = offset = 0;
-	dc_aiocb_slots(cfg->arg_kinds, args, i, ok, (__s32)head[0],
-		       (__s32)(head[0] >> 32), head[DC_AIOCB_NBYTES_OFF / 8],
-		       offset);
+	if (ok) {
+		__builtin_memcpy(&fd, head + DC_AIOCB_FILDES_OFF, sizeof(fd));
+		__builtin_memcpy(&opcode, head + DC_AIOCB_OPCODE_OFF,
+				 sizeof(opcode));
+		__builtin_memcpy(&nbytes, head + DC_AIOCB_NBYTES_OFF,
+				 sizeof(nbytes));
+	}
+	dc_aiocb_slots(cfg->arg_kinds, args, i, ok, fd, opcode, nbytes, offset);
 }
 
 /* ip: the probed function's address in the process, from which libc's
