@@ -138,6 +138,8 @@ static const struct builtin_func stdio_funcs[] = {
 	F("dprintf", "fd,str", "size"),
 	F("vdprintf", "fd,str", "size"),
 	F("fscanf", "file,str", "int"),
+	/* stdin's (as printf's stdout, below). */
+	F("scanf", "str,stdin", "int"),
 	/* getline and getdelim return the bytes of the line they read. */
 	F("getline", "ptr,ptr,file", "size"),
 	F("getdelim", "ptr,ptr,int,file", "size"),

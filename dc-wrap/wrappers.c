@@ -483,6 +483,10 @@ int __isoc99_vfscanf(FILE *f, const char *fmt, va_list ap);
  * only looked up by name (REAL), never linked. */
 int __isoc23_fscanf(FILE *f, const char *fmt, ...);
 int __isoc23_vfscanf(FILE *f, const char *fmt, va_list ap);
+int __isoc99_scanf(const char *fmt, ...);
+int __isoc99_vscanf(const char *fmt, va_list ap);
+int __isoc23_scanf(const char *fmt, ...);
+int __isoc23_vscanf(const char *fmt, va_list ap);
 
 #define CHK_REGS(name, as, regs) static const unsigned char regs_##name[] = { STRIP regs };
 DC_CHECKING_FUNCS(CHK_REGS)
@@ -644,34 +648,54 @@ WRAP_VPRINTF(__isoc23_fscanf, (FILE *f, const char *fmt, ...), fmt,
 	     __isoc23_vfscanf, (f, fmt, ap), 1, CHK_N(__isoc23_fscanf),
 	     (CHK_SLOTS(__isoc23_fscanf, (P(f), P(fmt)))))
 
-/* fscanf by its own symbol name, the old GNU one that programs built
- * before C99 call: <stdio.h> renames the C name to __isoc99_fscanf (or
- * __isoc23_fscanf), and vfscanf likewise, so the next definitions are
- * looked up by name. */
-int dc_fscanf(FILE *f, const char *fmt, ...) __asm__("fscanf");
-static int (*real_legacy_vfscanf)(FILE *, const char *, va_list);
+/* The same for scanf, on stdin. */
+WRAP_VPRINTF(__isoc99_scanf, (const char *fmt, ...), fmt, __isoc99_vscanf,
+	     (fmt, ap), 0, CHK_N(__isoc99_scanf),
+	     (CHK_SLOTS(__isoc99_scanf, (P(fmt), P(stdin)))))
+WRAP_VPRINTF(__isoc23_scanf, (const char *fmt, ...), fmt, __isoc23_vscanf,
+	     (fmt, ap), 0, CHK_N(__isoc23_scanf),
+	     (CHK_SLOTS(__isoc23_scanf, (P(fmt), P(stdin)))))
 
-DC_EXPORT int dc_fscanf(FILE *f, const char *fmt, ...)
-{
-	struct dc_call c;
-	va_list ap;
-	int r;
-
-	if (real_legacy_vfscanf == NULL)
-		real_legacy_vfscanf = (__typeof__(real_legacy_vfscanf))dc_real("vfscanf");
-	va_start(ap, fmt);
-	if (__builtin_expect(!dc_fast_on[DC_FN_fscanf], 1)) {
-		r = real_legacy_vfscanf(f, fmt, ap);
-		va_end(ap);
-		return r;
+/* fscanf and scanf by their own symbol names, the old GNU ones that
+ * programs built before C99 call: <stdio.h> renames the C names to
+ * __isoc99_fscanf and __isoc99_scanf (or the __isoc23_ ones), and
+ * vfscanf and vscanf likewise, so the next definitions are looked up by
+ * name.  WRAP_LEGACY_SCANF(name, its va_list function, (that function's
+ * parameters), (parameters, ...), the last named one, (that function's
+ * arguments), the slot of the format, argument count, (slots)). */
+#define WRAP_LEGACY_SCANF(name, vname, vparams, params, last, vargs, stri,  \
+			  n, slots)                                         \
+	int dc_##name params __asm__(#name);                                \
+	static int (*real_legacy_##vname) vparams;                          \
+	DC_EXPORT int dc_##name params                                      \
+	{                                                                   \
+		struct dc_call c;                                           \
+		va_list ap;                                                 \
+		int r;                                                      \
+                                                                            \
+		if (real_legacy_##vname == NULL)                            \
+			real_legacy_##vname =                               \
+				(int (*) vparams)dc_real(#vname);           \
+		va_start(ap, last);                                         \
+		if (__builtin_expect(!dc_fast_on[DC_FN_##name], 1)) {       \
+			r = real_legacy_##vname vargs;                      \
+			va_end(ap);                                         \
+			return r;                                           \
+		}                                                           \
+		{                                                           \
+			__u64 a[DC_MAX_ARGS] = { STRIP slots };             \
+                                                                            \
+			dc_call_begin(&c, DC_FN_##name, a, n);              \
+			r = real_legacy_##vname vargs;                      \
+			va_end(ap);                                         \
+			dc_call_end(&c, (__s64)r, a, n, stri, 0);           \
+		}                                                           \
+		return r;                                                   \
 	}
-	{
-		__u64 a[DC_MAX_ARGS] = { P(f), P(fmt) };
 
-		dc_call_begin(&c, DC_FN_fscanf, a, 2);
-		r = real_legacy_vfscanf(f, fmt, ap);
-		va_end(ap);
-		dc_call_end(&c, (__s64)r, a, 2, 1, 0);
-	}
-	return r;
-}
+WRAP_LEGACY_SCANF(fscanf, vfscanf, (FILE *, const char *, va_list),
+		  (FILE *f, const char *fmt, ...), fmt, (f, fmt, ap), 1, 2,
+		  (P(f), P(fmt)))
+WRAP_LEGACY_SCANF(scanf, vscanf, (const char *, va_list),
+		  (const char *fmt, ...), fmt, (fmt, ap), 0, 2,
+		  (P(fmt), P(stdin)))

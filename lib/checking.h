@@ -49,8 +49,10 @@
  * older than that has no such symbol: dc-gen probes a checking version
  * only where its library has it, and the client's wrapper of one is
  * reached only by a program that the dynamic linker found it for.
- * (scanf, sscanf and vfscanf, which <stdio.h> renames likewise, are
- * not traced: not here.)
+ * __isoc99_scanf and __isoc23_scanf (const char *format, ...): scanf's
+ * the same way; the stdin slot after the format is no argument (as
+ * printf's stdout).  (sscanf, vscanf and vfscanf, which <stdio.h>
+ * renames likewise, are not traced: not here.)
  *
  * Plain C, for user space and for the client library alike.
  */
@@ -67,6 +69,8 @@
 	X(__fread_chk, fread, (0, 2, 3, 4)) \
 	X(__fgets_chk, fgets, (0, 2, 3)) \
 	X(__isoc99_fscanf, fscanf, (0, 1)) \
-	X(__isoc23_fscanf, fscanf, (0, 1))
+	X(__isoc23_fscanf, fscanf, (0, 1)) \
+	X(__isoc99_scanf, scanf, (0, 1)) \
+	X(__isoc23_scanf, scanf, (0, 1))
 
 #endif /* DC_CHECKING_H */

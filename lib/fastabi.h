@@ -86,7 +86,7 @@
                                              family, mkdtemp;
                                              freopen64, rewind,
                                              fgetpos, fsetpos, dprintf,
-                                             vdprintf */
+                                             vdprintf, scanf */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_EXEC_WAIT_MS 2000         /* ... and this long before an
                                              exec: placing the uprobes
@@ -140,6 +140,7 @@
 	X(freopen64, stdio) X(rewind, stdio) X(fgetpos, stdio) \
 	X(fsetpos, stdio) X(dprintf, stdio) X(vdprintf, stdio) \
 	X(__dprintf_chk, stdio) X(__vdprintf_chk, stdio) \
+	X(scanf, stdio) X(__isoc99_scanf, stdio) X(__isoc23_scanf, stdio) \
 	X(MPI_File_open, mpiio) X(MPI_File_close, mpiio) \
 	X(MPI_File_sync, mpiio) X(MPI_File_set_view, mpiio) \
 	X(MPI_File_seek, mpiio) X(MPI_File_read, mpiio) \

@@ -130,10 +130,13 @@ test_expect_success LIBC,PYTHON3 'stdio: the checking versions of fprintf, vfpri
 	    assert "as" not in base and "regs" not in base, base
 	# __fprintf_chk, __vfprintf_chk, __printf_chk, __vprintf_chk,
 	# __dprintf_chk, __vdprintf_chk, __fread_chk, __fgets_chk,
-	# __isoc99_fscanf, and the __isoc23_fscanf of glibc 2.38 on, where
-	# this libc has it (t/4260)
+	# __isoc99_fscanf, __isoc99_scanf, and the __isoc23_fscanf and
+	# __isoc23_scanf of glibc 2.38 on, where this libc has them (t/4260)
 	c23 = int("__isoc23_fscanf" in open("c23").read())
-	assert sum(1 for p in ps if "as" in p or "regs" in p) == 9 + c23, ps
+	assert sum(1 for p in ps if "as" in p or "regs" in p) == 10 + 2 * c23, ps
+	scanf = [p for p in ps if p.get("as") == "scanf"]
+	assert [p["function"] for p in scanf][:1] == ["__isoc99_scanf"], scanf
+	assert all(p["args"] == ["str", "stdin"] for p in scanf), scanf
 	# stdout and stdin: a slot of their own, no argument of the call
 	plans = {p["function"]: (p["args"], p["ret"]) for p in ps}
 	assert plans["printf"] == (["str", "stdout"], "size"), plans

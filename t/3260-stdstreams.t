@@ -1,7 +1,7 @@
 #!/bin/sh
 # stdin and stdout, which a call uses without naming them (printf,
-# vprintf, puts, putchar, getchar, and printf's and vprintf's checking
-# versions), and reads by the character (fgetc, getc), in the stdio
+# vprintf, puts, putchar, getchar, scanf as C99 names it, and printf's
+# and vprintf's checking versions), and reads by the character (fgetc, getc), in the stdio
 # layer on both paths (the client library's wrappers and uprobes): each
 # call with its return and its file, the bytes of each file against its
 # size, against the workload's own record of what each call returned.
@@ -24,7 +24,7 @@ test_expect_success 'setup: a signing key and the input' '
 # The workload's calls of these functions, in time order: "name ret",
 # as the workload writes them.
 calls() {
-	trace_calls "$1" STDIO getchar fgetc printf vprintf puts putchar
+	trace_calls "$1" STDIO scanf getchar fgetc printf vprintf puts putchar
 }
 
 D=$TRASH_DIRECTORY
@@ -70,10 +70,11 @@ for path in fast uprobe; do
 		test \$(q count \"\$T\" --cat STDIO --name printf) = 3
 	"
 
-	test_expect_success BPF,PYTHON3 "$path: reads by the character: one byte each, none at the end" "
+	test_expect_success BPF,PYTHON3 "$path: stdin's word by scanf, the rest by the character: one byte each, none at the end" "
 		T=\$D/$path.pfw.gz &&
-		test \$(q count \"\$T\" --cat STDIO --name getchar --file \"\$D/stdin.txt\") = 21 &&
-		test \$(q sum \"\$T\" bytes --cat STDIO --name getchar --file \"\$D/stdin.txt\") = 20 &&
+		test \$(q count \"\$T\" --cat STDIO --name scanf --file \"\$D/stdin.txt\" --arg ret=1) = 1 &&
+		test \$(q count \"\$T\" --cat STDIO --name getchar --file \"\$D/stdin.txt\") = 16 &&
+		test \$(q sum \"\$T\" bytes --cat STDIO --name getchar --file \"\$D/stdin.txt\") = 15 &&
 		test \$(q count \"\$T\" --cat STDIO --name getchar --arg ret=-1 --arg bytes=0) = 1 &&
 		test \$(q count \"\$T\" --cat STDIO --name fgetc --file \"\$D/in.txt\") = 18 &&
 		test \$(q sum \"\$T\" bytes --cat STDIO --name fgetc --file \"\$D/in.txt\") = 17 &&

@@ -4,8 +4,8 @@
  *
  *   stdstreams IN REOPENED
  *
- * reads stdin to its end with getchar and the file IN with fgetc and getc
- * in turn; writes stdout with printf, vprintf, puts, putchar and the
+ * reads a word of stdin with scanf, the rest to its end with getchar, and
+ * the file IN with fgetc and getc in turn; writes stdout with printf, vprintf, puts, putchar and the
  * checking versions of printf and vprintf (what a program built with
  * _FORTIFY_SOURCE calls); then reopens stdout on REOPENED and prints once
  * more.  Every such call's name, as the trace has it, and its return go
@@ -49,6 +49,7 @@ static int say(int checked, const char *fmt, ...)
 
 int main(int argc, char **argv)
 {
+	char word[6];
 	FILE *in;
 	int c, n = 0;
 
@@ -56,6 +57,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: stdstreams IN REOPENED\n");
 		return 2;
 	}
+	logged("scanf", scanf("%5s", word));
 	do {
 		c = getchar();
 		logged("getchar", c);
