@@ -155,6 +155,20 @@ static const struct builtin_func stdio_funcs[] = {
 	F("vprintf", "str,stdout", "size"),
 	F("puts", "ptr,stdout", "size"),
 	F("putchar", "char,stdout", "all"),
+	/* The versions without the stream's lock, which GNU programs
+	 * (coreutils' sort, ls, seq...) call for all their output: the
+	 * same plans, under their own names.  getc_unlocked is
+	 * fgetc_unlocked in glibc. */
+	F("fwrite_unlocked", "ptr,isize,count,file", "items"),
+	F("fread_unlocked", "ptr,isize,count,file", "items"),
+	F("fputs_unlocked", "strlen,file", "all"),
+	F("fgets_unlocked", "strout,size,file", "handle"),
+	F("fputc_unlocked", "char,file", "all"),
+	F("putc_unlocked", "char,file", "all"),
+	F("fgetc_unlocked", "file", "char"),
+	F("fflush_unlocked", "file", "status"),
+	F("getchar_unlocked", "stdin", "char"),
+	F("putchar_unlocked", "char,stdout", "all"),
 	{ NULL, NULL, NULL, 0, NULL }
 };
 

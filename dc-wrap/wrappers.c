@@ -325,6 +325,50 @@ DC_EXPORT void rewind(FILE *f)
 	}
 }
 
+/* The versions without the stream's lock; <stdio.h> may define some
+ * as macros. */
+#undef fwrite_unlocked
+#undef fread_unlocked
+#undef fputs_unlocked
+#undef fgets_unlocked
+#undef fputc_unlocked
+#undef putc_unlocked
+#undef fgetc_unlocked
+#undef getc_unlocked
+#undef fflush_unlocked
+#undef getchar_unlocked
+#undef putchar_unlocked
+WRAP(size_t, fwrite_unlocked, 0, -1, 4,
+     (const void *buf, size_t size, size_t n, FILE *f),
+     (buf, size, n, f), (P(buf), L(size), L(n), P(f)))
+WRAP(size_t, fread_unlocked, 0, -1, 4,
+     (void *buf, size_t size, size_t n, FILE *f),
+     (buf, size, n, f), (P(buf), L(size), L(n), P(f)))
+WRAP(int, fputs_unlocked, r < 0, 0, 2,
+     (const char *s, FILE *f),
+     (s, f), (P(s), P(f)))
+WRAP(char *, fgets_unlocked, r == NULL, -1, 3,
+     (char *s, int n, FILE *f),
+     (s, n, f), (P(s), I(n), P(f)))
+WRAP(int, fputc_unlocked, r < 0, -1, 2,
+     (int ch, FILE *f),
+     (ch, f), (I(ch), P(f)))
+WRAP(int, putc_unlocked, r < 0, -1, 2,
+     (int ch, FILE *f),
+     (ch, f), (I(ch), P(f)))
+WRAP(int, fgetc_unlocked, r < 0, -1, 1,
+     (FILE *f),
+     (f), (P(f)))
+WRAP(int, fflush_unlocked, r < 0, -1, 1,
+     (FILE *f),
+     (f), (P(f)))
+WRAP(int, getchar_unlocked, r < 0, -1, 1,
+     (void),
+     (), (P(stdin)))
+WRAP(int, putchar_unlocked, r < 0, -1, 2,
+     (int ch),
+     (ch), (I(ch), P(stdout)))
+
 /* stdin's and stdout's functions: the stream is no argument; its slot
  * holds the FILE * in stdin or stdout at the call, as the uprobe's reads
  * libc's variable (lib/event.h DC_ARG_STDOUT). */
@@ -417,6 +461,9 @@ WRAP_AS(int, lio_listio64, lio_listio, r < 0, -1, 4,
 	(int mode, struct aiocb64 *const list[], int n, struct sigevent *sig),
 	(mode, list, n, sig), (I(mode), P(list), I(n), P(sig)))
 
+WRAP_AS(int, getc_unlocked, fgetc_unlocked, r < 0, -1, 1,
+	(FILE *f),
+	(f), (P(f)))
 WRAP_AS(int, fgetpos64, fgetpos, r < 0, -1, 2,
 	(FILE *f, fpos64_t *pos),
 	(f, pos), (P(f), P(pos)))

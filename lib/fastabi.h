@@ -86,7 +86,8 @@
                                              family, mkdtemp;
                                              freopen64, rewind,
                                              fgetpos, fsetpos, dprintf,
-                                             vdprintf, scanf */
+                                             vdprintf, scanf, the
+                                             _unlocked versions */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_EXEC_WAIT_MS 2000         /* ... and this long before an
                                              exec: placing the uprobes
@@ -141,6 +142,11 @@
 	X(fsetpos, stdio) X(dprintf, stdio) X(vdprintf, stdio) \
 	X(__dprintf_chk, stdio) X(__vdprintf_chk, stdio) \
 	X(scanf, stdio) X(__isoc99_scanf, stdio) X(__isoc23_scanf, stdio) \
+	X(fwrite_unlocked, stdio) X(fread_unlocked, stdio) \
+	X(fputs_unlocked, stdio) X(fgets_unlocked, stdio) \
+	X(fputc_unlocked, stdio) X(putc_unlocked, stdio) \
+	X(fgetc_unlocked, stdio) X(fflush_unlocked, stdio) \
+	X(getchar_unlocked, stdio) X(putchar_unlocked, stdio) \
 	X(MPI_File_open, mpiio) X(MPI_File_close, mpiio) \
 	X(MPI_File_sync, mpiio) X(MPI_File_set_view, mpiio) \
 	X(MPI_File_seek, mpiio) X(MPI_File_read, mpiio) \
@@ -184,7 +190,8 @@
 	X(lio_listio64, lio_listio) X(__getdelim, getdelim) \
 	X(mkstemp64, mkstemp) X(mkostemp64, mkostemp) \
 	X(mkstemps64, mkstemps) X(mkostemps64, mkostemps) \
-	X(fgetpos64, fgetpos) X(fsetpos64, fsetpos)
+	X(fgetpos64, fgetpos) X(fsetpos64, fsetpos) \
+	X(getc_unlocked, fgetc_unlocked)
 #define DC_FAST_FORTIFIED(X) \
 	X(__read_chk, read) X(__pread_chk, pread) X(__pread64_chk, pread64) \
 	X(__open_2, open) X(__open64_2, open64) X(__openat_2, openat) \

@@ -84,6 +84,29 @@ for path in fast uprobe; do
 	"
 done
 
+# GNU programs write their output with the stream functions that take
+# no lock (fwrite_unlocked, fputs_unlocked...): coreutils' seq and sort,
+# real programs, each traced both ways; their STDIO bytes to their
+# output are its size.
+for path in fast uprobe; do
+	opt=
+	test $path = uprobe && opt=--no-preload
+	test_expect_success BPF,PYTHON3 "$path: seq and sort: their STDIO bytes are their output's size" "
+		layers stdio >c.yaml &&
+		seq 3000 -1 1 >in &&
+		trace_ok c.yaml seq.pfw.gz $opt probes.sig -- sh -c 'exec seq 1 3000 >seq.out' &&
+		trace_ok c.yaml sort.pfw.gz $opt probes.sig -- sh -c 'exec sort -n in >sort.out' &&
+		test_cmp seq.out sort.out &&
+		for t in seq sort; do
+			dc-write --summary --top 0 \$t.pfw.gz >\$t.summary &&
+			n=\$(awk -v f=\"\$PWD/\$t.out\" '\$1 == \"STDIO\" && \$NF == f { s += \$4 } END { print s + 0 }' \$t.summary) &&
+			test \$n = \$(wc -c <\$t.out) &&
+			test \$(q count \$t.pfw.gz --cat STDIO --name fwrite_unlocked --file \"\$PWD/\$t.out\") -ge 1 ||
+			return 1
+		done
+	"
+done
+
 # A plan's stdout in a library without that variable: said in one line,
 # the call recorded all the same, its stream unnamed.
 test_expect_success BPF,PYTHON3 'stdout in a library that has none: one warning, the call still recorded' '

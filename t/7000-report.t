@@ -298,9 +298,10 @@ test_expect_success DASK 'access sizes: the bytes each call moved, failed calls 
 
 # A read or a write by its name: the line and character reads and the
 # printing of STDIO (getline, getdelim, fgetc, getchar; fprintf,
-# vfprintf, printf, puts, putchar, dprintf: stdout's a file slot in the PROBE
-# frame, as the collector gives it); a POSIX AIO request by its
-# aio_return's op (R 82, W 87), its aio_read or aio_write neither.
+# vfprintf, printf, puts, putchar, dprintf, fwrite_unlocked: stdout's
+# a file slot in the PROBE frame, as the collector gives it); a POSIX
+# AIO request by its aio_return's op (R 82, W 87), its aio_read or
+# aio_write neither.
 test_expect_success DASK 'lines read and printed, AIO requests returned: read and written bytes per file' '
 	cat >rw.txt <<-EOF &&
 	header host=node1 run=rw offset=1700000000000000000 start=1000 ids=0
@@ -318,6 +319,7 @@ test_expect_success DASK 'lines read and printed, AIO requests returned: read an
 	probe id=11 kind=uprobe layer=STDIO name=fgetc target=/lib/libc.so.6 args=file ret=char
 	probe id=12 kind=uprobe layer=STDIO name=getchar target=/lib/libc.so.6 args=file ret=char
 	probe id=13 kind=uprobe layer=STDIO name=dprintf target=/lib/libc.so.6 args=fd,str ret=size
+	probe id=14 kind=uprobe layer=STDIO name=fwrite_unlocked target=/lib/libc.so.6 args=ptr,isize,count,file ret=items
 	process pid=100 ppid=1 uid=0 gid=0 rank=-1 exe=/bin/app cmdline=app cwd=/d
 	call probe=0 pid=100 tid=100 ts=1000 dur=1000 ret=3 args=0,66,420 str=/d/log seq=1
 	call probe=0 pid=100 tid=100 ts=3000 dur=1000 ret=4 args=0,66,420 str=/d/data seq=2
@@ -336,13 +338,14 @@ test_expect_success DASK 'lines read and printed, AIO requests returned: read an
 	call probe=12 pid=100 tid=100 ts=29000 dur=1000 ret=66 args=0,0,0,0,0,3 seq=15
 	call probe=12 pid=100 tid=100 ts=31000 dur=1000 ret=-1 args=0,0,0,0,0,3 seq=16
 	call probe=13 pid=100 tid=100 ts=33000 dur=1000 ret=7 args=3,4096 seq=17
+	call probe=14 pid=100 tid=100 ts=35000 dur=1000 ret=2 args=4096,10,2,0,0,3 seq=18
 	end events=AUTO dropped=0 flags=0
 	EOF
 	dc-mkstream <rw.txt | dc-aggregate | dc-write rw.pfw.gz &&
 	dc-report -w 0 rw.pfw.gz -o rw.html &&
 	$Q rw.html table files-table >files &&
 	cat files &&
-	grep "^/d/log	11	[0-9.]*	152	89	" files &&
+	grep "^/d/log	12	[0-9.]*	152	109	" files &&
 	grep "^/d/data	2	[0-9.]*	4000	8192	" files
 '
 

@@ -148,6 +148,9 @@ def classify(name):
     k = _KINDS.get(name)
     if k is None and name not in _KINDS:
         n = name.rsplit(":", 1)[-1].lower()
+        # fwrite_unlocked is fwrite without the stream's lock.
+        if n.endswith("_unlocked"):
+            n = n[:-len("_unlocked")]
         # A POSIX AIO request is queued by aio_read or aio_write and
         # moves its data by aio_return (direction).
         if any(x in n for x in ("readlink", "readdir", "readahead", "ready")) or \
