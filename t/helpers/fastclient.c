@@ -128,13 +128,18 @@ static int vput(FILE *f, const char *fmt, ...)
 
 /* The stdio calls whose bytes come from string lengths (fputs, fgets)
  * or are one character (fputc, putc); fgets at the end of the file
- * fails; then the same lines read back by getline and getdelim, and a
- * line appended through vfprintf. */
+ * fails; then the same lines read back by getline and getdelim, a line
+ * appended through vfprintf, the first characters read back one by one
+ * (fgetc, getc, with fgetpos and fsetpos), a line written without the
+ * stream's lock (fwrite_unlocked, fputs_unlocked), and one printed to a
+ * descriptor (dprintf). */
 static int strings(const char *path, char *buf)
 {
 	FILE *f = fopen(path, "w+");
 	char *line = NULL;
 	size_t n = 0;
+	fpos_t pos;
+	int fd;
 
 	if (f == NULL)
 		fail("fopen");
@@ -161,7 +166,20 @@ static int strings(const char *path, char *buf)
 	free(line);
 	if (fseek(f, 0, SEEK_END) != 0 || vput(f, "%s-%d\n", "v", 7) != 4)
 		fail("vfprintf");
+	/* By the character, the position taken and set back; then
+	 * written without the stream's lock. */
+	rewind(f);
+	if (fgetc(f) != 'h' || getc(f) != 'e' || fgetpos(f, &pos) != 0 ||
+	    fgetc(f) != 'l' || fsetpos(f, &pos) != 0 || getc(f) != 'l')
+		fail("fgetc");
+	if (fseek(f, 0, SEEK_END) != 0 || fwrite_unlocked("uv", 1, 2, f) != 2 ||
+	    fputs_unlocked("w\n", f) < 0 || fflush_unlocked(f) != 0)
+		fail("fwrite_unlocked");
 	fclose(f);
+	/* Printed to a descriptor. */
+	fd = open(path, O_WRONLY | O_APPEND);
+	if (fd < 0 || dprintf(fd, "%d\n", 12) != 3 || close(fd) != 0)
+		fail("dprintf");
 	return 0;
 }
 
