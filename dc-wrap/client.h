@@ -77,7 +77,8 @@ struct dc_thread {
 	                            call then leaves its record in defer
 	                            (fast.c BUSY_*) */
 	unsigned char quiet;     /* depth of the library's own work (fast.c
-	                            quiet) */
+	                            quiet), and DC_QUIET_KERNEL while the
+	                            kernel may have been told of it */
 	unsigned char ndeferred; /* records waiting in defer, in order */
 	__u16 defer_size[DC_DEFER_RECS];
 	/* Records of calls a signal handler made while this thread was
@@ -98,8 +99,14 @@ struct dc_call {
 	__u8 evflags;            /* flags the record gets (DC_EVF_DTSIZE):
 	                            set for the mpiio and hdf5 functions only */
 	__u8 quiet;              /* the library's own work it came in (a
-	                            signal handler's call): its depth */
+	                            signal handler's call): its quiet */
 };
+
+/* In struct dc_thread's quiet: the collector has been told (or is being
+ * told) that the thread's system calls are the library's own, so a
+ * signal handler's call that comes tells it otherwise first, even where
+ * the depth is 0 already (fast.c quiet).  Depths stay below it. */
+#define DC_QUIET_KERNEL 0x80
 
 /* clock_gettime: the vDSO's own function once found (fast.c), which
  * skips libc's wrapper around it. */
@@ -146,10 +153,11 @@ dc_set_state(struct dc_thread *t, struct dc_client_tls *kp, __u64 cur,
 	*(state_words *)kp = (state_words){ cur, depth | (__u64)t->k.flags << 32 };
 }
 
-/* A signal handler's call that came in the library's own work (quiet):
- * the program's, its system calls too, until dc_call_end resumes it. */
+/* A signal handler's call that came in the library's own work (quiet),
+ * or as it ended: the program's, its system calls too, until dc_call_end
+ * resumes the quiet it came in. */
 DC_HIDDEN void dc_quiet_suspend(void);
-DC_HIDDEN void dc_quiet_resume(unsigned char depth);
+DC_HIDDEN void dc_quiet_resume(unsigned char quiet);
 
 /* The thread's next call number.  A signal handler's call may come
  * between a load and a store of it: one instruction adds and returns

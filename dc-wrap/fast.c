@@ -96,11 +96,24 @@ DC_HIDDEN unsigned char dc_fast_entry[DC_FAST_NFUNCS];
 /* The library's own work in this thread from here (on) or done (0),
  * nested: the thread's system calls and kernel events in between are
  * not the program's, and dc-collect records none of them
- * (dc_client_quiet, dcclient.h). */
+ * (dc_client_quiet, dcclient.h).  DC_QUIET_KERNEL is set before the
+ * collector is told and cleared after it is told otherwise: a signal
+ * handler's call that comes in between, with the depth 0 already, finds
+ * it and tells the collector otherwise itself (dc_call_begin), or its
+ * system calls would go unrecorded. */
 static void quiet(int on)
 {
-	if (on ? thr.quiet++ == 0 : --thr.quiet == 0)
-		dc_client_quiet(DC_CLIENT_ABI_VERSION, on);
+	if (on) {
+		if ((thr.quiet++ & ~DC_QUIET_KERNEL) == 0) {
+			thr.quiet |= DC_QUIET_KERNEL;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			dc_client_quiet(DC_CLIENT_ABI_VERSION, 1);
+		}
+	} else if ((--thr.quiet & ~DC_QUIET_KERNEL) == 0) {
+		dc_client_quiet(DC_CLIENT_ABI_VERSION, 0);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		thr.quiet = 0;
+	}
 }
 
 /* The thread's id, asked of the kernel once. */
@@ -1169,17 +1182,26 @@ DC_HIDDEN void dc_fast_quiet(int on)
 
 DC_HIDDEN void dc_quiet_suspend(void)
 {
-	thr.quiet = 0;
+	/* As quiet(0): another handler's call that comes before the
+	 * collector is told finds DC_QUIET_KERNEL. */
+	thr.quiet = DC_QUIET_KERNEL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	dc_client_quiet(DC_CLIENT_ABI_VERSION, 0);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	thr.quiet = 0;
 }
 
-/* The depth first: a handler's call that comes before the kernel is told
- * suspends it again, and resumes it. */
-DC_HIDDEN void dc_quiet_resume(unsigned char depth)
+/* The quiet first: a handler's call that comes before the kernel is told
+ * suspends it again, and resumes it.  The collector is told again only
+ * where the work was still going on: a call that came as it ended
+ * (depth 0, DC_QUIET_KERNEL) leaves it told otherwise, as quiet(0) is
+ * about to. */
+DC_HIDDEN void dc_quiet_resume(unsigned char q)
 {
-	thr.quiet = depth;
+	thr.quiet = q;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	dc_client_quiet(DC_CLIENT_ABI_VERSION, 1);
+	if (q & ~DC_QUIET_KERNEL)
+		dc_client_quiet(DC_CLIENT_ABI_VERSION, 1);
 }
 
 /* About to exec a program that will not load this library (exec.c): ask
