@@ -204,29 +204,44 @@ static int do_stdout(long n)
 struct writer {
 	char path[4096];
 	long n;
+	pthread_barrier_t *start;   /* all the writers' */
 };
 
-/* Open path for writing with flags (O_TRUNC or O_APPEND), write 4 KiB n
- * times, close. */
-static void write_file(const char *path, int flags, long n)
+/* Write 4 KiB n times to fd, close it. */
+static void write_n(int fd, long n)
 {
 	static __thread char buf[4096];
-	int fd = open(path, O_CREAT | O_WRONLY | flags, 0644);
 	long i;
 
-	if (fd < 0)
-		fail(path);
 	for (i = 0; i < n; i++)
 		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
 			fail("write");
 	close(fd);
 }
 
+/* Open path for writing with flags (O_TRUNC or O_APPEND), write 4 KiB n
+ * times, close. */
+static void write_file(const char *path, int flags, long n)
+{
+	int fd = open(path, O_CREAT | O_WRONLY | flags, 0644);
+
+	if (fd < 0)
+		fail(path);
+	write_n(fd, n);
+}
+
+/* The writers all have their file open before any of them writes: each
+ * has made a call (and taken a ring, where there is one for it) while
+ * the others are alive, none ended yet. */
 static void *writer_thread(void *arg)
 {
 	struct writer *w = arg;
+	int fd = open(w->path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
 
-	write_file(w->path, O_TRUNC, w->n);
+	if (fd < 0)
+		fail(w->path);
+	pthread_barrier_wait(w->start);
+	write_n(fd, w->n);
 	return NULL;
 }
 
@@ -246,17 +261,22 @@ static void run_writers(const char *dir, char name, long n,
 			void *(*fn)(void *))
 {
 	struct writer w[4];
+	pthread_barrier_t start;
 	pthread_t th[4];
 	int i;
 
+	if (pthread_barrier_init(&start, NULL, 4) != 0)
+		fail("pthread_barrier_init");
 	for (i = 0; i < 4; i++) {
 		snprintf(w[i].path, sizeof(w[i].path), "%s/%c%d", dir, name, i);
 		w[i].n = n;
+		w[i].start = &start;
 		if (pthread_create(&th[i], NULL, fn, &w[i]) != 0)
 			fail("pthread_create");
 	}
 	for (i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&start);
 }
 
 static int do_tree(const char *dir, long n)
