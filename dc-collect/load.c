@@ -446,15 +446,13 @@ static __s64 stream_rel(const struct dc_probe *p, __u8 kind,
 		dc_elf_free(ec->elf);
 		ec->path = xstrdup(p->target);
 		if (dc_elf_open(p->target, &ec->elf, err, sizeof(err)) != 0) {
-			warn("%s", err);
+			warn("%s: the stdout and stdin its probes use go unnamed",
+			     err);
 			ec->elf = NULL;
 		}
 	}
-	if (ec->elf == NULL) {
-		warn("probe %s: %s not read: the %s it uses goes unnamed",
-		     p->function, p->target, var);
+	if (ec->elf == NULL)
 		return 0;
-	}
 	o = dc_elf_find_object(ec->elf, var);
 	for (k = 0; k < ec->elf->nfuncs; k++)
 		if (ec->elf->funcs[k].offset == p->offset)
