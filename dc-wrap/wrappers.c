@@ -72,6 +72,12 @@
 #define WRAP_AS(ret, name, as, ...) WRAP_IF(ret, name, as, 0, __VA_ARGS__)
 /* WRAP(return type, name, ...): as WRAP_AS, recorded as itself. */
 #define WRAP(ret, name, ...) WRAP_AS(ret, name, name, __VA_ARGS__)
+/* WRAP_BOTH(return type, name, ...): name, and name_unlocked, the stdio
+ * function without the stream's lock that GNU programs call, each
+ * recorded as itself. */
+#define WRAP_BOTH(ret, name, ...)                                          \
+	WRAP(ret, name, __VA_ARGS__)                                        \
+	WRAP(ret, name##_unlocked, __VA_ARGS__)
 
 WRAP(ssize_t, read, r < 0, -1, 3,
      (int fd, void *buf, size_t n),
@@ -234,10 +240,22 @@ WRAP(FILE *, fdopen, r == NULL, 1, 2,
 WRAP(FILE *, freopen, r == NULL, 0, 3,
      (const char *path, const char *mode, FILE *f),
      (path, mode, f), (P(path), P(mode), P(f)))
-WRAP(size_t, fread, 0, -1, 4,
+/* <stdio.h> may define the functions without the lock as macros. */
+#undef fwrite_unlocked
+#undef fread_unlocked
+#undef fputs_unlocked
+#undef fgets_unlocked
+#undef fputc_unlocked
+#undef putc_unlocked
+#undef fgetc_unlocked
+#undef getc_unlocked
+#undef fflush_unlocked
+#undef getchar_unlocked
+#undef putchar_unlocked
+WRAP_BOTH(size_t, fread, 0, -1, 4,
      (void *buf, size_t size, size_t n, FILE *f),
      (buf, size, n, f), (P(buf), L(size), L(n), P(f)))
-WRAP(size_t, fwrite, 0, -1, 4,
+WRAP_BOTH(size_t, fwrite, 0, -1, 4,
      (const void *buf, size_t size, size_t n, FILE *f),
      (buf, size, n, f), (P(buf), L(size), L(n), P(f)))
 WRAP(int, fseek, r < 0, -1, 3,
@@ -252,24 +270,24 @@ WRAP(long, ftell, r < 0, -1, 1,
 WRAP(off_t, ftello, r < 0, -1, 1,
      (FILE *f),
      (f), (P(f)))
-WRAP(int, fflush, r < 0, -1, 1,
+WRAP_BOTH(int, fflush, r < 0, -1, 1,
      (FILE *f),
      (f), (P(f)))
 WRAP(int, fclose, r < 0, -1, 1,
      (FILE *f),
      (f), (P(f)))
-WRAP(char *, fgets, r == NULL, -1, 3,
+WRAP_BOTH(char *, fgets, r == NULL, -1, 3,
      (char *s, int n, FILE *f),
      (s, n, f), (P(s), I(n), P(f)))
-WRAP(int, fputs, r < 0, 0, 2,
+WRAP_BOTH(int, fputs, r < 0, 0, 2,
      (const char *s, FILE *f),
      (s, f), (P(s), P(f)))
-WRAP(int, fputc, r < 0, -1, 2,
+WRAP_BOTH(int, fputc, r < 0, -1, 2,
      (int ch, FILE *f),
      (ch, f), (I(ch), P(f)))
 /* <stdio.h> may define putc as a macro. */
 #undef putc
-WRAP(int, putc, r < 0, -1, 2,
+WRAP_BOTH(int, putc, r < 0, -1, 2,
      (int ch, FILE *f),
      (ch, f), (I(ch), P(f)))
 /* As fprintf's (WRAP_VPRINTF), its format is copied even when the call
@@ -283,7 +301,7 @@ WRAP(ssize_t, getline, r < 0, -1, 3,
 WRAP(ssize_t, getdelim, r < 0, -1, 4,
      (char **line, size_t *n, int delim, FILE *f),
      (line, n, delim, f), (P(line), P(n), I(delim), P(f)))
-WRAP(int, fgetc, r < 0, -1, 1,
+WRAP_BOTH(int, fgetc, r < 0, -1, 1,
      (FILE *f),
      (f), (P(f)))
 #undef getc
@@ -325,62 +343,18 @@ DC_EXPORT void rewind(FILE *f)
 	}
 }
 
-/* The versions without the stream's lock; <stdio.h> may define some
- * as macros. */
-#undef fwrite_unlocked
-#undef fread_unlocked
-#undef fputs_unlocked
-#undef fgets_unlocked
-#undef fputc_unlocked
-#undef putc_unlocked
-#undef fgetc_unlocked
-#undef getc_unlocked
-#undef fflush_unlocked
-#undef getchar_unlocked
-#undef putchar_unlocked
-WRAP(size_t, fwrite_unlocked, 0, -1, 4,
-     (const void *buf, size_t size, size_t n, FILE *f),
-     (buf, size, n, f), (P(buf), L(size), L(n), P(f)))
-WRAP(size_t, fread_unlocked, 0, -1, 4,
-     (void *buf, size_t size, size_t n, FILE *f),
-     (buf, size, n, f), (P(buf), L(size), L(n), P(f)))
-WRAP(int, fputs_unlocked, r < 0, 0, 2,
-     (const char *s, FILE *f),
-     (s, f), (P(s), P(f)))
-WRAP(char *, fgets_unlocked, r == NULL, -1, 3,
-     (char *s, int n, FILE *f),
-     (s, n, f), (P(s), I(n), P(f)))
-WRAP(int, fputc_unlocked, r < 0, -1, 2,
-     (int ch, FILE *f),
-     (ch, f), (I(ch), P(f)))
-WRAP(int, putc_unlocked, r < 0, -1, 2,
-     (int ch, FILE *f),
-     (ch, f), (I(ch), P(f)))
-WRAP(int, fgetc_unlocked, r < 0, -1, 1,
-     (FILE *f),
-     (f), (P(f)))
-WRAP(int, fflush_unlocked, r < 0, -1, 1,
-     (FILE *f),
-     (f), (P(f)))
-WRAP(int, getchar_unlocked, r < 0, -1, 1,
-     (void),
-     (), (P(stdin)))
-WRAP(int, putchar_unlocked, r < 0, -1, 2,
-     (int ch),
-     (ch), (I(ch), P(stdout)))
-
 /* stdin's and stdout's functions: the stream is no argument; its slot
  * holds the FILE * in stdin or stdout at the call, as the uprobe's reads
  * libc's variable (lib/event.h DC_ARG_STDOUT). */
 #undef getchar
-WRAP(int, getchar, r < 0, -1, 1,
+WRAP_BOTH(int, getchar, r < 0, -1, 1,
      (void),
      (), (P(stdin)))
 WRAP(int, puts, r < 0, -1, 2,
      (const char *s),
      (s), (P(s), P(stdout)))
 #undef putchar
-WRAP(int, putchar, r < 0, -1, 2,
+WRAP_BOTH(int, putchar, r < 0, -1, 2,
      (int ch),
      (ch), (I(ch), P(stdout)))
 /* As printf's (WRAP_VPRINTF), its format is copied even when the call
