@@ -316,14 +316,11 @@ static bool is_alias(const char *name)
 static int libc_names(const struct dc_elf *elf, const struct dc_probe *p,
 		      bool *fns)
 {
-	const struct dc_elf_func *fu = NULL;
+	const struct dc_elf_func *fu = dc_elf_func_at(elf, p->offset);
 	const char *other = NULL;
 	size_t k;
 	int n = 0, fn;
 
-	for (k = 0; k < elf->nfuncs && fu == NULL; k++)
-		if (elf->funcs[k].offset == p->offset)
-			fu = &elf->funcs[k];
 	if (fu == NULL)
 		return 0;
 	for (k = 0; k < fu->nnames; k++) {

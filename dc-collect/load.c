@@ -438,8 +438,8 @@ static __s64 stream_rel(const struct dc_probe *p, __u8 kind,
 {
 	const char *var = kind == DC_ARG_STDOUT ? "stdout" : "stdin";
 	const struct dc_elf_object *o;
+	const struct dc_elf_func *f;
 	char err[256];
-	size_t k;
 
 	if (ec->path == NULL || strcmp(ec->path, p->target) != 0) {
 		free(ec->path);
@@ -454,15 +454,13 @@ static __s64 stream_rel(const struct dc_probe *p, __u8 kind,
 	if (ec->elf == NULL)
 		return 0;
 	o = dc_elf_find_object(ec->elf, var);
-	for (k = 0; k < ec->elf->nfuncs; k++)
-		if (ec->elf->funcs[k].offset == p->offset)
-			break;
-	if (o == NULL || k == ec->elf->nfuncs) {
+	f = dc_elf_func_at(ec->elf, p->offset);
+	if (o == NULL || f == NULL) {
 		warn("probe %s: %s has no %s: the stream it uses goes unnamed",
 		     p->function, p->target, o == NULL ? var : "such function");
 		return 0;
 	}
-	return (__s64)(o->address - ec->elf->funcs[k].address);
+	return (__s64)(o->address - f->address);
 }
 
 /* The BPF programs' view of probe p (index i). */

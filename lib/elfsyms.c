@@ -762,6 +762,17 @@ char *dc_elf_name_string(const struct dc_elf_name *n, int full)
 	return s;
 }
 
+const struct dc_elf_func *dc_elf_func_at(const struct dc_elf *elf,
+					 uint64_t offset)
+{
+	size_t i;
+
+	for (i = 0; i < elf->nfuncs; i++)
+		if (elf->funcs[i].offset == offset)
+			return &elf->funcs[i];
+	return NULL;
+}
+
 const struct dc_elf_object *dc_elf_find_object(const struct dc_elf *elf,
 					       const char *name)
 {

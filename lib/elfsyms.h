@@ -80,6 +80,10 @@ void dc_elf_free(struct dc_elf *elf);
 const struct dc_elf_func *dc_elf_find(const struct dc_elf *elf,
 				      const char *name);
 
+/* The function whose code is at file OFFSET (a uprobe's), or NULL. */
+const struct dc_elf_func *dc_elf_func_at(const struct dc_elf *elf,
+					 uint64_t offset);
+
 /* The exported data object NAME (bare), or NULL. */
 const struct dc_elf_object *dc_elf_find_object(const struct dc_elf *elf,
 					       const char *name);
