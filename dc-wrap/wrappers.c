@@ -616,10 +616,14 @@ WRAP_FCNTL(fcntl64)
 
 /* WRAP_VPRINTF(name, (parameters, ...), the last named one, the
  * function taking a va_list it calls, (its arguments), the slot of the
- * format, argument count, (slots)): a printf- or scanf-like function. */
-#define WRAP_VPRINTF(name, params, last, vfn, vargs, stri, n, slots)        \
+ * format, argument count, (slots)): a printf- or scanf-like function.
+ * WRAP_VPRINTF_AS(C name, name, ...): the same, defined under another C
+ * name (one whose symbol name <stdio.h> would take). */
+#define WRAP_VPRINTF(name, ...) WRAP_VPRINTF_AS(name, name, __VA_ARGS__)
+#define WRAP_VPRINTF_AS(cname, name, params, last, vfn, vargs, stri, n,    \
+			slots)                                              \
 	static __typeof__(vfn) *real_##vfn;                                 \
-	DC_EXPORT int name params                                           \
+	DC_EXPORT int cname params                                          \
 	{                                                                   \
 		struct dc_call c;                                           \
 		va_list ap;                                                 \
@@ -679,44 +683,13 @@ WRAP_VPRINTF(__isoc23_scanf, (const char *fmt, ...), fmt, __isoc23_vscanf,
 
 /* fscanf and scanf by their own symbol names, the old GNU ones that
  * programs built before C99 call: <stdio.h> renames the C names to
- * __isoc99_fscanf and __isoc99_scanf (or the __isoc23_ ones), and
- * vfscanf and vscanf likewise, so the next definitions are looked up by
- * name.  WRAP_LEGACY_SCANF(name, its va_list function, (that function's
- * parameters), (parameters, ...), the last named one, (that function's
- * arguments), the slot of the format, argument count, (slots)). */
-#define WRAP_LEGACY_SCANF(name, vname, vparams, params, last, vargs, stri,  \
-			  n, slots)                                         \
-	int dc_##name params __asm__(#name);                                \
-	static int (*real_legacy_##vname) vparams;                          \
-	DC_EXPORT int dc_##name params                                      \
-	{                                                                   \
-		struct dc_call c;                                           \
-		va_list ap;                                                 \
-		int r;                                                      \
-                                                                            \
-		if (real_legacy_##vname == NULL)                            \
-			real_legacy_##vname =                               \
-				(int (*) vparams)dc_real(#vname);           \
-		va_start(ap, last);                                         \
-		if (__builtin_expect(!dc_fast_on[DC_FN_##name], 1)) {       \
-			r = real_legacy_##vname vargs;                      \
-			va_end(ap);                                         \
-			return r;                                           \
-		}                                                           \
-		{                                                           \
-			__u64 a[DC_MAX_ARGS] = { STRIP slots };             \
-                                                                            \
-			dc_call_begin(&c, DC_FN_##name, a, n);              \
-			r = real_legacy_##vname vargs;                      \
-			va_end(ap);                                         \
-			dc_call_end(&c, (__s64)r, a, n, stri, 0);           \
-		}                                                           \
-		return r;                                                   \
-	}
-
-WRAP_LEGACY_SCANF(fscanf, vfscanf, (FILE *, const char *, va_list),
-		  (FILE *f, const char *fmt, ...), fmt, (f, fmt, ap), 1, 2,
-		  (P(f), P(fmt)))
-WRAP_LEGACY_SCANF(scanf, vscanf, (const char *, va_list),
-		  (const char *fmt, ...), fmt, (fmt, ap), 0, 2,
-		  (P(fmt), P(stdin)))
+ * __isoc99_fscanf and __isoc99_scanf (or the __isoc23_ ones), so these
+ * are defined under names of their own with the symbol names given; the
+ * next definitions of vfscanf and vscanf, the old ones too, are looked
+ * up by name (REAL). */
+int dc_fscanf(FILE *f, const char *fmt, ...) __asm__("fscanf");
+int dc_scanf(const char *fmt, ...) __asm__("scanf");
+WRAP_VPRINTF_AS(dc_fscanf, fscanf, (FILE *f, const char *fmt, ...), fmt,
+		vfscanf, (f, fmt, ap), 1, 2, (P(f), P(fmt)))
+WRAP_VPRINTF_AS(dc_scanf, scanf, (const char *fmt, ...), fmt, vscanf,
+		(fmt, ap), 0, 2, (P(fmt), P(stdin)))
