@@ -329,16 +329,23 @@ static void fork_proc(struct aggregator *ag, unsigned idx,
 
 /* Handles live in the old image's memory; fds stay, but close-on-exec
  * is not traced: the first /proc snapshot after the exec says which
- * were closed. */
+ * were closed, and what the new program had (its events wait for it,
+ * hold.c). */
 static void exec_proc(struct aggregator *ag, unsigned idx,
 		      const struct dc_event *ev)
 {
-	struct proc *p = get_proc(ag, idx, ev->pid, 0);
+	struct input *in = &ag->inputs[idx];
+	uint64_t at = ev->ts - (uint64_t)in->delta;   /* the input's clock */
+	int waits = ag->opt_profile == 0 &&
+		    snap_fds_from(in->snapshots, ev->pid, at) != NULL;
+	struct proc *p = get_proc(ag, idx, ev->pid, waits);
 
 	if (p != NULL) {
 		u64map_free(&p->handles);
 		fdt_exec(&p->fds);
 		exec_desc(p, ev);
+		p->exec_waits = waits;
+		p->exec_at = at;
 	}
 }
 

@@ -6,7 +6,8 @@
  *                events, the END frame; the teardown
  *   files.c      what calls do to the file tables: processes, fds,
  *                handles, working directories, paths
- *   cwdhold.c    events that wait for their process's working directory
+ *   hold.c       events that wait for a /proc snapshot: their process's
+ *                working directory, or its descriptors after an exec
  *   profile.c    --profile: calls summed into COUNTERS per interval
  *   read.c       reading the inputs: in time order, or a thread each
  *   calltree.c   ids and parents (calltree.h)
@@ -103,7 +104,7 @@ struct input {
 	                             file of a kernel call not yet arrived */
 	struct u64map kpaths2;    /* the same for its second path (the new
 	                             name of a vfs_rename) */
-	unsigned held_procs;      /* processes whose events wait (cwdhold.c) */
+	unsigned held_procs;      /* processes whose events wait (hold.c) */
 	unsigned cwd_probes;      /* 1: it traces chdir, 2: fchdir */
 };
 
@@ -131,9 +132,14 @@ struct proc {
 	int64_t closed_fd;
 	uint32_t closed_file;
 	uint64_t closed_in;
-	/* Its events waiting for its working directory (cwdhold.c). */
+	/* Its events waiting for its working directory or, after an exec,
+	 * for the descriptors /proc showed then (hold.c). */
 	unsigned char *held;
 	size_t held_len, held_cap;
+	/* It execed and the snapshot read after is pending: the exec's
+	 * time, on the input's clock. */
+	int exec_waits;
+	uint64_t exec_at;
 	/* The PROCESS payload passed on last for it, or NULL. */
 	unsigned char *desc;
 	size_t desc_len;
@@ -238,6 +244,11 @@ void classify(struct probe *p, const char *name);
  * string: the second one when pr->path_second); NULL if none. */
 const char *event_path_str(const struct probe *pr, const struct dc_event *ev,
 			   size_t *len);
+/* The fds call ev, finished, opened, duplicated onto or closed (failed
+ * or not): their count (0 to 2) in fds, and those from range[0] to
+ * range[1] (none if range[0] > range[1]). */
+int op_changed_fds(const struct probe *pr, const struct dc_event *ev,
+		   int64_t fds[2], int64_t range[2]);
 /* fd set by call ev to file (0: a file without a name we know). */
 void set_fd(struct proc *p, int64_t fd, uint32_t file,
 	    const struct dc_event *ev);
@@ -249,6 +260,11 @@ void classify_made(struct probe *p, const char *name);
  * name them in p's table, and ev after them if it names no file. */
 void name_made_fds(struct aggregator *ag, struct proc *p,
 		   const struct probe *pr, struct dc_event *ev);
+/* The two descriptors of a pipe or socketpair that succeeded, from its
+ * DC_ARG_FDPAIR slot; 0 if the slot could not be read (two equal
+ * descriptors: the collector read none). */
+int made_pair(const struct probe *pr, const struct dc_event *ev,
+	      int32_t fds[2]);
 /* The directory fd a relative path of ev is taken against: the fd in
  * slot dirfd_arg (-1: none), else AT_FDCWD (the working directory). */
 int event_dirfd(const struct dc_event *ev, int dirfd_arg);
@@ -273,7 +289,7 @@ void exec_desc(struct proc *p, const struct dc_event *ev);
  * (ag->cwd_moved): describe the process again from ev's end on. */
 void describe_moved(struct aggregator *ag, const struct dc_event *ev);
 
-/* cwdhold.c */
+/* hold.c */
 /* Keep ev (stamped, file tables not yet applied) if its process waits
  * for its working directory, or should from ev on; 1 if kept.  Any
  * other event of a waiting process lets its events go first. */
@@ -283,6 +299,11 @@ int hold_event(struct aggregator *ag, unsigned idx, const struct probe *pr,
  * out: cwd is the directory /proc showed after them (NULL: unknown). */
 void hold_release(struct aggregator *ag, unsigned idx, uint32_t pid,
 		  const char *cwd);
+/* A process that execed, with s the snapshot of descriptors read after
+ * it (NULL: none came): name from the exec on the descriptors its held
+ * events leave alone (fdtable.h), and wait no more. */
+void hold_exec_settle(struct aggregator *ag, struct proc *p,
+		      const struct snapshot *s);
 /* The input ends: every waiting process gets its pending snapshot's
  * directory. */
 void hold_release_input(struct aggregator *ag, unsigned idx);

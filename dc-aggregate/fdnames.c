@@ -122,11 +122,8 @@ static uint32_t made_name(struct aggregator *ag, struct proc *p,
 	return intern(ag, name, (size_t)n, 0);
 }
 
-/* The two descriptors of a pipe or socketpair that succeeded, from its
- * DC_ARG_FDPAIR slot; 0 if the slot could not be read (two equal
- * descriptors: the collector read none). */
-static int made_pair(const struct probe *pr, const struct dc_event *ev,
-		     int32_t fds[2])
+int made_pair(const struct probe *pr, const struct dc_event *ev,
+	      int32_t fds[2])
 {
 	uint64_t v;
 

@@ -46,7 +46,8 @@ void fdt_exec(struct u64map *fds)
 			fds->vals[i] |= FD_EXEC;
 }
 
-void fdt_apply(struct u64map *fds, const struct u64map *snap)
+void fdt_apply(struct u64map *fds, const struct u64map *snap,
+	       const struct u64map *changed)
 {
 	uint64_t *gone;
 	size_t i, n = 0;
@@ -54,7 +55,8 @@ void fdt_apply(struct u64map *fds, const struct u64map *snap)
 	for (i = 0; i < snap->cap; i++) {
 		uint64_t *slot;
 
-		if (!snap->used[i])
+		if (!snap->used[i] ||
+		    (changed && u64map_get(changed, snap->keys[i])))
 			continue;
 		slot = u64map_get(fds, snap->keys[i]);
 		if (slot == NULL || !(*slot & FD_STREAM)) {
@@ -71,7 +73,8 @@ void fdt_apply(struct u64map *fds, const struct u64map *snap)
 	gone = xmalloc((fds->count + 1) * sizeof(*gone));
 	for (i = 0; i < fds->cap; i++)
 		if (fds->used[i] && u64map_get(snap, fds->keys[i]) == NULL &&
-		    (!(fds->vals[i] & FD_STREAM) || (fds->vals[i] & FD_EXEC)))
+		    (!(fds->vals[i] & FD_STREAM) || (fds->vals[i] & FD_EXEC)) &&
+		    !(changed && u64map_get(changed, fds->keys[i])))
 			gone[n++] = fds->keys[i];
 	for (i = 0; i < n; i++)
 		u64map_del(fds, gone[i]);
@@ -102,6 +105,15 @@ void snap_free(struct snapshot *s)
 	u64map_free(&s->fds);
 	free(s->cwd);
 	free(s);
+}
+
+struct snapshot *snap_fds_from(struct snapshot *list, uint32_t pid,
+			       uint64_t t)
+{
+	for (; list != NULL; list = list->next)
+		if (list->pid == pid && list->has_fds && list->taken >= t)
+			return list;
+	return NULL;
 }
 
 const char *snap_cwd(const struct snapshot *list, uint32_t pid)

@@ -11,7 +11,18 @@
  * descriptor an event opened, duplicated or closed keeps what the
  * events say (issue 9: /proc must never override the stream).  Events
  * that need a working directory only a pending snapshot has wait for it
- * (cwdhold.c).
+ * (hold.c).
+ *
+ * The snapshot read after an exec also says what the new program
+ * inherited: the collector reads it when the EXEC record reaches it,
+ * and a quick program has made its first calls by then.  A descriptor
+ * only an older snapshot named may have changed before the exec
+ * unseen (a shell's redirection, `sh -c 'prog >out'`), and one the
+ * program's events do not touch before the snapshot was taken had the
+ * same file from the exec on.  So the process's events wait from the
+ * exec until that snapshot is due (hold.c), and it then names, from
+ * the exec on, the descriptors neither the stream before nor those
+ * events followed.
  *
  * A table maps fd -> value: the output string id of its file in the low
  * 32 bits (0: not known) and the FD_* bits above.
@@ -40,8 +51,13 @@ void fdt_exec(struct u64map *fds);
 /* Apply a snapshot of the open fds (fd -> string id) taken after every
  * event applied so far: it names the fds no event established (or
  * established without a name), and forgets those only an older snapshot
- * or the time before an exec vouched for that it does not list. */
-void fdt_apply(struct u64map *fds, const struct u64map *snap);
+ * or the time before an exec vouched for that it does not list.  At an
+ * exec, applied from the exec on with a snapshot read after it: except
+ * the fds in `changed` (NULL: none), which the events between the exec
+ * and the snapshot opened, duplicated onto or closed, so the snapshot
+ * shows them after that; it is applied again at its time. */
+void fdt_apply(struct u64map *fds, const struct u64map *snap,
+	       const struct u64map *changed);
 
 /* A snapshot waiting for its time. */
 struct snapshot {
@@ -58,6 +74,10 @@ struct snapshot {
 void snap_insert(struct snapshot **list, struct snapshot *s);
 /* Take off the list the first snapshot taken before upto, or NULL. */
 struct snapshot *snap_due(struct snapshot **list, uint64_t upto);
+/* pid's first pending snapshot of descriptors taken at or after t, or
+ * NULL. */
+struct snapshot *snap_fds_from(struct snapshot *list, uint32_t pid,
+			       uint64_t t);
 /* The working directory of pid's first pending snapshot that has one,
  * or NULL. */
 const char *snap_cwd(const struct snapshot *list, uint32_t pid);

@@ -216,11 +216,16 @@ static void apply_snapshot(struct aggregator *ag, unsigned idx,
 {
 	struct proc *p = get_proc(ag, idx, s->pid, 1);
 
-	/* Its events that waited for it come first: they are older. */
-	if (s->cwd != NULL && p->held_len > 0)
+	/* Its events that waited for it come first: they are older.  After
+	 * an exec, they wait for the descriptors (hold.c). */
+	if (p->exec_waits && s->has_fds && s->taken >= p->exec_at) {
+		hold_exec_settle(ag, p, s);
+		hold_release(ag, idx, s->pid, NULL);
+	} else if (s->cwd != NULL && p->held_len > 0 && !p->exec_waits) {
 		hold_release(ag, idx, s->pid, s->cwd);
+	}
 	if (s->has_fds)
-		fdt_apply(&p->fds, &s->fds);
+		fdt_apply(&p->fds, &s->fds, NULL);
 	if (s->cwd != NULL && !p->cwd_from_stream) {
 		free(p->cwd);
 		p->cwd = s->cwd;
@@ -828,6 +833,46 @@ static void apply_op(struct aggregator *ag, struct proc *p,
 		break;
 	case OP_NONE:
 		break;
+	}
+}
+
+int op_changed_fds(const struct probe *pr, const struct dc_event *ev,
+		   int64_t fds[2], int64_t range[2])
+{
+	const __u64 *args = DC_EVENT_ARGS(ev);
+	int32_t pair[2];
+
+	range[0] = 1;
+	range[1] = 0;
+	switch (pr->op) {
+	case OP_FCNTL:
+		if (!fcntl_dups(pr, ev))
+			return 0;
+		/* fall through */
+	case OP_OPEN:
+	case OP_NEW_FD:
+	case OP_DUP:
+		fds[0] = ev->ret;
+		return ev->ret >= 0;
+	case OP_NEW_FDS:
+		if (!made_pair(pr, ev, pair))
+			return 0;
+		fds[0] = pair[0];
+		fds[1] = pair[1];
+		return 2;
+	case OP_CLOSE:
+		if (pr->fd_arg >= ev->nargs)
+			return 0;
+		fds[0] = (int32_t)args[pr->fd_arg];
+		return 1;
+	case OP_CLOSE_RANGE:
+		if (ev->nargs >= 2) {
+			range[0] = (uint32_t)args[0];
+			range[1] = (uint32_t)args[1];
+		}
+		return 0;
+	default:
+		return 0;
 	}
 }
 

@@ -4,7 +4,7 @@ bin_PROGRAMS += dc-aggregate/dc-aggregate
 DC_AGGREGATE_RUN = dc-aggregate/aggregate.c \
 	dc-aggregate/aggregate.h dc-aggregate/files.c dc-aggregate/fdnames.c \
 	dc-aggregate/profile.c \
-	dc-aggregate/cwdhold.c \
+	dc-aggregate/hold.c \
 	dc-aggregate/read.c \
 	dc-aggregate/calltree.c dc-aggregate/calltree.h \
 	dc-aggregate/text.c dc-aggregate/text.h \

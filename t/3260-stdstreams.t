@@ -27,13 +27,18 @@ calls() {
 	trace_calls "$1" STDIO scanf getchar fgetc printf vprintf puts putchar
 }
 
+# The workload's stdin and stdout are a shell's redirections, which the
+# posix layer sees (open, dup2): with the stdio layer alone they are
+# named by /proc, read when the collector reaches the exec, which a
+# collector that is slow to get there (ASan, a loaded host) can find
+# the program gone by (dc-aggregate(1)).
 D=$TRASH_DIRECTORY
 for path in fast uprobe; do
 	opt=
 	test $path = uprobe && opt=--no-preload
 	test_expect_success BPF,PYTHON3 "$path: trace the workload" "
 		mkdir \"\$D/$path\" &&
-		layers stdio >c.yaml &&
+		layers stdio posix >c.yaml &&
 		trace_ok c.yaml \"\$D/$path.pfw.gz\" $opt probes.sig -- \
 			sh -c \"exec \\\"$STD\\\" \\\"\$D/in.txt\\\" \\\"\$D/$path/re.out\\\" <\\\"\$D/stdin.txt\\\" >\\\"\$D/$path/so.out\\\" 2>\\\"\$D/$path.log\\\"\" &&
 		test \$(wc -c <\"\$D/$path/so.out\") = 55 &&
@@ -87,7 +92,7 @@ done
 # GNU programs write their output with the stream functions that take
 # no lock (fwrite_unlocked, fputs_unlocked...): coreutils' seq and sort,
 # real programs, each traced both ways; their STDIO bytes to their
-# output are its size.
+# output are its size (the posix layer too, as above).
 # GNU_COREUTILS: seq and sort are GNU's, linked to libc (the VM root's
 # are a static busybox).
 gnu_tool() {
@@ -102,7 +107,7 @@ for path in fast uprobe; do
 	opt=
 	test $path = uprobe && opt=--no-preload
 	test_expect_success BPF,PYTHON3,GNU_COREUTILS "$path: seq and sort: their STDIO bytes are their output's size" "
-		layers stdio >c.yaml &&
+		layers stdio posix >c.yaml &&
 		seq 3000 -1 1 >in &&
 		trace_ok c.yaml seq.pfw.gz $opt probes.sig -- sh -c 'exec seq 1 3000 >seq.out' &&
 		trace_ok c.yaml sort.pfw.gz $opt probes.sig -- sh -c 'exec sort -n in >sort.out' &&

@@ -846,6 +846,75 @@ test_expect_success 'a late /proc snapshot names nothing before its time, nor wh
 	test_cmp expect got
 '
 
+# A shell redirects stdin and stdout without a traced call, then execs
+# the program (`sh -c 'exec prog <in >out'`), which reads and writes
+# at once; the collector reads its fds at 1550, when the EXEC record
+# reaches it, and the frames come right before that record.  From the
+# exec on, every fd the snapshot names and no event touched before 1550
+# has the snapshot's file (the older one named the shell's, 7 had no
+# name); one the events closed and reopened before then (3) is unknown
+# until they reopen it, one they closed (9, in a range) keeps its file
+# till then; one the snapshot lacks (5, and 6 though an event opened it)
+# was closed by the exec.  A fork while the events wait
+# gives the child the fds as they were then.
+test_expect_success 'the snapshot after an exec names, from the exec on, the fds no event touched before it' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	probe id=14 kind=uprobe layer=APP name=take_fd target=/bin/app args=int ret=fd
+	probe id=15 kind=syscall layer=sys name=close_range args=int,int,flags ret=status
+	fds pid=100 taken=50 0=/dev/null 1=/work/collect.err 2=/work/collect.err 5=/work/cloexec 9=/work/nine
+	call probe=0 pid=100 tid=100 ts=60 dur=10 ret=6 args=0,0,0 str=/work/cloexec6
+	call probe=14 pid=100 tid=100 ts=70 dur=10 ret=7 args=2
+	process pid=100 ppid=1 uid=0 gid=0 rank=-1 flags=2 start=100 exe=/bin/prog cmdline=prog cwd=/work/dir taken=1550
+	fds pid=100 taken=1550 0=/work/in 1=/work/out 2=/work/collect.err 3=/work/late 4=/work/four 7=socket:[9] 9=/work/nine-later
+	exec pid=100 tid=100 ts=100 str=/bin/prog
+	call probe=7 pid=100 tid=100 ts=200 dur=10 ret=5 args=0,0,5
+	call probe=1 pid=100 tid=100 ts=300 dur=10 ret=6 args=1,0,6
+	call probe=1 pid=100 tid=100 ts=350 dur=10 ret=-9 flags=2 args=5,0,6
+	call probe=1 pid=100 tid=100 ts=360 dur=10 ret=-9 flags=2 args=6,0,6
+	call probe=1 pid=100 tid=100 ts=370 dur=10 ret=6 args=7,0,6
+	call probe=1 pid=100 tid=100 ts=400 dur=10 ret=6 args=4,0,6
+	call probe=1 pid=100 tid=100 ts=420 dur=10 ret=6 args=9,0,6
+	call probe=15 pid=100 tid=100 ts=450 dur=10 ret=0 args=8,20,0
+	call probe=1 pid=100 tid=100 ts=500 dur=10 ret=6 args=3,0,6
+	call probe=2 pid=100 tid=100 ts=600 dur=10 ret=0 args=3
+	call probe=0 pid=100 tid=100 ts=700 dur=10 ret=3 args=0,0,0 str=/work/late
+	call probe=1 pid=100 tid=100 ts=800 dur=10 ret=6 args=3,0,6
+	fork pid=100 tid=100 ts=900 child=101
+	call probe=1 pid=101 tid=101 ts=1000 dur=10 ret=6 args=1,0,6
+	call probe=1 pid=100 tid=100 ts=1100 dur=10 ret=6 args=2,0,6
+	call probe=1 pid=100 tid=100 ts=2000 dur=10 ret=6 args=1,0,6
+	call probe=1 pid=100 tid=100 ts=2100 dur=10 ret=6 args=3,0,6
+	end
+	EOF
+	agg s &&
+	test_must_be_empty_err &&
+	events | sed "s/ tid=.* file=/ file=/; s/ args=.*//" >got &&
+	cat >expect <<-\EOF &&
+	call probe=0 pid=100 file=/work/cloexec6
+	call probe=14 pid=100 file=-
+	exec probe=0 pid=100 file=-
+	call probe=7 pid=100 file=/work/in
+	call probe=1 pid=100 file=/work/out
+	call probe=1 pid=100 file=-
+	call probe=1 pid=100 file=-
+	call probe=1 pid=100 file=socket:[9]
+	call probe=1 pid=100 file=/work/four
+	call probe=1 pid=100 file=/work/nine
+	call probe=15 pid=100 file=-
+	call probe=1 pid=100 file=-
+	call probe=2 pid=100 file=-
+	call probe=0 pid=100 file=/work/late
+	call probe=1 pid=100 file=/work/late
+	fork probe=0 pid=100 file=-
+	call probe=1 pid=101 file=/work/out
+	call probe=1 pid=100 file=/work/collect.err
+	call probe=1 pid=100 file=/work/out
+	call probe=1 pid=100 file=/work/late
+	EOF
+	test_cmp expect got
+'
+
 # (take_fd makes an fd of a kind dc-aggregate does not know: unnamed.)
 test_expect_success 'a snapshot fills in unnamed fds, forgets what only /proc or an exec vouched for, not what a close said' '
 	write_probes >s &&

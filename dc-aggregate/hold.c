@@ -1,5 +1,6 @@
 /*
- * cwdhold.c - events of a process that wait for its working directory
+ * hold.c - events of a process that wait for a /proc snapshot still to
+ * come: its working directory, or its descriptors after an exec
  * (aggregate.h).
  *
  * A process the collector began to follow while it ran (a client that
@@ -18,6 +19,15 @@
  * process), if one is to come.  A fork or exec of the process, or
  * HOLD_MAX bytes of waiting events, lets them go with the directory
  * unknown, as before.
+ *
+ * A process that execed, with the snapshot of descriptors the collector
+ * read after the exec still to come, has all its events wait the same
+ * way, from the exec until that snapshot is due: then the descriptors
+ * none of them opened, duplicated onto or closed are named by it from
+ * the exec on (fdtable.h says why), and they go.  Anything else that
+ * lets them go (a fork, an exec, the exit, HOLD_MAX, the input's end)
+ * applies the pending snapshot so first, with what the events so far
+ * changed.
  */
 #include "config.h"
 
@@ -95,6 +105,50 @@ static void set_cwd(struct proc *p, const char *cwd, int from_stream)
 	p->cwd_from_stream = from_stream;
 }
 
+/* Into changed, the fds p's held calls opened, duplicated onto or
+ * closed; of a range closed, those in p's table or in snapshot s. */
+static void held_changes(struct aggregator *ag, const struct proc *p,
+			 const struct snapshot *s, struct u64map *changed)
+{
+	const struct u64map *maps[2] = { &p->fds, &s->fds };
+	size_t pos, i, m;
+
+	for (pos = 0; pos < p->held_len;
+	     pos += ((const struct dc_event *)(p->held + pos))->size) {
+		const struct dc_event *ev = (const void *)(p->held + pos);
+		const struct probe *pr = probe_of(ag, ev->probe_id);
+		int64_t fds[2], range[2];
+		int n;
+
+		if (ev->type != DC_EV_CALL || pr == NULL)
+			continue;
+		n = op_changed_fds(pr, ev, fds, range);
+		while (n-- > 0)
+			u64map_put(changed, (uint64_t)fds[n], 1);
+		for (m = 0; range[0] <= range[1] && m < 2; m++)
+			for (i = 0; i < maps[m]->cap; i++)
+				if (maps[m]->used[i] &&
+				    (int64_t)maps[m]->keys[i] >= range[0] &&
+				    (int64_t)maps[m]->keys[i] <= range[1])
+					u64map_put(changed, maps[m]->keys[i], 1);
+	}
+}
+
+/* p execed and s is the snapshot read after: it names, from the exec
+ * on, the descriptors p's held events leave alone (s NULL: none came). */
+void hold_exec_settle(struct aggregator *ag, struct proc *p,
+		      const struct snapshot *s)
+{
+	struct u64map changed = { 0 };
+
+	p->exec_waits = 0;
+	if (s == NULL)
+		return;
+	held_changes(ag, p, s, &changed);
+	fdt_apply(&p->fds, &s->fds, &changed);
+	u64map_free(&changed);
+}
+
 void hold_release(struct aggregator *ag, unsigned idx, uint32_t pid,
 		  const char *cwd)
 {
@@ -103,7 +157,16 @@ void hold_release(struct aggregator *ag, unsigned idx, uint32_t pid,
 	struct dc_event *ev;
 	size_t len, pos, last;
 
-	if (p == NULL || p->held_len == 0)
+	if (p == NULL)
+		return;
+	/* Waiting for descriptors, not a directory: the process has one
+	 * (an exec keeps it). */
+	if (p->exec_waits) {
+		hold_exec_settle(ag, p, snap_fds_from(ag->inputs[idx].snapshots,
+						      pid, p->exec_at));
+		cwd = NULL;
+	}
+	if (p->held_len == 0)
 		return;
 	held = p->held;
 	len = p->held_len;
@@ -146,9 +209,11 @@ int hold_event(struct aggregator *ag, unsigned idx, const struct probe *pr,
 	    (in->held_procs == 0 && in->snapshots == NULL))
 		return 0;
 	p = get_proc(ag, idx, ev->pid, 0);
-	if (p != NULL && p->held_len > 0) {
+	if (p != NULL && (p->held_len > 0 || p->exec_waits)) {
 		if ((ev->type == DC_EV_CALL || ev->type == DC_EV_INSTANT) &&
 		    pr != NULL && p->held_len + ev->size <= HOLD_MAX) {
+			if (p->held_len == 0)
+				in->held_procs++;
 			hold_append(p, ev);
 			return 1;
 		}
