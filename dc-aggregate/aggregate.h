@@ -116,6 +116,11 @@ struct proc {
 	 * by chdir/fchdir): a PROCESS frame's, read from /proc later,
 	 * must not replace it (dc-aggregate(1)). */
 	int cwd_from_stream;
+	/* The directory before the last chdir or fchdir, and when that
+	 * call ended: a call begun before then (the library's chdir()
+	 * around the system call) saw the one before (files.c). */
+	char *cwd_prev;
+	uint64_t cwd_since;
 	struct u64map fds;        /* fd -> output string id, FD_* (fdtable.h) */
 	/* Each fd's file before the call that last set it, and when that
 	 * call returned: a call on the fd begun before then (another

@@ -181,6 +181,7 @@ static void free_proc(void *proc)
 	struct proc *p = proc;
 
 	free(p->cwd);
+	free(p->cwd_prev);
 	free(p->desc);
 	free(p->held);
 	u64map_free(&p->fds);
@@ -607,6 +608,14 @@ static void cwd_missed(struct aggregator *ag, struct proc *p)
 	p->cwd_missed = 1;
 }
 
+/* The working directory call ev began in: the one before the last
+ * change, if that was made by a call that ended after ev began (made
+ * inside it: the chdir system call under chdir()). */
+static const char *cwd_at(const struct proc *p, const struct dc_event *ev)
+{
+	return p->cwd_since > ev->ts ? p->cwd_prev : p->cwd;
+}
+
 /* The output string id of path (len bytes) as the call saw it: against
  * the directory of the fd in slot dirfd_arg (-1: none) or the working
  * directory when relative. */
@@ -624,7 +633,7 @@ static uint32_t resolve_path(struct aggregator *ag,
 
 		if (dirfd != AT_FDCWD)
 			base = string_value(ag, fd_file(p, dirfd));
-		else if (p != NULL && (base = p->cwd) == NULL)
+		else if (p != NULL && (base = cwd_at(p, ev)) == NULL)
 			cwd_missed(ag, p);
 		if (base == NULL || base[0] != '/')
 			return intern(ag, path, len, 0);
@@ -767,6 +776,14 @@ static void change_dir(struct aggregator *ag, struct proc *p,
 	if (dir != NULL && dir[0] == '/' &&
 	    (p->cwd == NULL || strcmp(p->cwd, dir) != 0))
 		ag->cwd_moved = p;
+	/* The directory before, unless a call made inside this one (the
+	 * system call under chdir(), whose record came first) moved it. */
+	if (p->cwd_since < ev->ts || p->cwd_since > ev->ts + ev->dur) {
+		free(p->cwd_prev);
+		p->cwd_prev = p->cwd;
+		p->cwd = NULL;
+		p->cwd_since = ev->ts + ev->dur;
+	}
 	free(p->cwd);
 	p->cwd = dir != NULL && dir[0] == '/' ? xstrdup(dir) : NULL;
 	p->cwd_from_stream = p->cwd != NULL;

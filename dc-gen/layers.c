@@ -87,6 +87,25 @@ static const struct builtin_func posix_funcs[] = {
 	F("fcntl", "fd,cmd,int", "int"),
 	F("ftruncate", "fd,offset", "status"),
 	Q("ftruncate64", "fd,offset", "status"),
+	F("truncate", "path,offset", "status"),
+	Q("truncate64", "path,offset", "status"),
+	/* The working directory, which relative paths are taken against. */
+	F("chdir", "path", "status"),
+	F("fchdir", "fd", "status"),
+	/* Copies between descriptors: named by the file read, the file
+	 * written its second name (dc-aggregate(1)). */
+	F("sendfile", "fd,fd,ptr,size", "size"),
+	Q("sendfile64", "fd,fd,ptr,size", "size"),
+	F("copy_file_range", "fd,ptr,fd,ptr,size,flags", "size"),
+	/* Space and advice, which move no bytes (their lengths are not
+	 * sizes); posix_fallocate and posix_fadvise return an error
+	 * number. */
+	F("posix_fallocate", "fd,offset,offset", "code"),
+	Q("posix_fallocate64", "fd,offset,offset", "code"),
+	F("fallocate", "fd,flags,offset,offset", "status"),
+	Q("fallocate64", "fd,flags,offset,offset", "status"),
+	F("posix_fadvise", "fd,offset,offset,int", "code"),
+	Q("posix_fadvise64", "fd,offset,offset,int", "code"),
 	/* A file of a unique name, made from the template: its name is
 	 * there when the call returns, when the collector reads it (as
 	 * every path).  mkdtemp returns the template, or NULL. */

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -228,6 +229,40 @@ WRAP(int, ftruncate, r < 0, -1, 2,
 WRAP(int, ftruncate64, r < 0, -1, 2,
      (int fd, off64_t len),
      (fd, len), (I(fd), L(len)))
+/* The working directory, which relative paths are taken against:
+ * without these a posix-only trace would resolve them against the one
+ * the process started in. */
+WRAP(int, chdir, r < 0, 0, 1,
+     (const char *path),
+     (path), (P(path)))
+WRAP(int, fchdir, r < 0, -1, 1,
+     (int fd),
+     (fd), (I(fd)))
+WRAP(int, truncate, r < 0, 0, 2,
+     (const char *path, off_t len),
+     (path, len), (P(path), L(len)))
+/* Copies from one descriptor to another, sendfile's destination first. */
+WRAP(ssize_t, sendfile, r < 0, -1, 4,
+     (int out, int in, off_t *off, size_t n),
+     (out, in, off, n), (I(out), I(in), P(off), L(n)))
+WRAP(ssize_t, copy_file_range, r < 0, -1, 6,
+     (int in, off64_t *off_in, int out, off64_t *off_out, size_t n,
+      unsigned int flags),
+     (in, off_in, out, off_out, n, flags),
+     (I(in), P(off_in), I(out), P(off_out), L(n), I(flags)))
+/* The posix_ ones return an error number and leave errno alone. */
+WRAP(int, posix_fallocate, 0, -1, 3,
+     (int fd, off_t off, off_t len),
+     (fd, off, len), (I(fd), L(off), L(len)))
+WRAP(int, posix_fallocate64, 0, -1, 3,
+     (int fd, off64_t off, off64_t len),
+     (fd, off, len), (I(fd), L(off), L(len)))
+WRAP(int, fallocate, r < 0, -1, 4,
+     (int fd, int mode, off_t off, off_t len),
+     (fd, mode, off, len), (I(fd), I(mode), L(off), L(len)))
+WRAP(int, posix_fadvise, 0, -1, 4,
+     (int fd, off_t off, off_t len, int advice),
+     (fd, off, len, advice), (I(fd), L(off), L(len), I(advice)))
 WRAP(FILE *, fopen, r == NULL, 0, 2,
      (const char *path, const char *mode),
      (path, mode), (P(path), P(mode)))
@@ -407,6 +442,18 @@ WRAP_AS(off64_t, ftello64, ftello, r < 0, -1, 1,
 WRAP_AS(ssize_t, __getdelim, getdelim, r < 0, -1, 4,
 	(char **line, size_t *n, int delim, FILE *f),
 	(line, n, delim, f), (P(line), P(n), I(delim), P(f)))
+WRAP_AS(int, truncate64, truncate, r < 0, 0, 2,
+	(const char *path, off64_t len),
+	(path, len), (P(path), L(len)))
+WRAP_AS(ssize_t, sendfile64, sendfile, r < 0, -1, 4,
+	(int out, int in, off64_t *off, size_t n),
+	(out, in, off, n), (I(out), I(in), P(off), L(n)))
+WRAP_AS(int, fallocate64, fallocate, r < 0, -1, 4,
+	(int fd, int mode, off64_t off, off64_t len),
+	(fd, mode, off, len), (I(fd), I(mode), L(off), L(len)))
+WRAP_AS(int, posix_fadvise64, posix_fadvise, 0, -1, 4,
+	(int fd, off64_t off, off64_t len, int advice),
+	(fd, off, len, advice), (I(fd), L(off), L(len), I(advice)))
 WRAP_AS(int, mkstemp64, mkstemp, r < 0, 0, 1,
 	(char *t),
 	(t), (P(t)))

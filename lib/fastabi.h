@@ -71,7 +71,7 @@
 #define DC_FAST_DEFAULT_SOCKET "@datacrumbs-clients"
 #define DC_FAST_MAGIC 0x64636661u        /* "dcfa" */
 #define DC_FAST_SHM_MAGIC 0x31676e6972636464ULL /* "ddcring1" */
-#define DC_FAST_VERSION 16u               /* 9: the checking versions of
+#define DC_FAST_VERSION 17u               /* 9: the checking versions of
                                              lib/checking.h in the table;
                                              10: and __isoc99_fscanf;
                                              11: the hello's request;
@@ -87,7 +87,13 @@
                                              freopen64, rewind,
                                              fgetpos, fsetpos, dprintf,
                                              vdprintf, scanf, the
-                                             _unlocked versions */
+                                             _unlocked versions;
+                                             17: chdir, fchdir,
+                                             truncate, sendfile,
+                                             copy_file_range,
+                                             posix_fallocate(64),
+                                             fallocate,
+                                             posix_fadvise */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_EXEC_WAIT_MS 2000         /* ... and this long before an
                                              exec: placing the uprobes
@@ -147,6 +153,10 @@
 	X(fputc_unlocked, stdio) X(putc_unlocked, stdio) \
 	X(fgetc_unlocked, stdio) X(fflush_unlocked, stdio) \
 	X(getchar_unlocked, stdio) X(putchar_unlocked, stdio) \
+	X(chdir, posix) X(fchdir, posix) X(truncate, posix) \
+	X(sendfile, posix) X(copy_file_range, posix) \
+	X(posix_fallocate, posix) X(posix_fallocate64, posix) \
+	X(fallocate, posix) X(posix_fadvise, posix) \
 	X(MPI_File_open, mpiio) X(MPI_File_close, mpiio) \
 	X(MPI_File_sync, mpiio) X(MPI_File_set_view, mpiio) \
 	X(MPI_File_seek, mpiio) X(MPI_File_read, mpiio) \
@@ -191,7 +201,9 @@
 	X(mkstemp64, mkstemp) X(mkostemp64, mkostemp) \
 	X(mkstemps64, mkstemps) X(mkostemps64, mkostemps) \
 	X(fgetpos64, fgetpos) X(fsetpos64, fsetpos) \
-	X(getc_unlocked, fgetc_unlocked)
+	X(getc_unlocked, fgetc_unlocked) X(truncate64, truncate) \
+	X(sendfile64, sendfile) X(fallocate64, fallocate) \
+	X(posix_fadvise64, posix_fadvise)
 #define DC_FAST_FORTIFIED(X) \
 	X(__read_chk, read) X(__pread_chk, pread) X(__pread64_chk, pread64) \
 	X(__open_2, open) X(__open64_2, open64) X(__openat_2, openat) \

@@ -36,6 +36,26 @@ test_expect_success BPF 'cp: the bytes read from the source and written to the d
 	test "$(file_bytes sum "$PWD/dst")" = $SIZE
 '
 
+# The same in the posix layer, which has copy_file_range and sendfile,
+# through the client library and through uprobes.
+for path in fast uprobe; do
+	opt=
+	test $path = uprobe && opt=--no-preload
+	test_expect_success BPF "cp in the posix layer ($path): the source's bytes and the destination's" "
+		cp \"\$SHARED/src\" src && rm -f dst &&
+		printf 'layers: [posix]\n' >c.yaml &&
+		trace_ok c.yaml cp.pfw.gz $opt probes.sig -- cp src dst &&
+		cmp src dst &&
+		dc-write --summary --top 0 cp.pfw.gz >sum &&
+		grep '[/ ]src\$\|[/ ]dst\$' sum &&
+		test \"\$(file_bytes sum \"\$PWD/src\")\" = $SIZE &&
+		test \"\$(file_bytes sum \"\$PWD/dst\")\" = $SIZE &&
+		if zcat cp.pfw.gz | grep -q '\"name\":\"copy_file_range\"'; then
+			test \"\$(file_bytes sum \"\$PWD/dst\" copy_file_range)\" = $SIZE
+		fi
+	"
+done
+
 test_expect_success BPF,DASK 'cp in the report: bytes read from the source, written to the destination' '
 	dc-report -w 0 --top 0 "$SHARED/cp.pfw.gz" -o cp.html &&
 	$Q cp.html table files-table >files &&

@@ -160,10 +160,38 @@ more_named() {
 	test "$(q count "$1" --cat STDIO --name fsetpos --file "$2/more.out" --arg ret=0)" = 1
 }
 
+# truncate, posix_fadvise and the rest name their files; a copy's bytes
+# are its source's and its destination's (dc-write --summary's rows),
+# each its file's size; posix_fallocate and fallocate move none.
+moves_named() {
+	test "$(wc -c <"$2/moves.a")" = 100 && test "$(wc -c <"$2/moves.c")" = 100 &&
+	test "$(wc -c <"$2/moves.d")" = 100 && test "$(wc -c <"$2/moves.e")" = 8192 &&
+	test "$(q count "$1" --cat POSIX --name truncate --file "$2/moves.a" --arg ret=0)" = 1 &&
+	test "$(q count "$1" --cat POSIX --name posix_fadvise --file "$2/moves.a" --arg ret=0)" = 1 &&
+	test "$(q count "$1" --cat POSIX --name sendfile --file "$2/moves.a" --arg ret=100)" = 1 &&
+	test "$(q count "$1" --cat POSIX --name copy_file_range --file "$2/moves.a" --arg ret=100)" = 1 &&
+	test "$(q count "$1" --cat POSIX --name posix_fallocate --file "$2/moves.e" --arg ret=0)" = 1 &&
+	test "$(q count "$1" --cat POSIX --name fallocate --file "$2/moves.e" --arg ret=$(cat "$2/moves.txt"))" = 1 &&
+	dc-write --summary --top 0 "$1" >moves.sum &&
+	for row in sendfile:moves.a:100 sendfile:moves.c:100 \
+		   copy_file_range:moves.a:100 copy_file_range:moves.d:100 \
+		   posix_fallocate:moves.e:0 fallocate:moves.e:0; do
+		fn=${row%%:*} f=${row#*:} &&
+		b=$(awk -v fn="$fn" -v f="$2/${f%:*}" "\$1 == \"POSIX\" && \$2 == fn && \$6 == f { b += \$4 } END { print b + 0 }" moves.sum) &&
+		test "$b" = "${row##*:}" || { echo "$row: $b" >&2; return 1; }
+	done
+}
+
 test_expect_success BPF,PYTHON3 'files made from templates, descriptors printed to and streams reopened are named' '
 	temps_named "$T" "$W" &&
 	more_named "$T" "$W" &&
 	test "$(q count "$T" --cat sys --name openat --file "$W/$t1" --arg level=1)" = 1
+'
+
+test_expect_success BPF,PYTHON3 'chdir and fchdir, truncate, copies, space and advice in the posix layer' '
+	test "$(q count "$T" --cat POSIX --name chdir --file "$W/sub" --arg ret=0)" = 1 &&
+	test "$(q count "$T" --cat POSIX --name fchdir --file "$W" --arg ret=0)" = 1 &&
+	moves_named "$T" "$W"
 '
 
 test_expect_success BPF,PYTHON3 'the same through uprobes' '
@@ -171,7 +199,13 @@ test_expect_success BPF,PYTHON3 'the same through uprobes' '
 	mkdir u &&
 	(cd u && trace_ok ../u.yaml ../u.pfw.gz --no-preload probes.sig -- "$USERBYTES" >so 2>se) &&
 	temps_named u.pfw.gz "$PWD/u" &&
-	more_named u.pfw.gz "$PWD/u"
+	more_named u.pfw.gz "$PWD/u" &&
+	moves_named u.pfw.gz "$PWD/u" &&
+	# The posix layer alone follows the working directory.
+	test "$(q count u.pfw.gz --cat POSIX --name chdir --file "$PWD/u/sub" --arg ret=0)" = 1 &&
+	test "$(q count u.pfw.gz --cat POSIX --name open --file "$PWD/u/sub/inner.out")" = 1 &&
+	test "$(q count u.pfw.gz --cat POSIX --name open --file "$PWD/u/outer.out")" = 1 &&
+	test "$(q count u.pfw.gz --file "$PWD/u/inner.out")" = 0
 '
 
 test_expect_success BPF,PYTHON3 'profile mode, in the collector and in dc-aggregate: the same bytes' '

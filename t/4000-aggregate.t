@@ -846,6 +846,34 @@ test_expect_success 'a late /proc snapshot names nothing before its time, nor wh
 	test_cmp expect got
 '
 
+# A library's chdir() arrives after the system call it made (children
+# first), which moved the directory already: its relative path is
+# taken against the directory it began in, and it moves nothing more.
+test_expect_success 'a chdir under a chdir: both the same directory, moved once' '
+	write_probes >s &&
+	cat >>s <<-\EOF &&
+	probe id=14 kind=uprobe layer=POSIX name=chdir target=/lib/libc.so.6 args=path ret=status
+	probe id=15 kind=syscall layer=sys name=chdir args=path ret=status
+	call probe=15 pid=100 tid=100 ts=110 dur=10 ret=0 depth=1 args=0 str=sub
+	call probe=14 pid=100 tid=100 ts=100 dur=30 ret=0 args=0 str=sub
+	call probe=0 pid=100 tid=100 ts=200 dur=10 ret=3 args=0,0,0 str=f
+	call probe=15 pid=100 tid=100 ts=300 dur=10 ret=0 args=0 str=..
+	call probe=0 pid=100 tid=100 ts=400 dur=10 ret=4 args=0,0,0 str=g
+	end
+	EOF
+	agg s &&
+	test_must_be_empty_err &&
+	events | sed "s/ tid=.* file=/ file=/; s/ args=.*//" >got &&
+	cat >expect <<-\EOF &&
+	call probe=15 pid=100 file=/work/dir/sub
+	call probe=14 pid=100 file=/work/dir/sub
+	call probe=0 pid=100 file=/work/dir/sub/f
+	call probe=15 pid=100 file=/work/dir
+	call probe=0 pid=100 file=/work/dir/g
+	EOF
+	test_cmp expect got
+'
+
 # A shell redirects stdin and stdout without a traced call, then execs
 # the program (`sh -c 'exec prog <in >out'`), which reads and writes
 # at once; the collector reads its fds at 1550, when the EXEC record

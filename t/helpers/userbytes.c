@@ -1,8 +1,9 @@
 /*
  * userbytes.c - a workload with exactly known STDIO and vectored bytes,
  * open modes, fcntl commands, renames, a change of directory, files
- * made from templates (mkstemp), printing to a descriptor (dprintf) and
- * a stream reopened and repositioned (freopen64, fgetpos, rewind), for
+ * made from templates (mkstemp), printing to a descriptor (dprintf), a
+ * stream reopened and repositioned (freopen64, fgetpos, rewind), and
+ * space, advice, a truncation and copies (moves), for
  * t/3200-userbytes.t.  Everything is relative to the working directory,
  * so the trace must resolve it.  Exits non-zero if any call fails.
  */
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -48,6 +50,41 @@ static void temps(const char *buf)
 	check((fd = open("temps.txt", O_CREAT | O_WRONLY | O_TRUNC, 0600)) >= 0, "open temps.txt");
 	check(write(fd, names, (size_t)n) == n, "write temps.txt");
 	check(close(fd) == 0, "close temps.txt");
+}
+
+/* glibc's, declared only with _GNU_SOURCE. */
+ssize_t copy_file_range(int in, off_t *off_in, int out, off_t *off_out,
+			size_t n, unsigned int flags);
+int fallocate(int fd, int mode, off_t off, off_t len);
+
+/* Space, advice, a truncation and copies between descriptors: moves.a
+ * (40 bytes written, truncated to 100), copied whole to moves.c by
+ * sendfile and to moves.d by copy_file_range; moves.e given 8192 bytes
+ * by posix_fallocate, then 4096 beyond its size by fallocate (which a
+ * file system may refuse: what it returned in moves.txt). */
+static void moves(const char *buf)
+{
+	int a, c, d, e, r, n;
+	off_t from = 0;
+	char said[32];
+
+	check((a = open("moves.a", O_CREAT | O_RDWR | O_TRUNC, 0600)) >= 0, "open moves.a");
+	check(write(a, buf, 40) == 40, "write moves.a");
+	check(truncate("moves.a", 100) == 0, "truncate");
+	check(posix_fadvise(a, 0, 0, POSIX_FADV_SEQUENTIAL) == 0, "posix_fadvise");
+	check((c = open("moves.c", O_CREAT | O_WRONLY | O_TRUNC, 0600)) >= 0, "open moves.c");
+	check(sendfile(c, a, &from, 100) == 100, "sendfile");
+	check((d = open("moves.d", O_CREAT | O_WRONLY | O_TRUNC, 0600)) >= 0, "open moves.d");
+	from = 0;
+	check(copy_file_range(a, &from, d, NULL, 100, 0) == 100, "copy_file_range");
+	check((e = open("moves.e", O_CREAT | O_WRONLY | O_TRUNC, 0600)) >= 0, "open moves.e");
+	check(posix_fallocate(e, 0, 8192) == 0, "posix_fallocate");
+	r = fallocate(e, 1 /* FALLOC_FL_KEEP_SIZE */, 8192, 4096);
+	n = snprintf(said, sizeof(said), "%d\n", r);
+	check(close(a) == 0 && close(c) == 0 && close(d) == 0 && close(e) == 0, "close moves");
+	check((e = open("moves.txt", O_CREAT | O_WRONLY | O_TRUNC, 0600)) >= 0, "open moves.txt");
+	check(write(e, said, (size_t)n) == n, "write moves.txt");
+	check(close(e) == 0, "close moves.txt");
 }
 
 /* glibc's, declared by <stdio.h> only with _LARGEFILE64_SOURCE and
@@ -158,5 +195,6 @@ int main(void)
 	check(close(fd) == 0, "close outer");
 	temps(buf);
 	more_stdio();
+	moves(buf);
 	return 0;
 }
