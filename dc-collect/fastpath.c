@@ -233,7 +233,7 @@ static bool client_can_record(const struct dc_probe *p, int fn)
 	return strings <= 2 && derived <= 1 &&
 	       (p->ret_kind <= DC_RET_INT || p->ret_kind == DC_RET_ITEMS ||
 		p->ret_kind == DC_RET_ALL || p->ret_kind == DC_RET_CHAR ||
-		(lib && p->ret_kind == DC_RET_CODE));
+		p->ret_kind == DC_RET_CODE);
 }
 
 /* fn's entry of the table from probe i (p), which it records. */

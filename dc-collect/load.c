@@ -479,8 +479,7 @@ static void probe_cfg_of(struct collector *c, size_t i,
 		cfg->arg_kinds[a] = bpf_kind(p->arg_kinds[a]);
 		cfg->derive |= derive_of(cfg->arg_kinds[a]);
 		has_file |= dc_arg_is_stream(p->arg_kinds[a]);
-		if ((p->arg_kinds[a] == DC_ARG_STDOUT ||
-		     p->arg_kinds[a] == DC_ARG_STDIN) && !c->skip[i])
+		if (dc_arg_is_std_stream(p->arg_kinds[a]) && !c->skip[i])
 			cfg->stream_rel = stream_rel(p, p->arg_kinds[a], ec);
 		if (p->arg_kinds[a] != DC_ARG_PATH &&
 		    p->arg_kinds[a] != DC_ARG_STR)

@@ -226,6 +226,33 @@ static const struct builtin_func mpiio_funcs[] = {
 	F("MPI_File_write_shared", RW, "code"),
 	F("MPI_File_read_ordered", RW, "code"),
 	F("MPI_File_write_ordered", RW, "code"),
+	F("MPI_File_iread_shared", IRW, "code"),
+	F("MPI_File_iwrite_shared", IRW, "code"),
+	/* Split collectives: the bytes are the begin's, which asks for
+	 * them (as an iread does); the end's status is not read, so they
+	 * count once. */
+#define BEGIN "handle,ptr,count,datatype"
+#define BEGIN_AT "handle,offset,ptr,count,datatype"
+#define END "handle,ptr,ptr"
+	F("MPI_File_read_all_begin", BEGIN, "code"),
+	F("MPI_File_read_all_end", END, "code"),
+	F("MPI_File_write_all_begin", BEGIN, "code"),
+	F("MPI_File_write_all_end", END, "code"),
+	F("MPI_File_read_at_all_begin", BEGIN_AT, "code"),
+	F("MPI_File_read_at_all_end", END, "code"),
+	F("MPI_File_write_at_all_begin", BEGIN_AT, "code"),
+	F("MPI_File_write_at_all_end", END, "code"),
+	F("MPI_File_read_ordered_begin", BEGIN, "code"),
+	F("MPI_File_read_ordered_end", END, "code"),
+	F("MPI_File_write_ordered_begin", BEGIN, "code"),
+	F("MPI_File_write_ordered_end", END, "code"),
+#undef BEGIN
+#undef BEGIN_AT
+#undef END
+	F("MPI_File_seek_shared", "handle,offset,whence", "code"),
+	F("MPI_File_set_size", "handle,offset", "code"),
+	F("MPI_File_preallocate", "handle,offset", "code"),
+	F("MPI_File_delete", "path,ptr", "code"),
 #undef RW
 #undef RW_AT
 #undef IRW

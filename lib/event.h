@@ -174,6 +174,13 @@ dc_arg_is_stream(__u8 kind)
 	       kind == DC_ARG_STDIN;
 }
 
+/* Whether it is implied: libc's stdout or stdin when the call begins. */
+static inline __attribute__((always_inline)) int
+dc_arg_is_std_stream(__u8 kind)
+{
+	return kind == DC_ARG_STDOUT || kind == DC_ARG_STDIN;
+}
+
 static inline __attribute__((always_inline)) int
 dc_call_failed(__u8 ret_kind, __s64 ret)
 {

@@ -93,7 +93,12 @@
                                              copy_file_range,
                                              posix_fallocate(64),
                                              fallocate,
-                                             posix_fadvise */
+                                             posix_fadvise; MPI's
+                                             split collectives,
+                                             iread_shared,
+                                             iwrite_shared,
+                                             seek_shared, set_size,
+                                             preallocate, delete */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_EXEC_WAIT_MS 2000         /* ... and this long before an
                                              exec: placing the uprobes
@@ -170,6 +175,20 @@
 	X(MPI_File_iwrite_at_all, mpiio) X(MPI_File_read_shared, mpiio) \
 	X(MPI_File_write_shared, mpiio) X(MPI_File_read_ordered, mpiio) \
 	X(MPI_File_write_ordered, mpiio) \
+	X(MPI_File_iread_shared, mpiio) X(MPI_File_iwrite_shared, mpiio) \
+	X(MPI_File_read_all_begin, mpiio) X(MPI_File_read_all_end, mpiio) \
+	X(MPI_File_write_all_begin, mpiio) \
+	X(MPI_File_write_all_end, mpiio) \
+	X(MPI_File_read_at_all_begin, mpiio) \
+	X(MPI_File_read_at_all_end, mpiio) \
+	X(MPI_File_write_at_all_begin, mpiio) \
+	X(MPI_File_write_at_all_end, mpiio) \
+	X(MPI_File_read_ordered_begin, mpiio) \
+	X(MPI_File_read_ordered_end, mpiio) \
+	X(MPI_File_write_ordered_begin, mpiio) \
+	X(MPI_File_write_ordered_end, mpiio) \
+	X(MPI_File_seek_shared, mpiio) X(MPI_File_set_size, mpiio) \
+	X(MPI_File_preallocate, mpiio) X(MPI_File_delete, mpiio) \
 	X(H5Fcreate, hdf5) X(H5Fopen, hdf5) X(H5Fclose, hdf5) \
 	X(H5Fflush, hdf5) X(H5Dcreate2, hdf5) X(H5Dopen2, hdf5) \
 	X(H5Dread, hdf5) X(H5Dwrite, hdf5) X(H5Dclose, hdf5) \

@@ -259,8 +259,7 @@ static int implied_streams(const struct dc_probe *out, size_t idx,
 	int i;
 
 	for (i = 0; i < out->nargs && out->kind != DC_PROBE_UPROBE; i++)
-		if (out->arg_kinds[i] == DC_ARG_STDOUT ||
-		    out->arg_kinds[i] == DC_ARG_STDIN) {
+		if (dc_arg_is_std_stream(out->arg_kinds[i])) {
 			dc_format_error(err, errlen,
 			       "probe %zu (%s): a \"%s\" argument is for uprobes only",
 			       idx, function, arg_names[out->arg_kinds[i]]);

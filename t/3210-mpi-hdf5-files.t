@@ -3,7 +3,8 @@
 # and 6), with real OpenMPI and Debian's HDF5: MPI_File_open's handle,
 # read through its pointer, names every later call on it, close
 # included; bytes are count x the datatype's size, what moved from the
-# MPI_Status; HDF5 dataset, group and attribute ids name their file,
+# MPI_Status; the split collectives, nonblocking and shared-pointer
+# calls on both paths; HDF5 dataset, group and attribute ids name their file,
 # with HDF5 shared (h5cc -shlib) and linked into the executable (h5cc's
 # default), the latter through the hdf5 layer aimed at the executable.
 . "$(dirname "$0")/test-lib.sh"
@@ -57,6 +58,81 @@ test_expect_success BPF,PYTHON3,MPICC 'MPI bytes: count x datatype size asked, t
 	dc-write --summary "$T" >summary &&
 	grep -E "^MPI +MPI_File_read_at +4 +8688 .* $F\$" summary
 '
+
+# mpi_rows TRACE DIR: "function file bytes" for each MPI_File function
+# in TRACE's dc-write --summary (each called by 2 ranks, but
+# MPI_File_delete, called by one), files relative to DIR.
+mpi_rows() {
+	dc-write --summary --top 0 "$1" >rows.sum &&
+	awk -v d="$2/" '$1 == "MPI" && $2 ~ /^MPI_File_/ &&
+		($3 == 2 || ($2 == "MPI_File_delete" && $3 == 1)) {
+		f = $6; sub(d, "", f); print $2, f, $4 }' rows.sum | sort
+}
+
+# The other MPI-IO calls (t/helpers/mpi-more.c), by the client library
+# and by uprobes: each names its file, once a rank, the split
+# collectives' bytes at their begin, a nonblocking call's at its
+# start; each file's bytes written and read are its size.
+for path in fast uprobe; do
+	opt=
+	test $path = uprobe && opt=--no-preload
+	test_expect_success BPF,PYTHON3,MPICC "split collectives, nonblocking and shared-pointer calls, set_size, preallocate, delete ($path)" "
+		mkdir \"\$M/$path\" && cd \"\$M/$path\" &&
+		mpicc -o mpi-more \"\$DC_SRC_DIR/t/helpers/mpi-more.c\" &&
+		printf 'layers: [posix, mpiio]\n' >c.yaml &&
+		trace_ok c.yaml t.pfw.gz $opt probes.sig -- \
+			mpirun --allow-run-as-root --oversubscribe -np 2 ./mpi-more &&
+		test \"\$(wc -c <mpi-more.out)\" = 440 &&
+		test \"\$(wc -c <mpi-shared.out)\" = 28 &&
+		test ! -e mpi-gone.out &&
+		mpi_rows t.pfw.gz \"\$PWD\" >got &&
+		cat >expect <<-\EOF &&
+		MPI_File_close mpi-gone.out 0
+		MPI_File_close mpi-more.out 0
+		MPI_File_close mpi-shared.out 0
+		MPI_File_delete mpi-gone.out 0
+		MPI_File_iread mpi-more.out 20
+		MPI_File_iread_all mpi-more.out 20
+		MPI_File_iread_at mpi-more.out 60
+		MPI_File_iread_at_all mpi-more.out 40
+		MPI_File_iread_shared mpi-shared.out 4
+		MPI_File_iwrite mpi-more.out 20
+		MPI_File_iwrite_all mpi-more.out 20
+		MPI_File_iwrite_at mpi-more.out 60
+		MPI_File_iwrite_at_all mpi-more.out 40
+		MPI_File_iwrite_shared mpi-shared.out 4
+		MPI_File_open mpi-gone.out 0
+		MPI_File_open mpi-more.out 0
+		MPI_File_open mpi-shared.out 0
+		MPI_File_preallocate mpi-gone.out 0
+		MPI_File_read_all_begin mpi-more.out 100
+		MPI_File_read_all_end mpi-more.out 0
+		MPI_File_read_at_all_begin mpi-more.out 200
+		MPI_File_read_at_all_end mpi-more.out 0
+		MPI_File_read_ordered mpi-shared.out 10
+		MPI_File_read_ordered_begin mpi-shared.out 8
+		MPI_File_read_ordered_end mpi-shared.out 0
+		MPI_File_read_shared mpi-shared.out 6
+		MPI_File_seek_shared mpi-shared.out 0
+		MPI_File_set_size mpi-more.out 0
+		MPI_File_set_size mpi-shared.out 0
+		MPI_File_write_all_begin mpi-more.out 100
+		MPI_File_write_all_end mpi-more.out 0
+		MPI_File_write_at_all_begin mpi-more.out 200
+		MPI_File_write_at_all_end mpi-more.out 0
+		MPI_File_write_ordered mpi-shared.out 10
+		MPI_File_write_ordered_begin mpi-shared.out 8
+		MPI_File_write_ordered_end mpi-shared.out 0
+		MPI_File_write_shared mpi-shared.out 6
+		EOF
+		test_cmp expect got &&
+		if test $path = fast
+		then
+			grep -q 'fast path: [0-9]* functions recorded' collect.err &&
+			! grep 'MPI_File.*stays a uprobe' collect.err
+		fi
+	"
+done
 
 # build_h5 DIR [-shlib]: the HDF5 workload, shared or static.
 build_h5() {
