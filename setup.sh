@@ -21,14 +21,15 @@ build="$top/build"
 # matplotlib, pandas; chromium renders its reports in the tests),
 # bpftrace for bench/kernel-bench.sh's peer column (1.6 MB with
 # libbpfcc; clang's LLVM is already here), fio (a real program's POSIX
-# AIO, t/3250), nothing else.
+# AIO, t/3250), h5py (HDF5 as Python programs use it, t/3210), nothing
+# else.
 packages="autoconf automake libtool pkg-config make gcc clang llvm bpftool bpftrace
 libbpf-dev libelf-dev zlib1g-dev libjansson-dev libyaml-dev libssl-dev
 python3 libhdf5-dev libopenmpi-dev openmpi-bin libmpich-dev mpich
 systemtap-sdt-dev passwd
 slurm-wlm munge iproute2
 procps libdeflate0 python3-dask python3-distributed python3-matplotlib
-python3-pandas chromium fio
+python3-pandas python3-h5py chromium fio
 qemu-system-x86 busybox-static e2fsprogs xfsprogs file
 afl++ libclang-rt-14-dev"
 

@@ -279,6 +279,17 @@ static const struct builtin_func hdf5_funcs[] = {
 	F("H5Aread", "handle,handle,ptr", "status"),
 	F("H5Awrite", "handle,handle,ptr", "status"),
 	F("H5Aclose", "handle", "status"),
+	/* What h5py uses: f["x"] opens by H5Oopen, g["y"] = data creates
+	 * with H5Dcreate_anon and links with H5Olink, attributes go by
+	 * name; each id is in its location's file. */
+	F("H5Oopen", "handle,str,handle", "handle"),
+	F("H5Oclose", "handle", "status"),
+	F("H5Olink", "handle,handle,str,handle,handle", "status"),
+	F("H5Dcreate_anon", "handle,handle,handle,handle,handle", "handle"),
+	/* H5Acreate_by_name has eight arguments; the last two (aapl,
+	 * lapl) are dropped. */
+	F("H5Acreate_by_name", "handle,str,str,handle,handle,handle", "handle"),
+	F("H5Aopen_by_name", "handle,str,str,handle,handle", "handle"),
 	F("H5Pcreate", "handle", "handle"),
 	F("H5Pclose", "handle", "status"),
 	/* Only in MPI-enabled builds of HDF5. */

@@ -266,3 +266,12 @@ ID(H5Pcreate, 1)
 STATUS(H5Pclose, 1)
 STATUS(H5Pset_fapl_mpio, 3)
 STATUS(H5Pset_dxpl_mpio, 2)
+ID(H5Oopen, 3)
+STATUS(H5Oclose, 1)
+STATUS(H5Olink, 5)
+ID(H5Dcreate_anon, 5)
+/* Eight arguments; the plan records six. */
+LIBWRAP(__s64, H5Acreate_by_name, 6,
+	(W a0, W a1, W a2, W a3, W a4, W a5, W a6, W a7),
+	(a0, a1, a2, a3, a4, a5, a6, a7), A6)
+ID(H5Aopen_by_name, 5)

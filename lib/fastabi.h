@@ -98,7 +98,11 @@
                                              iread_shared,
                                              iwrite_shared,
                                              seek_shared, set_size,
-                                             preallocate, delete */
+                                             preallocate, delete;
+                                             H5Oopen, H5Oclose,
+                                             H5Olink, H5Dcreate_anon,
+                                             H5Acreate_by_name,
+                                             H5Aopen_by_name */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_EXEC_WAIT_MS 2000         /* ... and this long before an
                                              exec: placing the uprobes
@@ -195,7 +199,10 @@
 	X(H5Gcreate2, hdf5) X(H5Gopen2, hdf5) X(H5Gclose, hdf5) \
 	X(H5Acreate2, hdf5) X(H5Aopen, hdf5) X(H5Aread, hdf5) \
 	X(H5Awrite, hdf5) X(H5Aclose, hdf5) X(H5Pcreate, hdf5) \
-	X(H5Pclose, hdf5) X(H5Pset_fapl_mpio, hdf5) X(H5Pset_dxpl_mpio, hdf5)
+	X(H5Pclose, hdf5) X(H5Pset_fapl_mpio, hdf5) X(H5Pset_dxpl_mpio, hdf5) \
+	X(H5Oopen, hdf5) X(H5Oclose, hdf5) X(H5Olink, hdf5) \
+	X(H5Dcreate_anon, hdf5) X(H5Acreate_by_name, hdf5) \
+	X(H5Aopen_by_name, hdf5)
 
 /* More names the client wraps, each recorded as the function of the
  * table it stands for (X(name, that function)), so they take no entry

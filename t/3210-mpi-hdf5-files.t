@@ -242,4 +242,55 @@ test_expect_success BPF,PYTHON3,H5CC 'HDF5 linked into the executable: the hdf5 
 	check_h5 "$TRASH_DIRECTORY/hx/t.pfw.gz" "$TRASH_DIRECTORY/hx/h5.h5"
 '
 
+# H5PY: Debian's h5py, for the system's python3 (python3-h5py).
+test_lazy_prereq H5PY '
+	/usr/bin/python3 -c "import h5py" ||
+	{ echo "h5py (python3-h5py) not installed for /usr/bin/python3"; false; }
+'
+
+# h5py, as Python programs use HDF5: f["x"] opens by H5Oopen, g["y"] =
+# data creates an anonymous dataset and links it (H5Dcreate_anon,
+# H5Olink), attributes go by name.  By the client library and by
+# uprobes, every call but the property lists' names the file, and the
+# POSIX writes under them end at its size.
+for path in fast uprobe; do
+	opt=
+	test $path = uprobe && opt=--no-preload
+	test_expect_success BPF,PYTHON3,H5PY "h5py: every HDF5 call names its file ($path)" "
+		mkdir $path && cd $path &&
+		cat >h.py <<-\EOP &&
+		import h5py, numpy as np
+		with h5py.File('h.h5', 'w') as f:
+		    f.create_dataset('x', data=np.arange(1000, dtype='i4'))
+		    f.attrs['a'] = 7
+		    f.create_group('g')['y'] = np.ones(10)
+		with h5py.File('h.h5', 'r') as f:
+		    print(int(f['x'][:].sum()), int(f.attrs['a']), len(f['g/y'][()]),
+		          file=open('out', 'w'))
+		EOP
+		printf 'layers: [posix, hdf5]\n' >c.yaml &&
+		trace_ok c.yaml t.pfw.gz $opt probes.sig -- /usr/bin/python3 h.py &&
+		echo '499500 7 10' >expect && test_cmp expect out &&
+		python3 - t.pfw.gz \"\$PWD/h.h5\" <<-\EOP
+		import collections, gzip, json, os, sys
+		ev = [json.loads(l) for l in gzip.open(sys.argv[1], 'rt') if l.startswith('{')]
+		fh = {e['args']['value']: e['args']['name'] for e in ev if e['name'] == 'FH' and e['ph'] == 'M'}
+		calls = [e for e in ev if e.get('cat') == 'HDF5' and e['ph'] == 'X'
+		         and not e['name'].startswith('H5P')]
+		n = collections.Counter(e['name'] for e in calls)
+		want = {'H5Fcreate': 1, 'H5Fopen': 1, 'H5Dcreate2': 1, 'H5Dcreate_anon': 1,
+		        'H5Olink': 1, 'H5Gcreate2': 1, 'H5Dwrite': 2, 'H5Acreate_by_name': 1,
+		        'H5Awrite': 1, 'H5Dread': 2, 'H5Aopen_by_name': 1, 'H5Aread': 1}
+		assert all(n[k] == v for k, v in want.items()), n
+		assert n['H5Oopen'] >= 2, n
+		bad = [e for e in calls if fh.get(e['args'].get('fhash')) != sys.argv[2]]
+		assert not bad, bad
+		pw = [e for e in ev if e.get('cat') == 'POSIX' and e['ph'] == 'X'
+		      and e['name'] in ('pwrite', 'pwrite64') and fh.get(e['args'].get('fhash')) == sys.argv[2]]
+		end = max(e['args']['offset'] + e['args']['ret'] for e in pw)
+		assert end == os.path.getsize(sys.argv[2]), (end, os.path.getsize(sys.argv[2]))
+		EOP
+	"
+done
+
 test_done
