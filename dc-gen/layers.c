@@ -290,6 +290,9 @@ static const struct builtin_func hdf5_funcs[] = {
 	 * lapl) are dropped. */
 	F("H5Acreate_by_name", "handle,str,str,handle,handle,handle", "handle"),
 	F("H5Aopen_by_name", "handle,str,str,handle,handle", "handle"),
+	/* A dataset grown (h5py's resize) or flushed. */
+	F("H5Dset_extent", "handle,ptr", "status"),
+	Q("H5Dflush", "handle", "status"),
 	F("H5Pcreate", "handle", "handle"),
 	F("H5Pclose", "handle", "status"),
 	/* Only in MPI-enabled builds of HDF5. */

@@ -275,3 +275,5 @@ LIBWRAP(__s64, H5Acreate_by_name, 6,
 	(W a0, W a1, W a2, W a3, W a4, W a5, W a6, W a7),
 	(a0, a1, a2, a3, a4, a5, a6, a7), A6)
 ID(H5Aopen_by_name, 5)
+STATUS(H5Dset_extent, 2)
+STATUS(H5Dflush, 1)

@@ -102,7 +102,8 @@
                                              H5Oopen, H5Oclose,
                                              H5Olink, H5Dcreate_anon,
                                              H5Acreate_by_name,
-                                             H5Aopen_by_name */
+                                             H5Aopen_by_name,
+                                             H5Dset_extent, H5Dflush */
 #define DC_FAST_TIMEOUT_MS 10000          /* client waits this long */
 #define DC_FAST_EXEC_WAIT_MS 2000         /* ... and this long before an
                                              exec: placing the uprobes
@@ -202,7 +203,7 @@
 	X(H5Pclose, hdf5) X(H5Pset_fapl_mpio, hdf5) X(H5Pset_dxpl_mpio, hdf5) \
 	X(H5Oopen, hdf5) X(H5Oclose, hdf5) X(H5Olink, hdf5) \
 	X(H5Dcreate_anon, hdf5) X(H5Acreate_by_name, hdf5) \
-	X(H5Aopen_by_name, hdf5)
+	X(H5Aopen_by_name, hdf5) X(H5Dset_extent, hdf5) X(H5Dflush, hdf5)
 
 /* More names the client wraps, each recorded as the function of the
  * table it stands for (X(name, that function)), so they take no entry

@@ -250,9 +250,10 @@ test_lazy_prereq H5PY '
 
 # h5py, as Python programs use HDF5: f["x"] opens by H5Oopen, g["y"] =
 # data creates an anonymous dataset and links it (H5Dcreate_anon,
-# H5Olink), attributes go by name.  By the client library and by
-# uprobes, every call but the property lists' names the file, and the
-# POSIX writes under them end at its size.
+# H5Olink), attributes go by name, a dataset grows by H5Dset_extent.
+# By the client library and by uprobes, every call but the property
+# lists' names the file, and the POSIX writes under them end at its
+# size.
 for path in fast uprobe; do
 	opt=
 	test $path = uprobe && opt=--no-preload
@@ -264,6 +265,11 @@ for path in fast uprobe; do
 		    f.create_dataset('x', data=np.arange(1000, dtype='i4'))
 		    f.attrs['a'] = 7
 		    f.create_group('g')['y'] = np.ones(10)
+		    r = f.create_dataset('r', (10,), maxshape=(None,), chunks=(10,), dtype='i4')
+		    r.resize((20,))
+		    r[10:] = np.arange(10, dtype='i4')
+		    r.flush()
+		    f.flush()
 		with h5py.File('h.h5', 'r') as f:
 		    print(int(f['x'][:].sum()), int(f.attrs['a']), len(f['g/y'][()]),
 		          file=open('out', 'w'))
@@ -278,9 +284,10 @@ for path in fast uprobe; do
 		calls = [e for e in ev if e.get('cat') == 'HDF5' and e['ph'] == 'X'
 		         and not e['name'].startswith('H5P')]
 		n = collections.Counter(e['name'] for e in calls)
-		want = {'H5Fcreate': 1, 'H5Fopen': 1, 'H5Dcreate2': 1, 'H5Dcreate_anon': 1,
-		        'H5Olink': 1, 'H5Gcreate2': 1, 'H5Dwrite': 2, 'H5Acreate_by_name': 1,
-		        'H5Awrite': 1, 'H5Dread': 2, 'H5Aopen_by_name': 1, 'H5Aread': 1}
+		want = {'H5Fcreate': 1, 'H5Fopen': 1, 'H5Dcreate2': 2, 'H5Dcreate_anon': 1,
+		        'H5Olink': 1, 'H5Gcreate2': 1, 'H5Dwrite': 3, 'H5Acreate_by_name': 1,
+		        'H5Awrite': 1, 'H5Dread': 2, 'H5Aopen_by_name': 1, 'H5Aread': 1,
+		        'H5Dset_extent': 1, 'H5Dflush': 1, 'H5Fflush': 1}
 		assert all(n[k] == v for k, v in want.items()), n
 		assert n['H5Oopen'] >= 2, n
 		bad = [e for e in calls if fh.get(e['args'].get('fhash')) != sys.argv[2]]
