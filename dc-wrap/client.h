@@ -75,7 +75,7 @@ struct dc_thread {
 	unsigned char state;     /* THR_*: no slot yet, a slot, none free */
 	unsigned char busy;      /* writing a record: a signal handler's
 	                            call then leaves its record in defer
-	                            (fast.c BUSY_*) */
+	                            (fast.c BUSY_*); or DC_BUSY_VFORK */
 	unsigned char quiet;     /* depth of the library's own work (fast.c
 	                            quiet), and DC_QUIET_KERNEL while the
 	                            kernel may have been told of it */
@@ -85,6 +85,11 @@ struct dc_thread {
 	 * writing one (fast.c defer_record), written after it. */
 	__u64 defer[DC_DEFER_RECS][DC_DEFER_BYTES / 8];
 };
+
+/* dc_thr.busy in a thread that called vfork(2), and so in its child,
+ * which runs on the thread's memory until it execs or exits: the
+ * child's calls are not recorded (vfork.c). */
+#define DC_BUSY_VFORK 4
 
 extern DC_HIDDEN __thread struct dc_thread dc_thr
 	__attribute__((tls_model("initial-exec")));

@@ -297,6 +297,7 @@ enum {
 	BUSY_FLUSH,      /* writing out deferred records: the handler's
 			    waits behind them */
 	BUSY_CLOSED,     /* past the last of them: the handler's is lost */
+	BUSY_VFORK = DC_BUSY_VFORK, /* a child of vfork: nothing recorded */
 };
 
 /* A record lost with no slot to count it in: a thread's that found none
@@ -825,7 +826,11 @@ record_slow(const struct dc_call *c, __u64 end, __s64 ret, const __u64 *args,
 	__u64 size, *w;
 
 	if (thr.busy) {
-		defer_record(c, end, ret, args, nargs, str_index, efault);
+		/* A child of vfork(2) would write its calls into the ring
+		 * of the thread that forked it, as that thread's. */
+		if (thr.busy != BUSY_VFORK)
+			defer_record(c, end, ret, args, nargs, str_index,
+				     efault);
 		return;
 	}
 	if (thr.ndeferred)

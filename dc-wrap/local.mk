@@ -13,7 +13,7 @@ include_HEADERS = dc-wrap/dcclient.h
 dc_wrap_libdcclient_la_SOURCES = dc-wrap/dcclient.c dc-wrap/dcclient.h \
 	dc-wrap/fast.c dc-wrap/client.h dc-wrap/derive.c dc-wrap/wrappers.c \
 	dc-wrap/iolibs.c \
-	dc-wrap/exec.c dc-wrap/spawn.c lib/preload.h \
+	dc-wrap/exec.c dc-wrap/spawn.c dc-wrap/vfork.c lib/preload.h \
 	lib/checking.h lib/fastabi.h lib/mpiabi.h lib/aioabi.h
 # Never sanitized: it is preloaded into applications that are not.
 dc_wrap_libdcclient_la_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS)) \

@@ -143,4 +143,44 @@ test_expect_success BPF,DYNAMIC_ENV 'env -i cat FILE: every byte cat reads and w
 	! grep -q "earlier ones are missed" collect.err
 '
 
+# A child of vfork runs on its parent's memory until it execs, as
+# Python's subprocess's does, closing and duplicating descriptors
+# there.  On the fast path (the client library's vfork) its calls are
+# not recorded as its parent's: the parent's write after it is named by
+# the file the child closed, its own close the only one in its pid;
+# through uprobes the child's calls are its own.
+VF="$DC_BUILD_DIR/t/helpers/vforkcalls"
+for path in fast uprobe; do
+	opt=
+	test $path = uprobe && opt=--no-preload
+	test_expect_success BPF "a child of vfork closes and duplicates before its exec ($path)" "
+		printf 'layers:\n  - name: posix\n    functions: [open, write, close, dup2]\n' >v.yaml &&
+		sign_spec v.yaml &&
+		dc-collect -k \"\$SHARED/key\" $opt -o s.dcs probes.sig -- \"\$VF\" \"\$PWD/vf.out\" >out 2>collect.err &&
+		dc-aggregate --text <s.dcs >t.txt &&
+		read -r _ parent _ child <out &&
+		test \"\$(cat vf.out)\" = hello &&
+		grep \"^call .* pid=\$parent .* file=\$PWD/vf.out args=3\" t.txt >w &&
+		test_line_count w 2 &&
+		test \"\$(count_calls t.txt POSIX close \"\$parent\")\" = 1 &&
+		test \"\$(count_calls t.txt POSIX dup2 \"\$parent\")\" = 0 &&
+		if test $path = uprobe
+		then
+			test \"\$(count_calls t.txt POSIX close \"\$child\" 0)\" = 1 &&
+			test \"\$(count_calls t.txt POSIX dup2 \"\$child\" 1)\" = 1
+		fi
+	"
+done
+
+test_lazy_prereq PRLIMIT '
+	command -v prlimit >/dev/null || { echo "no prlimit (util-linux)"; false; }
+'
+
+test_expect_success NOBODY,PRLIMIT 'vfork that fails, with the client library: -1 and EAGAIN, as libc'"'"'s' '
+	setpriv --reuid=nobody --regid=nogroup --clear-groups prlimit --nproc=0:0 \
+		env LD_PRELOAD="$DC_CLIENT_LIB" "$VF" fail >out &&
+	echo "vfork: -1 EAGAIN" >expect &&
+	test_cmp expect out
+'
+
 test_done

@@ -71,6 +71,8 @@ VM_SKIP=${DC_VM_SKIP_TESTS-"3000:a failed library call carries the errno*
 4240:fexecve*
 4240:execveat*
 4240:Python*
+4240:a child of vfork*
+4240:vfork that fails*
 3260:fast:*
 3260:stdout in a library that has none*"}
 

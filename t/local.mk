@@ -158,6 +158,12 @@ check_PROGRAMS += t/helpers/cleanexec
 t_helpers_cleanexec_SOURCES = t/helpers/cleanexec.c
 t_helpers_cleanexec_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
 t_helpers_cleanexec_LDFLAGS =
+# A child of vfork that closes and duplicates before its exec (t/4240):
+# unsanitized, as the programs the client library is preloaded into.
+check_PROGRAMS += t/helpers/vforkcalls
+t_helpers_vforkcalls_SOURCES = t/helpers/vforkcalls.c
+t_helpers_vforkcalls_CFLAGS = $(filter-out $(SAN_CFLAGS),$(AM_CFLAGS))
+t_helpers_vforkcalls_LDFLAGS =
 # posix_spawn with chosen attributes and file actions (t/4250).
 check_PROGRAMS += t/helpers/spawnstate
 t_helpers_spawnstate_SOURCES = t/helpers/spawnstate.c
