@@ -781,10 +781,10 @@ static void change_dir(struct aggregator *ag, struct proc *p,
 	if (p->cwd_since < ev->ts || p->cwd_since > ev->ts + ev->dur) {
 		free(p->cwd_prev);
 		p->cwd_prev = p->cwd;
-		p->cwd = NULL;
 		p->cwd_since = ev->ts + ev->dur;
+	} else {
+		free(p->cwd);
 	}
-	free(p->cwd);
 	p->cwd = dir != NULL && dir[0] == '/' ? xstrdup(dir) : NULL;
 	p->cwd_from_stream = p->cwd != NULL;
 }

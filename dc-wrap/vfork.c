@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <sys/syscall.h>
 
 #include "client.h"
 
@@ -47,7 +48,7 @@ __asm__(
 	"	addq dc_vfork_busy(%rip), %rax\n"
 	"	movb $" STR(DC_BUSY_VFORK) ", %fs:(%rax)\n"
 	"	popq %rdi\n"			/* the return address */
-	"	movl $58, %eax\n"		/* SYS_vfork */
+	"	movl $" STR(SYS_vfork) ", %eax\n"
 	"	syscall\n"
 	"	pushq %rdi\n"
 	"	testq %rax, %rax\n"
